@@ -1,0 +1,47 @@
+"""Pure convergence measures shared by the protocols (no I/O, no model calls)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
+from typing import Any
+
+from .offline.text import tokens
+
+# Seed 000 section 5: an answer is stable when a revision changes it by less than 15%.
+ANSWER_CHANGE_THRESHOLD = 0.15
+# Seed 002: a score plateau is a top-score gain below 5 points.
+SCORE_PLATEAU_POINTS = 5.0
+# Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
+JACCARD_THRESHOLD = 0.85
+
+
+def severity_counts(critiques: Iterable[Any]) -> dict[str, int]:
+    counts = {"CRITICAL": 0, "MAJOR": 0, "MINOR": 0}
+    for c in critiques:
+        sev = c["severity"] if isinstance(c, dict) else c.severity
+        counts[sev] = counts.get(sev, 0) + 1
+    return counts
+
+
+def answer_change(before: str, after: str) -> float:
+    """Share of the answer that changed between two revisions, by tokens (0 = identical, 1 = all new)."""
+    a, b = tokens(before), tokens(after)
+    if not a and not b:
+        return 0.0
+    return round(1.0 - SequenceMatcher(None, a, b, autojunk=False).ratio(), 4)
+
+
+def rule_jaccard(rule1: str, rule2: str) -> float:
+    """Seed 003's convergence measure: Jaccard similarity of whitespace-separated tokens."""
+    t1, t2 = set(rule1.split()), set(rule2.split())
+    if not t1 and not t2:
+        return 1.0
+    return round(len(t1 & t2) / len(t1 | t2), 4)
+
+
+def score_plateau(top_scores: Sequence[float], threshold: float = SCORE_PLATEAU_POINTS) -> bool:
+    """True when the latest top score improved by less than `threshold` over the previous round."""
+    if len(top_scores) < 2:
+        return False
+    return (top_scores[-1] - top_scores[-2]) < threshold

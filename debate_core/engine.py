@@ -1,0 +1,143 @@
+"""Run one debate: case -> protocol (through the provider) -> typed events -> sink (the store).
+
+This is the one entry point the CLI, the app's background worker and the benchmarks share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import EventSink, MemorySink
+from .protocols import get_protocol
+from .providers import Provider, make_provider
+from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
+from .schemas import Case, Verdict
+
+
+def new_debate_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
+
+
+@dataclass
+class DebateResult:
+    debate_id: str
+    protocol: str
+    status: str  # "completed" or "failed"
+    rounds: int = 0
+    converged: bool = False
+    convergence_reason: str = ""
+    verdict: Verdict | None = None
+    trajectory: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    agent_usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    result: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    failed_step: str | None = None
+    wall_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The object `run --json` prints (DESIGN.md), plus the error of a failed debate."""
+        verdict = self.verdict.model_dump() if self.verdict else None
+        if verdict is not None:
+            verdict = {k: verdict[k] for k in (
+                "answer", "confidence", "needs_human_review", "escalation_reasons", "rationale", "applied_rules")}
+        out: dict[str, Any] = {
+            "debate_id": self.debate_id,
+            "protocol": self.protocol,
+            "status": self.status,
+            "rounds": self.rounds,
+            "converged": self.converged,
+            "convergence_reason": self.convergence_reason,
+            "verdict": verdict,
+            "trajectory": self.trajectory,
+            "usage": self.usage,
+        }
+        if self.warnings:
+            out["warnings"] = self.warnings
+        if self.error:
+            out["error"] = self.error
+            out["failed_step"] = self.failed_step
+        return out
+
+
+async def run_debate_async(
+    case: Case,
+    protocol: str,
+    *,
+    provider: Provider | None = None,
+    settings: DebateSettings | None = None,
+    store: Any = None,
+    sink: EventSink | None = None,
+    debate_id: str | None = None,
+    limiter: Limiter | None = None,
+) -> DebateResult:
+    module = get_protocol(protocol)
+    provider = provider or make_provider("offline")
+    settings = settings or DebateSettings()
+    if store is not None:
+        if debate_id is None:
+            debate_id = store.create_debate(case, protocol, provider.public_config(), settings.as_dict())
+        sink = store
+    debate_id = debate_id or new_debate_id()
+    sink = sink or MemorySink()
+    run = DebateRun(
+        debate_id=debate_id, case=case, protocol=protocol, settings=settings, provider=provider,
+        sink=sink, limiter=limiter,
+    )
+    started = time.perf_counter()
+    run.emit("debate_started", protocol=protocol, provider=provider.public_config(), settings=settings.as_dict())
+    try:
+        outcome = await module.run(run)
+    except DebateFailed as exc:
+        result = DebateResult(
+            debate_id=debate_id, protocol=protocol, status="failed", usage=run.usage.as_dict(),
+            agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()}, warnings=run.warnings,
+            error=str(exc), failed_step=exc.step_id, wall_ms=(time.perf_counter() - started) * 1000,
+        )
+        run.emit("failed", exc.step_id, error=str(exc), usage=result.usage, agent_usage=result.agent_usage)
+        return result
+    result = DebateResult(
+        debate_id=debate_id,
+        protocol=protocol,
+        status="completed",
+        rounds=outcome.rounds,
+        converged=outcome.converged,
+        convergence_reason=outcome.convergence_reason,
+        verdict=outcome.verdict,
+        trajectory=outcome.trajectory,
+        usage=run.usage.as_dict(),
+        agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()},
+        result=outcome.result,
+        summary=outcome.summary,
+        warnings=run.warnings,
+        wall_ms=(time.perf_counter() - started) * 1000,
+    )
+    if outcome.verdict.needs_human_review:
+        run.emit("escalated", reasons=outcome.verdict.escalation_reasons)
+    elif outcome.converged:
+        run.emit("converged", reason=outcome.convergence_reason)
+    run.emit(
+        "completed",
+        rounds=result.rounds,
+        converged=result.converged,
+        convergence_reason=result.convergence_reason,
+        verdict=outcome.verdict.model_dump(),
+        trajectory=result.trajectory,
+        usage=result.usage,
+        agent_usage=result.agent_usage,
+        result=result.result,
+        summary=result.summary,
+        warnings=result.warnings,
+    )
+    return result
+
+
+def run_debate(case: Case, protocol: str, **kwargs: Any) -> DebateResult:
+    """Synchronous wrapper for callers without an event loop (CLI, worker thread, tests)."""
+    return asyncio.run(run_debate_async(case, protocol, **kwargs))

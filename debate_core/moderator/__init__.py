@@ -1,0 +1,1 @@
+"""Rule-based verdicts and escalation (no LLM), one module per protocol family."""

@@ -1,0 +1,136 @@
+"""Text helpers for the offline agents: tokens, passage ranking, numbers, negation, sentences."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent|persen|ms|s|gb|mb|tb|years?|tahun)?", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+# Common function words in the languages of the sample cases (English, Indonesian).
+STOPWORDS = frozenset(
+    """a an the and or of to in on for by with from at as is are was were be been being it its this that
+    these those which who whom whose what when where why how not no do does did has have had can could
+    should would will shall may might must than then there their they them he she his her we our you your
+    i if into about over under after before between also only such any all each other more most some
+    yang dan di ke dari untuk dengan pada dalam atau oleh adalah ini itu tidak bukan juga karena sebagai
+    akan telah sudah bagi secara tersebut dapat harus para serta antara tentang jika maka""".split()
+)
+NEGATIONS = frozenset(
+    "not no never cannot none without tidak bukan tanpa belum tak dilarang prohibited excluded except".split()
+)
+
+
+def tokens(text: str) -> list[str]:
+    return [t.lower() for t in _WORD.findall(text or "")]
+
+
+def content_tokens(text: str) -> list[str]:
+    return [t for t in tokens(text) if t not in STOPWORDS and len(t) > 1]
+
+
+def stem(token: str) -> str:
+    """A light stemmer so that 'heirs'/'heir' and 'warisan'/'waris' meet."""
+    for suffix in ("ings", "ing", "ies", "es", "s", "an", "nya"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
+            return token[: -len(suffix)]
+    return token
+
+
+def terms(text: str) -> list[str]:
+    return [stem(t) for t in content_tokens(text)]
+
+
+def sentences(text: str) -> list[str]:
+    parts = [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
+    return parts or ([text.strip()] if text and text.strip() else [])
+
+
+def numbers(text: str) -> list[tuple[float, str]]:
+    out = []
+    for m in _NUMBER.finditer(text or ""):
+        raw = m.group(1).replace(",", ".")
+        try:
+            out.append((float(raw), (m.group(2) or "").lower()))
+        except ValueError:
+            continue
+    return out
+
+
+def has_negation(text: str) -> bool:
+    return any(t in NEGATIONS for t in tokens(text))
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def overlap(a: str, b: str) -> float:
+    """Share of a's content terms found in b."""
+    ta = set(terms(a))
+    if not ta:
+        return 0.0
+    return len(ta & set(terms(b))) / len(ta)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    id: str
+    score: float
+
+
+def bm25_rank(query: str, docs: dict[str, str], k1: float = 1.4, b: float = 0.75) -> list[Ranked]:
+    """Rank documents against a query with BM25 over stemmed content terms (ties by id order)."""
+    tokenized = {doc_id: terms(text) for doc_id, text in docs.items()}
+    n = len(tokenized) or 1
+    avgdl = sum(len(t) for t in tokenized.values()) / n or 1.0
+    df: Counter[str] = Counter()
+    for toks in tokenized.values():
+        df.update(set(toks))
+    q = terms(query)
+    ranked = []
+    for order, (doc_id, toks) in enumerate(tokenized.items()):
+        tf = Counter(toks)
+        score = 0.0
+        for term in q:
+            if term not in tf:
+                continue
+            idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+            denom = tf[term] + k1 * (1 - b + b * len(toks) / avgdl)
+            score += idf * tf[term] * (k1 + 1) / denom
+        ranked.append((score, -order, doc_id))
+    ranked.sort(reverse=True)
+    return [Ranked(doc_id, round(score, 4)) for score, _, doc_id in ranked]
+
+
+def best_sentence(text: str, query: str) -> str:
+    sents = sentences(text)
+    if not sents:
+        return text
+    scored = [(overlap(query, s) + 0.001 * (len(sents) - i), s) for i, s in enumerate(sents)]
+    return max(scored)[1]
+
+
+def authority_score(value: float | str | None) -> float:
+    """Evidence authority as a number in [0, 1]: numbers pass through, labels map to levels."""
+    if value is None:
+        return 0.5
+    if isinstance(value, (int, float)):
+        v = float(value)
+        return max(0.0, min(1.0, v / 10.0 if v > 1.0 else v))
+    label = str(value).strip().lower()
+    levels = {
+        "constitution": 1.0, "statute": 0.95, "law": 0.9, "supreme_court": 0.9, "regulation": 0.8,
+        "official": 0.85, "primary": 0.85, "high": 0.8, "court": 0.75, "jurisprudence": 0.75,
+        "customary": 0.7, "adat": 0.7, "secondary": 0.6, "medium": 0.6, "academic": 0.55,
+        "low": 0.35, "news": 0.4, "blog": 0.25, "unknown": 0.3,
+    }
+    return levels.get(label, 0.5)

@@ -1,0 +1,223 @@
+"""What every provider shares: the step request, usage, typed errors and the one bounded retry loop.
+
+Model output is untrusted input. Every provider (rule-based, replay, real model) goes through
+`Provider.complete`, which validates the reply against the step's schema and, when it does not
+validate, feeds the validation error back and asks again, up to `max_attempts`. After the budget
+the step fails with a `StepFailed` that carries the attempts, the last raw output and the usage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate (words and punctuation) for providers that report no usage."""
+    return len(_TOKEN.findall(text))
+
+
+def messages_tokens(messages: list[dict[str, str]]) -> int:
+    return sum(estimate_tokens(m["content"]) + 4 for m in messages)
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+
+@dataclass
+class StepRequest:
+    step_id: str
+    protocol: str
+    stage: str
+    agent: str | None
+    output_model: type[BaseModel]
+    messages: list[dict[str, str]]
+    # Structured inputs for the rule-based offline agents; never sent to a model, never stored.
+    payload: dict[str, Any] = field(default_factory=dict)
+    call: int = 1
+
+
+@dataclass
+class RawReply:
+    """One answer from a backend before validation."""
+
+    text: str
+    data: Any = None  # already-parsed structure (tool call arguments, cassette output), if any
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass
+class StepResult:
+    output: BaseModel
+    raw: str
+    usage: Usage
+    attempts: int
+    latency_ms: float
+    model: str
+    errors: list[str] = field(default_factory=list)
+
+
+class StepFailed(Exception):
+    """A step that could not produce valid output. Carries everything needed to keep and show it."""
+
+    def __init__(
+        self,
+        step_id: str,
+        message: str,
+        *,
+        attempts: int = 0,
+        raw: str | None = None,
+        usage: Usage | None = None,
+        errors: list[str] | None = None,
+    ) -> None:
+        super().__init__(f"step {step_id} failed: {message}")
+        self.step_id = step_id
+        self.message = message
+        self.attempts = attempts
+        self.raw = raw
+        self.usage = usage or Usage()
+        self.errors = errors or []
+
+
+class TransportError(Exception):
+    """The backend could not be reached or refused the request (after its own retries)."""
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def parse_json_text(text: str) -> Any:
+    """Parse a JSON object out of model text: bare, fenced in markdown, or surrounded by prose."""
+    if text is None or not text.strip():
+        raise ValueError("the reply was empty: no structured output and no text")
+    candidates = [text.strip()]
+    candidates += [m.strip() for m in _FENCE.findall(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        candidates.append(text[start : end + 1])
+    last_error: Exception | None = None
+    for cand in candidates:
+        try:
+            return json.loads(cand, strict=False)
+        except json.JSONDecodeError as exc:
+            last_error = exc
+    raise ValueError(f"the reply is not valid JSON ({last_error})")
+
+
+def describe_validation_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors()[:8]:
+            loc = ".".join(str(x) for x in err["loc"]) or "(root)"
+            parts.append(f"{loc}: {err['msg']}")
+        return "; ".join(parts)
+    return str(exc)
+
+
+def correction_message(error: str, output_model: type[BaseModel]) -> str:
+    fields = ", ".join(output_model.model_fields)
+    return (
+        "Your previous reply could not be accepted: "
+        f"{error}. Reply again with a single JSON object only, with the fields: {fields}."
+    )
+
+
+class Provider:
+    """Base class: subclasses implement `_reply`; `complete` owns validation and retries."""
+
+    name = "base"
+    label = "base"
+
+    def __init__(self, *, max_attempts: int = 3, latency_ms: float = 0.0, model: str = "") -> None:
+        self.max_attempts = max(1, int(max_attempts))
+        self.latency_ms = float(latency_ms or 0.0)
+        self.model = model or self.name
+
+    def model_for(self, agent: str | None) -> str:
+        return self.model
+
+    async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
+        raise NotImplementedError
+
+    def public_config(self) -> dict[str, Any]:
+        """What may be stored with a debate: never a key or other secret."""
+        return {"provider": self.name, "model": self.model, "latency_ms": self.latency_ms}
+
+    async def complete(self, req: StepRequest) -> StepResult:
+        started = time.perf_counter()
+        usage = Usage()
+        messages = list(req.messages)
+        errors: list[str] = []
+        last_raw: str | None = None
+        attempt = 0
+        for attempt in range(1, self.max_attempts + 1):
+            if self.latency_ms:
+                await asyncio.sleep(self.latency_ms / 1000.0)
+            try:
+                reply = await self._reply(req, messages, attempt)
+            except TransportError as exc:
+                raise StepFailed(
+                    req.step_id, str(exc), attempts=attempt, raw=last_raw, usage=usage, errors=errors + [str(exc)]
+                ) from exc
+            text = reply.text if reply.text is not None else ""
+            last_raw = text
+            usage.add(
+                Usage(
+                    calls=1,
+                    input_tokens=reply.input_tokens if reply.input_tokens is not None else messages_tokens(messages),
+                    output_tokens=reply.output_tokens
+                    if reply.output_tokens is not None
+                    else estimate_tokens(text),
+                )
+            )
+            try:
+                data = reply.data if reply.data is not None else parse_json_text(text)
+                if not isinstance(data, dict):
+                    raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+                output = req.output_model.model_validate(data)
+            except (ValueError, ValidationError) as exc:
+                error = describe_validation_error(exc)
+                errors.append(f"attempt {attempt}: {error}")
+                messages = messages + [
+                    {"role": "assistant", "content": text[:4000]},
+                    {"role": "user", "content": correction_message(error, req.output_model)},
+                ]
+                continue
+            return StepResult(
+                output=output,
+                raw=text,
+                usage=usage,
+                attempts=attempt,
+                latency_ms=(time.perf_counter() - started) * 1000.0,
+                model=self.model_for(req.agent),
+                errors=errors,
+            )
+        raise StepFailed(
+            req.step_id,
+            f"no valid output after {attempt} attempt(s): {errors[-1] if errors else 'unknown error'}",
+            attempts=attempt,
+            raw=last_raw,
+            usage=usage,
+            errors=errors,
+        )

@@ -1,0 +1,29 @@
+"""Offline provider: deterministic rule-based agents that read the case's evidence. No network.
+
+Each protocol registers its rule-based agents by stage in `debate_core.offline`; this provider
+looks the handler up, calls it with the step's structured payload and passes the JSON it returns
+through the same validation path as a real model's reply.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .base import Provider, RawReply, StepFailed, StepRequest
+
+
+class OfflineProvider(Provider):
+    name = "offline"
+    label = "offline (rule-based agents, no model)"
+
+    def __init__(self, *, latency_ms: float = 0.0) -> None:
+        super().__init__(max_attempts=1, latency_ms=latency_ms, model="offline-rules")
+
+    async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
+        from ..offline import handler_for
+
+        handler = handler_for(req.protocol, req.stage)
+        if handler is None:
+            raise StepFailed(req.step_id, f"no offline agent for {req.protocol}/{req.stage}")
+        data = handler(req.payload)
+        return RawReply(text=json.dumps(data, ensure_ascii=False), data=data)

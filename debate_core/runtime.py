@@ -1,0 +1,203 @@
+"""The per-debate runtime that protocols drive: call a step, emit events, run stages concurrently.
+
+Protocols never talk to providers or the store directly. They call `DebateRun.step`, which
+renders the prompt, waits for a slot in the shared concurrency limiter, calls the provider
+(validation and retries live there), records usage and emits typed events that the store
+persists as they happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from . import prompts
+from .events import Event, EventSink
+from .providers.base import Provider, StepFailed, StepRequest, Usage, messages_tokens
+from .schemas import Case, Verdict
+from .steps import parse_step_id
+
+
+class DebateFailed(Exception):
+    """A debate that cannot go on. The store keeps everything up to the failing step."""
+
+    def __init__(self, message: str, step_id: str | None = None) -> None:
+        super().__init__(message)
+        self.step_id = step_id
+
+
+class Limiter:
+    """A concurrency limit shared by every debate that runs on one event loop."""
+
+    def __init__(self, limit: int = 8) -> None:
+        self.limit = max(1, int(limit))
+        self._sems: dict[int, asyncio.Semaphore] = {}
+
+    def semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        key = id(loop)
+        if key not in self._sems:
+            self._sems[key] = asyncio.Semaphore(self.limit)
+        return self._sems[key]
+
+
+_LIMITERS: dict[int, Limiter] = {}
+
+
+def shared_limiter(limit: int) -> Limiter:
+    """One limiter per configured size, shared across debates in this process."""
+    if limit not in _LIMITERS:
+        _LIMITERS[limit] = Limiter(limit)
+    return _LIMITERS[limit]
+
+
+@dataclass
+class DebateSettings:
+    """Settings common to all protocols; protocol-specific ones go in `options`."""
+
+    rounds: int | None = None  # None: the protocol's default
+    agents: list[dict[str, Any]] | None = None  # None: the protocol's default agents
+    concurrency: int = 8
+    max_tokens_per_call: int | None = None
+    max_total_tokens: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "agents": self.agents,
+            "concurrency": self.concurrency,
+            "max_tokens_per_call": self.max_tokens_per_call,
+            "max_total_tokens": self.max_total_tokens,
+            "options": self.options,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> DebateSettings:
+        data = dict(data or {})
+        return cls(
+            rounds=data.get("rounds"),
+            agents=data.get("agents"),
+            concurrency=int(data.get("concurrency") or 8),
+            max_tokens_per_call=data.get("max_tokens_per_call"),
+            max_total_tokens=data.get("max_total_tokens"),
+            options=dict(data.get("options") or {}),
+        )
+
+
+@dataclass
+class Outcome:
+    """What a protocol returns: the common result plus its own `result` dict."""
+
+    rounds: int
+    converged: bool
+    convergence_reason: str
+    verdict: Verdict
+    trajectory: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+class DebateRun:
+    def __init__(
+        self,
+        *,
+        debate_id: str,
+        case: Case,
+        protocol: str,
+        settings: DebateSettings,
+        provider: Provider,
+        sink: EventSink,
+        limiter: Limiter | None = None,
+    ) -> None:
+        self.debate_id = debate_id
+        self.case = case
+        self.protocol = protocol
+        self.settings = settings
+        self.provider = provider
+        self.sink = sink
+        self.limiter = limiter or shared_limiter(settings.concurrency)
+        self.usage = Usage()
+        self.agent_usage: dict[str, Usage] = defaultdict(Usage)
+        self.warnings: list[str] = []
+        self.outputs: dict[str, BaseModel] = {}
+        self._calls: dict[str, int] = defaultdict(int)
+
+    # -- events -------------------------------------------------------------
+    def emit(self, kind: str, step_id: str | None = None, **data: Any) -> None:
+        self.sink.record(self.debate_id, Event(kind, step_id, data))  # type: ignore[arg-type]
+
+    def warn(self, message: str, step_id: str | None = None) -> None:
+        self.warnings.append(message)
+        self.emit("warning", step_id, message=message)
+
+    # -- steps --------------------------------------------------------------
+    async def step(
+        self,
+        step_id: str,
+        output_model: type[BaseModel],
+        prompt: str,
+        variables: dict[str, Any],
+        payload: dict[str, Any] | None = None,
+        *,
+        stage: str | None = None,
+    ) -> BaseModel:
+        key = parse_step_id(step_id)
+        stage = stage or key.stage
+        messages = prompts.render(prompt, **variables)
+        prompt_tokens = messages_tokens(messages)
+        limit = self.settings.max_tokens_per_call
+        if limit and prompt_tokens > limit:
+            raise self._fail_bound(step_id, f"the prompt has about {prompt_tokens} tokens, over the per-call bound {limit}")
+        total = self.settings.max_total_tokens
+        if total and self.usage.input_tokens + self.usage.output_tokens + prompt_tokens > total:
+            raise self._fail_bound(
+                step_id,
+                f"the debate would exceed its token budget of {total} "
+                f"(used {self.usage.input_tokens + self.usage.output_tokens}, next prompt ~{prompt_tokens})",
+            )
+        self._calls[step_id] += 1
+        call = self._calls[step_id]
+        req = StepRequest(
+            step_id=step_id,
+            protocol=self.protocol,
+            stage=stage,
+            agent=key.agent,
+            output_model=output_model,
+            messages=messages,
+            payload={"case": self.case, "settings": self.settings, **(payload or {})},
+            call=call,
+        )
+        self.emit("turn_started", step_id, call=call, stage=stage, agent=key.agent, target=key.target,
+                  round=key.round, prompt=messages, model=self.provider.model_for(key.agent))
+        try:
+            async with self.limiter.semaphore():
+                result = await self.provider.complete(req)
+        except StepFailed as exc:
+            self.usage.add(exc.usage)
+            self.agent_usage[key.agent or stage].add(exc.usage)
+            self.emit("turn_failed", step_id, call=call, error=exc.message, raw=exc.raw, attempts=exc.attempts,
+                      errors=exc.errors, **exc.usage.as_dict())
+            raise DebateFailed(str(exc), step_id) from exc
+        self.usage.add(result.usage)
+        self.agent_usage[key.agent or stage].add(result.usage)
+        self.outputs[step_id] = result.output
+        self.emit("turn_finished", step_id, call=call, output=result.output.model_dump(mode="json"),
+                  raw=result.raw, attempts=result.attempts, errors=result.errors,
+                  latency_ms=round(result.latency_ms, 2), model=result.model, **result.usage.as_dict())
+        return result.output
+
+    def _fail_bound(self, step_id: str, message: str) -> DebateFailed:
+        self.emit("warning", step_id, message=f"stopped by a bound: {message}")
+        return DebateFailed(f"stopped by a bound at {step_id}: {message}", step_id)
+
+    async def gather(self, *coros: Any) -> list[Any]:
+        """Run one stage's calls concurrently; the first failure fails the stage."""
+        return list(await asyncio.gather(*coros))
+
+    def agent_ids(self, defaults: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return list(self.settings.agents or defaults)
