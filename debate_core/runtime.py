@@ -145,7 +145,10 @@ class DebateRun:
         payload: dict[str, Any] | None = None,
         *,
         stage: str | None = None,
+        postprocess: Any = None,
     ) -> BaseModel:
+        """Run one model call. `postprocess(output) -> output` applies engine-side checks (evidence
+        verification, claim caps) before the output is recorded, so the store holds what the engine used."""
         key = parse_step_id(step_id)
         stage = stage or key.stage
         messages = prompts.render(prompt, **variables)
@@ -183,8 +186,14 @@ class DebateRun:
             self.emit("turn_failed", step_id, call=call, error=exc.message, raw=exc.raw, attempts=exc.attempts,
                       errors=exc.errors, **exc.usage.as_dict())
             raise DebateFailed(str(exc), step_id) from exc
+        except Exception as exc:  # a bug or an unexpected library error must not crash the debate unsaved
+            message = f"step {step_id} failed with an unexpected error: {type(exc).__name__}: {exc}"
+            self.emit("turn_failed", step_id, call=call, error=message, raw=None, attempts=1, errors=[message])
+            raise DebateFailed(message, step_id) from exc
         self.usage.add(result.usage)
         self.agent_usage[key.agent or stage].add(result.usage)
+        if postprocess is not None:
+            result.output = postprocess(result.output)
         self.outputs[step_id] = result.output
         self.emit("turn_finished", step_id, call=call, output=result.output.model_dump(mode="json"),
                   raw=result.raw, attempts=result.attempts, errors=result.errors,

@@ -107,6 +107,10 @@ class Claim(_Out):
     evidence: list[str] = Field(default_factory=list)
     confidence: float = _conf()
     assumptions: list[str] = Field(default_factory=list)
+    # Set by the engine after validation (never trusted from the model): evidence ids that are
+    # not in the case, and whether every cited id exists.
+    verified: bool = True
+    unverified_evidence: list[str] = Field(default_factory=list)
 
 
 class AgentOutput(_Out):

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent|persen|ms|s|gb|mb|tb|years?|tahun)?", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent|persen|ha|hectares?|hektar|m2|m²|km|ms|s|gb|mb|tb|years?|tahun)?(?![\w])", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 # Common function words in the languages of the sample cases (English, Indonesian).
@@ -134,3 +134,13 @@ def authority_score(value: float | str | None) -> float:
         "low": 0.35, "news": 0.4, "blog": 0.25, "unknown": 0.3,
     }
     return levels.get(label, 0.5)
+
+
+def mentioned_ids(text: str, ids: Iterable[str]) -> list[str]:
+    """Evidence ids named in free text, whole-word, in order of first mention."""
+    found = []
+    for eid in ids:
+        m = re.search(rf"(?<![\w-]){re.escape(eid)}(?![\w-])", text or "")
+        if m:
+            found.append((m.start(), eid))
+    return [eid for _, eid in sorted(found)]

@@ -1,0 +1,430 @@
+"""Rule-based agents for the cross-critique protocol.
+
+Answer: rank the case's passages against the question and the agent's focus, turn the most
+relevant sentences into claims that cite them, and state the agent's position.
+Critique: by rules — missing or unknown evidence, numbers that disagree by more than 5%, contradicting
+statements over shared terms, claims that rest on the other agent's domain, confidence above what the
+evidence carries, statements that do not follow from the cited passage.
+Revise: respond to each critique — find supporting evidence, concede to stronger sources by
+qualifying the claim, or maintain it against weaker ones; lower confidence where asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..schemas import AgentOutput, Case, Claim, Evidence
+from . import register
+from .text import authority_score, best_sentence, bm25_rank, has_negation, mentioned_ids, numbers, overlap
+
+TOP_PASSAGES = 5
+OWN_DOMAIN_RELEVANCE = 0.3
+THESIS_MARK = "governs this dispute"
+CONCEDE_RATIO = 1.25
+
+
+# -- shared scoring ------------------------------------------------------------------------------
+
+def _focus_text(agent: dict[str, Any]) -> str:
+    return " ".join([agent.get("focus", ""), *agent.get("keywords", [])])
+
+
+def _docs(case: Case) -> dict[str, str]:
+    return {e.id: f"{e.source}. {e.text}" for e in case.evidence}
+
+
+def _normalised(ranked: list[Any]) -> dict[str, float]:
+    top = max((r.score for r in ranked), default=0.0) or 1.0
+    return {r.id: r.score / top for r in ranked}
+
+
+def relevance(case: Case, agent: dict[str, Any]) -> dict[str, float]:
+    """Passage relevance for one agent: the question counts most, the agent's focus decides ties."""
+    docs = _docs(case)
+    q = _normalised(bm25_rank(case.question, docs))
+    f = _normalised(bm25_rank(_focus_text(agent), docs))
+    return {pid: round(0.6 * q.get(pid, 0.0) + 0.4 * f.get(pid, 0.0), 4) for pid in docs}
+
+
+def domain_of(case: Case, agents: list[dict[str, Any]]) -> dict[str, str | None]:
+    """Which agent's focus each passage belongs to: the one whose focus terms score clearly highest
+    (by a margin of 20%); passages no focus claims clearly (a deed, a fact) belong to no one."""
+    docs = _docs(case)
+    raw = {a["id"]: {r.id: r.score for r in bm25_rank(_focus_text(a), docs)} for a in agents}
+    out: dict[str, str | None] = {}
+    for pid in docs:
+        ranked = sorted(((raw[a["id"]].get(pid, 0.0), a["id"]) for a in agents), reverse=True)
+        best, runner_up = ranked[0], (ranked[1] if len(ranked) > 1 else (0.0, None))
+        out[pid] = best[1] if best[0] > 0 and best[0] > 1.2 * runner_up[0] else None
+    return out
+
+
+def _router_stance(case: Case, agent: dict[str, Any]) -> str:
+    """Read the router's domain hint (seed 000 inputs): 'defer' when the question is purely another
+    framework's, 'agree' on a consensus hint, otherwise 'argue' from the evidence."""
+    hint = (case.domain_hint or "").strip().lower()
+    domain = str(agent.get("domain", agent["id"])).lower()
+    if hint.startswith("pure"):
+        return "argue" if domain in hint else "defer"
+    if "consensus" in hint:
+        return "agree"
+    return "argue"
+
+
+def support_level(case: Case, evidence_ids: list[str]) -> float:
+    """What confidence the cited evidence carries: more and stronger passages carry more."""
+    by_id = case.evidence_by_id()
+    found = [by_id[e] for e in evidence_ids if e in by_id]
+    if not found:
+        return 0.3
+    best = max(authority_score(e.authority) for e in found)
+    return round(min(0.95, 0.45 + 0.3 * best + 0.07 * (min(len(found), 3) - 1)), 2)
+
+
+def _is_thesis(claim: Claim) -> bool:
+    return any(a.endswith(THESIS_MARK) for a in claim.assumptions)
+
+
+def _thesis(output: AgentOutput) -> Claim | None:
+    return next((c for c in output.claims if _is_thesis(c)), None)
+
+
+def domain_strength(case: Case, agent: dict[str, Any], evidence_ids: list[str]) -> float:
+    """How strongly an agent's own sources bear on the question: relevance times authority."""
+    by_id = case.evidence_by_id()
+    rel = relevance(case, agent)
+    return round(sum(rel.get(e, 0.0) * authority_score(by_id[e].authority) for e in evidence_ids if e in by_id), 4)
+
+
+def _short_source(ev: Evidence) -> str:
+    return ev.source if len(ev.source) <= 60 else ev.source[:57] + "..."
+
+
+def _agents_from(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    settings = payload.get("settings")
+    from ..protocols.cross_critique import DEFAULT_AGENTS
+
+    agents = (settings.agents if settings and settings.agents else None) or DEFAULT_AGENTS
+    defaults = {a["id"]: a for a in DEFAULT_AGENTS}
+    return [{**defaults.get(a["id"], {}), **a} for a in agents]
+
+
+def compose_answer(agent: dict[str, Any], claims: list[Claim], case: Case, note: str = "") -> str:
+    by_id = case.evidence_by_id()
+    label = agent.get("role") or agent.get("name") or agent["id"]
+    ordered = sorted(claims, key=lambda c: -c.confidence)
+    grounds = []
+    for i, c in enumerate(ordered[:4], start=1):
+        src = ", ".join(_short_source(by_id[e]) for e in c.evidence if e in by_id) or "no cited passage"
+        grounds.append(f"({i}) {c.statement} [{src}]")
+    lead = ordered[0].statement if ordered else "The evidence does not settle the question."
+    text = f"{label} position: {lead} Grounds: " + " ".join(grounds)
+    return text + (f" {note}" if note else "")
+
+
+# -- round 1 answer ------------------------------------------------------------------------------
+
+@register("cross_critique", "answer")
+def answer(payload: dict[str, Any]) -> dict[str, Any]:
+    case: Case = payload["case"]
+    agent = payload["agent"]
+    agents = _agents_from(payload)
+    rel = relevance(case, agent)
+    domains = domain_of(case, agents)
+    by_id = case.evidence_by_id()
+    # Own-domain passages first among the relevant ones: each agent argues from its own sources.
+    ranked = sorted(by_id, key=lambda pid: (-(rel[pid] + (0.25 if domains[pid] == agent["id"] else 0.0)), pid))
+    chosen = [pid for pid in ranked if rel[pid] > 0][:TOP_PASSAGES] or ranked[:3]
+    query = f"{case.question} {_focus_text(agent)}"
+    claims: list[Claim] = []
+    for i, pid in enumerate(chosen, start=1):
+        ev = by_id[pid]
+        sentence = best_sentence(ev.text, query)
+        conf = round(min(0.95, 0.4 + 0.3 * rel[pid] + 0.25 * authority_score(ev.authority)), 2)
+        assumptions = [f"{_short_source(ev)} applies to the facts in the question"]
+        if ev.date:
+            assumptions.append(f"{_short_source(ev)} ({ev.date}) is still good law")
+        claims.append(Claim(id=f"C{i}", statement=sentence, evidence=[pid], confidence=conf, assumptions=assumptions))
+    # The agent's own thesis. With relevant sources of its own it claims its framework governs (the
+    # other agent will contest that if it has a case of its own); without any, it says the question
+    # falls outside its domain rather than pretending otherwise.
+    stance = _router_stance(case, agent)
+    own = [pid for pid in chosen if domains[pid] == agent["id"] and rel[pid] >= OWN_DOMAIN_RELEVANCE]
+    label = agent.get("name") or agent["id"]
+    focus_short = agent.get("focus", "").split(",")[0]
+    if stance == "agree":
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"On this question {focus_short} and the other frameworks in the evidence lead to the same result.",
+            evidence=own[:1] or chosen[:1],
+            confidence=0.7,
+            assumptions=["The router's consensus hint is right for these facts"],
+        ))
+    elif own and stance == "argue":
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"The question should be decided primarily under {focus_short}, the framework of the {label}.",
+            evidence=own[:2],
+            confidence=0.8,
+            assumptions=[f"{focus_short} {THESIS_MARK}"],
+        ))
+    else:
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"None of the passages raises an issue under {focus_short}; the question lies outside the {label}'s domain.",
+            evidence=[],
+            confidence=0.5,
+            assumptions=["The evidence provided is complete for this question"],
+        ))
+    others = [pid for pid in ranked if domains[pid] != agent["id"] and rel[pid] > 0][:2]
+    uncertainties = [f"How {_short_source(by_id[p])} ({p}) interacts with this position" for p in others]
+    open_questions = []
+    if others:
+        open_questions.append(f"Does {_short_source(by_id[others[0]])} override {_short_source(by_id[chosen[0]])} here?")
+    return AgentOutput(
+        answer=compose_answer(agent, claims, case),
+        claims=claims,
+        uncertainties=uncertainties,
+        open_questions=open_questions,
+    ).model_dump(mode="json")
+
+
+# -- critique -------------------------------------------------------------------------------------
+
+def _conflicting_number(case: Case, claim: Claim, own: AgentOutput, target: AgentOutput) -> tuple[str, float, float, str] | None:
+    """A number in the claim (or its passage) that disagrees by > 5% with one about the same thing
+    (same unit, shared terms) in the critic's sources or the target's other sources."""
+    by_id = case.evidence_by_id()
+    mine = [(claim.statement, None)]
+    cited = [e for c in [*own.claims, *target.claims] for e in c.evidence]
+    theirs = [(by_id[e].text, e) for e in dict.fromkeys(cited) if e in by_id and e not in claim.evidence]
+    for text_a, _ in mine:
+        for value_a, unit_a in numbers(text_a):
+            for text_b, pid_b in theirs:
+                if overlap(text_a, text_b) < 0.25:
+                    continue
+                for value_b, unit_b in numbers(text_b):
+                    if not unit_a or unit_a != unit_b:
+                        continue  # bare numbers (years, article numbers) are not quantities to compare
+                    base = max(abs(value_a), abs(value_b))
+                    if base and abs(value_a - value_b) / base > 0.05:
+                        return pid_b, value_a, value_b, unit_a
+    return None
+
+
+@register("cross_critique", "critique")
+def critique(payload: dict[str, Any]) -> dict[str, Any]:
+    case: Case = payload["case"]
+    critic = payload["critic"]
+    target = payload["target"]
+    target_out: AgentOutput = payload["target_output"]
+    own: AgentOutput = payload["own_output"]
+    agents = _agents_from(payload)
+    domains = domain_of(case, agents)
+    by_id = case.evidence_by_id()
+    found: list[dict[str, Any]] = []
+
+    def add(claim: Claim, issue: str, severity: str, description: str, fix: str) -> None:
+        found.append({"target_claim_id": claim.id, "issue_type": issue, "severity": severity,
+                      "description": description, "suggested_fix": fix})
+
+    for claim in target_out.claims:
+        valid = [e for e in claim.evidence if e in by_id]
+        invalid = [e for e in claim.evidence if e not in by_id]
+        if not valid:
+            cand = bm25_rank(claim.statement, _docs(case))
+            hint = f" {cand[0].id} ({_short_source(by_id[cand[0].id])}) may be relevant." if cand and cand[0].score else ""
+            what = f"cites {', '.join(invalid)}, which are not in the case" if invalid else "cites no evidence"
+            add(claim, "evidence_gap", "CRITICAL" if claim.confidence >= 0.7 else "MAJOR",
+                f"Claim {claim.id} {what}, yet is asserted with confidence {claim.confidence:.2f}.",
+                f"Cite a passage that supports it or mark it as an assumption with lower confidence.{hint}")
+            continue
+        support = support_level(case, valid)
+        if claim.confidence > support + 0.1:
+            add(claim, "overclaim", "MAJOR" if claim.confidence - support > 0.2 else "MINOR",
+                f"Confidence {claim.confidence:.2f} exceeds what {', '.join(valid)} carries (about {support:.2f}).",
+                f"Lower the confidence to {support:.2f} or add corroborating passages.")
+        clash = _conflicting_number(case, claim, own, target_out)
+        if clash:
+            pid, a, b, unit = clash
+            stronger = authority_score(by_id[pid].authority) > max(authority_score(by_id[e].authority) for e in valid)
+            add(claim, "conflict", "CRITICAL" if stronger else "MAJOR",
+                f"Claim {claim.id} relies on the figure {a:g}{unit} but {pid} ({_short_source(by_id[pid])}) gives "
+                f"{b:g}{unit}, a difference above 5%.",
+                f"Reconcile the figure with {pid} or explain why {', '.join(valid)} should prevail.")
+        for mine in own.claims:
+            shared = overlap(claim.statement, mine.statement)
+            if shared >= 0.3 and has_negation(claim.statement) != has_negation(mine.statement):
+                mine_ev = [e for e in mine.evidence if e in by_id]
+                if not mine_ev:
+                    continue
+                own_auth = max(authority_score(by_id[e].authority) for e in mine_ev)
+                their_auth = max(authority_score(by_id[e].authority) for e in valid)
+                add(claim, "conflict", "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
+                    f"Claim {claim.id} contradicts {critic['id']}.{mine.id} ('{mine.statement[:120]}'), "
+                    f"which rests on {', '.join(mine_ev)} ({_short_source(by_id[mine_ev[0]])}).",
+                    f"Justify why {', '.join(valid)} prevails over {', '.join(mine_ev)}, or qualify the claim.")
+                break
+        rival = _thesis(own)
+        if _is_thesis(claim) and rival is not None:
+            mine_ev = [e for e in rival.evidence if e in by_id]
+            strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
+            add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
+                f"Norm conflict: {target['id']} holds that {claim.statement[:-1].lower()}, while "
+                f"{critic['id']}.{rival.id} holds that {rival.statement[:-1].lower()} ({', '.join(mine_ev)}). "
+                "Neither rule is shown to yield to the other.",
+                f"Show why {', '.join(valid)} prevails over {', '.join(mine_ev)} for this property, or limit the claim "
+                "to the matters the other framework does not govern.")
+            continue
+        foreign = [e for e in valid if domains.get(e) == critic["id"]]
+        if foreign and domains.get(valid[0]) == critic["id"]:
+            add(claim, "domain_mismatch", "MAJOR" if claim.confidence >= 0.75 else "MINOR",
+                f"Claim {claim.id} rests on {', '.join(foreign)} ({_short_source(by_id[foreign[0]])}), which falls "
+                f"within the {critic.get('name', critic['id'])}'s domain; its reading there is not the "
+                f"{target.get('name', target['id'])}'s to settle.",
+                f"Defer to the {critic.get('name', critic['id'])}'s reading of {foreign[0]} or state the "
+                "assumption behind your interpretation.")
+        cited_text = " ".join(by_id[e].text for e in valid)
+        if overlap(claim.statement, cited_text) < 0.3:
+            add(claim, "logic_gap", "MAJOR" if claim.confidence >= 0.75 else "MINOR",
+                f"Claim {claim.id} does not follow from {', '.join(valid)}: most of its terms are not in the cited text.",
+                "Quote the part of the passage that supports the claim, or add the missing premise as an assumption.")
+
+    order = {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}
+    found.sort(key=lambda c: (order[c["severity"]], c["target_claim_id"]))
+    found = found[:8]
+    for i, c in enumerate(found, start=1):
+        c["id"] = f"K{i}"
+    return {"critiques": found}
+
+
+# -- revision -------------------------------------------------------------------------------------
+
+@register("cross_critique", "revise")
+def revise(payload: dict[str, Any]) -> dict[str, Any]:
+    case: Case = payload["case"]
+    agent = payload["agent"]
+    previous: AgentOutput = payload["previous"]
+    addressed = payload["critiques"]
+    by_id = case.evidence_by_id()
+    claims = {c.id: c.model_copy(deep=True) for c in previous.claims}
+    uncertainties = list(previous.uncertainties)
+    open_questions = list(previous.open_questions)
+    conceded, maintained = [], []
+    for item in addressed:
+        k = item.critique
+        claim = claims.get(k.target_claim_id)
+        if claim is None:
+            continue
+        named = [m for m in mentioned_ids(k.description + " " + k.suggested_fix, by_id) if m not in claim.evidence]
+        if k.issue_type == "evidence_gap":
+            ranked = [r for r in bm25_rank(claim.statement, _docs(case)) if r.score > 0]
+            best = next((r.id for r in ranked if overlap(claim.statement, by_id[r.id].text) >= 0.3), None)
+            if best:
+                claim.evidence = [e for e in claim.evidence if e in by_id] + [best]
+                claim.confidence = min(claim.confidence, support_level(case, claim.evidence))
+                conceded.append(f"{claim.id}: now cites {best}")
+            else:
+                claim.evidence = [e for e in claim.evidence if e in by_id]
+                claim.confidence = round(max(0.2, claim.confidence - 0.25), 2)
+                uncertainties.append(f"{claim.id} has no direct support in the evidence")
+                conceded.append(f"{claim.id}: confidence lowered, no supporting passage")
+        elif k.issue_type == "overclaim":
+            claim.confidence = min(claim.confidence, support_level(case, claim.evidence))
+            conceded.append(f"{claim.id}: confidence lowered to {claim.confidence:.2f}")
+        elif k.issue_type == "conflict" and _is_thesis(claim):
+            critic_agent = next((a for a in _agents_from(payload) if a["id"] == item.critic), {"id": item.critic})
+            theirs_strength = domain_strength(case, critic_agent, named)
+            mine_strength = domain_strength(case, agent, claim.evidence)
+            if theirs_strength > CONCEDE_RATIO * mine_strength:
+                claim.statement = (f"{claim.statement.rstrip('.')}, except where the sources of the "
+                                   f"{critic_agent.get('name', item.critic)} ({', '.join(named)}) govern.")
+                claim.evidence = claim.evidence + named[:1]
+                claim.confidence = round(max(0.2, claim.confidence - 0.2), 2)
+                conceded.append(f"{claim.id}: precedence limited in favour of {item.critic}")
+            else:
+                claim.assumptions.append(
+                    f"Maintained against {item.critic}'s {k.id}: own sources weigh {mine_strength:.2f} against "
+                    f"{theirs_strength:.2f}")
+                open_questions.append(f"Which framework governs: {agent.get('name', agent['id'])} or {item.critic}?")
+                maintained.append(f"{claim.id} (precedence, against {item.critic})")
+        elif k.issue_type == "conflict":
+            theirs = max((authority_score(by_id[m].authority) for m in named), default=0.0)
+            mine = max((authority_score(by_id[e].authority) for e in claim.evidence if e in by_id), default=0.0)
+            if named and theirs > mine:
+                src = _short_source(by_id[named[0]])
+                claim.statement = f"{claim.statement.rstrip('.')}, subject to {src} ({named[0]}), which carries more authority."
+                claim.evidence = claim.evidence + [named[0]]
+                claim.confidence = round(max(0.2, claim.confidence - 0.15), 2)
+                conceded.append(f"{claim.id}: qualified by {named[0]}")
+            else:
+                ours = ", ".join(e for e in claim.evidence if e in by_id) or "our sources"
+                claim.assumptions.append(
+                    f"Maintained against {item.critic}'s {k.id}: {ours} carries at least as much authority as "
+                    f"{', '.join(named) or 'the opposing source'}")
+                open_questions.append(f"Which norm prevails on {claim.id}: {ours} or {', '.join(named) or item.critic}?")
+                maintained.append(f"{claim.id} (against {item.critic})")
+        elif k.issue_type == "domain_mismatch":
+            claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}'s domain expertise")
+            claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
+            conceded.append(f"{claim.id}: deferred to {item.critic}")
+        elif k.issue_type == "logic_gap":
+            cited = " ".join(by_id[e].text for e in claim.evidence if e in by_id)
+            restated = best_sentence(cited, claim.statement) if cited else ""
+            if restated and not _is_thesis(claim) and all(restated != c.statement for c in claims.values()):
+                claim.statement = restated
+                claim.assumptions.append("Restated to follow the cited passage")
+                conceded.append(f"{claim.id}: restated from its passage")
+            else:
+                claim.assumptions.append("Missing premise made explicit: the cited passages apply to this property")
+                claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
+                conceded.append(f"{claim.id}: premise made explicit, confidence lowered")
+        claim.assumptions = list(dict.fromkeys(claim.assumptions))
+    kept = [c for c in claims.values() if c.confidence >= 0.25 or c.evidence]
+    note_parts = []
+    if conceded:
+        note_parts.append("Revised: " + "; ".join(conceded) + ".")
+    if maintained:
+        note_parts.append("Maintained: " + "; ".join(maintained) + ".")
+    return AgentOutput(
+        answer=compose_answer(agent, kept, case, " ".join(note_parts)),
+        claims=kept,
+        uncertainties=list(dict.fromkeys(uncertainties)),
+        open_questions=list(dict.fromkeys(open_questions)),
+    ).model_dump(mode="json")
+
+
+# -- supervisor -----------------------------------------------------------------------------------
+
+@register("cross_critique", "supervisor")
+def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
+    finals: dict[str, AgentOutput] = payload["finals"]
+    summary = payload["summary"]
+    agreed = summary["agreed_claims"]
+    disputed = summary["disputed_claims"]
+    strongest = sorted(agreed, key=lambda c: (-c["confidence"] * (1.0 if c["supported"] else 0.5), c["ref"]))[:3]
+    parts = []
+    if strongest:
+        parts.append("Agreed ground: " + " ".join(f"{c['statement']} [{c['ref']}]" for c in strongest))
+    if disputed:
+        parts.append("Disputed: " + " ".join(f"{c['statement']} [{c['ref']}]" for c in disputed[:3]))
+    if summary.get("escalation_reasons"):
+        parts.append("A human reviewer must decide: " + "; ".join(summary["escalation_reasons"][:3]))
+    else:
+        lead = max(finals.items(), key=lambda kv: sum(c.confidence for c in kv[1].claims) / len(kv[1].claims))
+        parts.append(f"Conclusion follows the {lead[0]} reading, which the other agent did not dispute after revision.")
+    confs = [c["confidence"] for c in agreed if c["supported"]]
+    confidence = sum(confs) / len(confs) if confs else 0.3
+    if disputed:
+        confidence *= max(0.5, 1 - 0.08 * len(disputed))
+    rationale = (
+        f"{len(agreed)} claims stood after {summary['rounds']} rounds, {len(disputed)} remain disputed; "
+        f"open critiques: {summary['open_critiques']}."
+    )
+    return {
+        "answer": " ".join(parts),
+        "confidence": round(min(0.95, confidence), 2),
+        "rationale": rationale,
+        "agreed_claims": [c["ref"] for c in agreed],
+        "disputed_claims": [c["ref"] for c in disputed],
+    }
