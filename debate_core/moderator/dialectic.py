@@ -1,0 +1,134 @@
+"""Dialectic (seed 003): engine-side ASP checks and the rule-based verdict.
+
+The critic is a model and may wave an unparsable rule through, so the engine checks every rule
+that looks like ASP with clingo itself. A rule that does not parse (or cannot be grounded because
+a variable is unsafe) is a critical issue the engine adds to the critic's list; the debate cannot
+converge on it and a final rule that still fails escalates to a human.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..schemas import Verdict
+
+ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
+
+# A rule "is ASP" when it has a rule neck (`:-`), starts with a directive (`#`) or starts like an
+# atom (`name(` or `not name(`).
+# Plain-language rules ("A contract is enforceable if ...") never start with `word(`, so they are
+# left alone instead of being reported as syntax errors.
+_ATOM_START = re.compile(r"^\s*(?:not\s+)?-?[a-z_][A-Za-z0-9_']*\s*\(")
+_LITERAL = re.compile(r"(?:\bnot\s+)?-?[a-z_][A-Za-z0-9_']*\s*\([^()]*\)")
+
+
+def looks_like_asp(rule: str) -> bool:
+    return ":-" in rule or rule.lstrip().startswith("#") or bool(_ATOM_START.match(rule))
+
+
+@dataclass(frozen=True)
+class AspCheck:
+    is_asp: bool
+    ok: bool
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"is_asp": self.is_asp, "ok": self.ok, "error": self.error}
+
+
+def _first_error(messages: list[str], fallback: str) -> str:
+    for m in messages:
+        text = " ".join(m.split())
+        if "error" in text:
+            return text.replace("<string>:", "").replace("<block>:", "")
+    return fallback
+
+
+def check_asp(rule: str, mode: str = "auto") -> AspCheck:
+    """Parse (and, when safe to do so, ground) a rule with clingo.
+
+    mode: "auto" checks rules that look like ASP, "always" checks every rule, "off" checks none.
+    """
+    if mode == "off" or (mode == "auto" and not looks_like_asp(rule)):
+        return AspCheck(is_asp=mode != "off" and looks_like_asp(rule), ok=True)
+    if "#" in rule:
+        # Directives are not part of a rule, and #script would run code inside the checker.
+        return AspCheck(True, False, "directives (#...) are not allowed in a rule")
+    import clingo
+    import clingo.ast
+
+    messages: list[str] = []
+    try:
+        clingo.ast.parse_string(rule, lambda _stm: None, logger=lambda _c, m: messages.append(m), message_limit=5)
+    except RuntimeError:
+        return AspCheck(True, False, "syntax error: " + _first_error(messages, "clingo could not parse the rule"))
+    if ".." in rule:
+        # Intervals can make grounding arbitrarily large; the syntax check above is enough here.
+        return AspCheck(True, True)
+    messages.clear()
+    ctl = clingo.Control(["--warn=none"], logger=lambda _c, m: messages.append(m), message_limit=5)
+    try:
+        ctl.add("base", [], rule)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        return AspCheck(True, False, "cannot be grounded: " + _first_error(messages, "clingo rejected the rule"))
+    return AspCheck(True, True)
+
+
+def engine_issue(check: AspCheck) -> str | None:
+    if check.ok:
+        return None
+    return f"{ENGINE_ISSUE_PREFIX} the rule is not valid ASP ({check.error}); it must parse before it can be accepted."
+
+
+def rule_literals(rule: str) -> list[str]:
+    """Head and body literals of an ASP-looking rule, whitespace-normalised, in order."""
+    return [" ".join(m.group(0).split()) for m in _LITERAL.finditer(rule)]
+
+
+def rule_diff(before: str, after: str) -> dict[str, list[str]]:
+    """Which literals a revision added and removed: what a reviewer wants to see between rounds."""
+    a, b = rule_literals(before), rule_literals(after)
+    return {"added": [x for x in b if x not in a], "removed": [x for x in a if x not in b]}
+
+
+def verdict(
+    *,
+    final_rule: str,
+    final_confidence: float,
+    final_check: AspCheck,
+    last_recommendation: str | None,
+    converged: bool,
+    convergence_reason: str,
+    rounds: int,
+    max_rounds_escalates: bool = True,
+    min_confidence: float = 0.0,
+) -> Verdict:
+    reasons: list[str] = []
+    rules: list[str] = []
+    if not final_check.ok:
+        reasons.append(f"The final rule is not valid ASP: {final_check.error}")
+        rules.append("final_rule_unparsable")
+    if last_recommendation == "reject":
+        reasons.append("The critic's last word on the rule was reject")
+        rules.append("critic_rejected")
+    if not converged and max_rounds_escalates:
+        reasons.append(f"No convergence after {rounds} round(s): the critic never accepted the rule")
+        rules.append("max_rounds_without_acceptance")
+    if final_confidence < min_confidence:
+        reasons.append(f"Final confidence {final_confidence:.2f} is below {min_confidence:.2f}")
+        rules.append("low_confidence")
+    if not rules:
+        rules.append("converged_rule_accepted")
+    check_note = "parses with clingo" if final_check.is_asp and final_check.ok else (
+        "is not checked as ASP" if not final_check.is_asp else "does not parse")
+    rationale = f"{convergence_reason}. The final rule {check_note}."
+    return Verdict(
+        answer=final_rule,
+        confidence=round(max(0.0, min(1.0, final_confidence)), 4),
+        needs_human_review=bool(reasons),
+        escalation_reasons=reasons,
+        rationale=rationale,
+        applied_rules=rules,
+    )

@@ -1,0 +1,213 @@
+"""Seed 003: thesis -> antithesis -> synthesis on a rule, the synthesis becoming the next thesis.
+
+Round 1 starts from the generator's thesis; every round the critic answers with an antithesis and,
+unless it accepts, the synthesizer merges both into a new rule. The debate stops when the critic
+accepts, when the thesis and its synthesis reach the Jaccard threshold, or at the round budget.
+Rules that look like ASP are checked with clingo by the engine itself: an unparsable rule becomes a
+critical issue on the critic's list, overrides a critic's "accept" and blocks Jaccard convergence.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import prompts, steps
+from ..convergence import JACCARD_THRESHOLD, rule_jaccard
+from ..moderator import dialectic as rules
+from ..runtime import DebateFailed, DebateRun, Outcome
+from ..schemas import Antithesis, Synthesis, Thesis
+
+NAME = "dialectic"
+DEFAULT_ROUNDS = 3
+MAX_ROUNDS = 6
+
+DEFAULT_AGENTS: list[dict[str, Any]] = [
+    {"id": "generator", "role": "Generator",
+     "focus": "propose a rule that closes the knowledge gap, using the predicates the evidence defines"},
+    {"id": "critic", "role": "Critic",
+     "focus": "find missing conditions, edge cases, contradictions and syntax problems in the rule"},
+    {"id": "synthesizer", "role": "Synthesizer",
+     "focus": "merge the thesis and the critique into a better rule that resolves the issues"},
+]
+
+
+def _agents(run: DebateRun) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    agents = run.agent_ids(DEFAULT_AGENTS)
+    ids = [a.get("id") for a in agents]
+    if len(agents) != 3 or not all(ids) or len(set(ids)) != 3:
+        raise DebateFailed("dialectic needs exactly three agents with distinct ids: generator, critic, synthesizer")
+    merged = [{**default, **agent} for default, agent in zip(DEFAULT_AGENTS, agents, strict=True)]
+    return merged[0], merged[1], merged[2]
+
+
+def _thesis_step(generator_id: str) -> str:
+    return steps.thesis() if generator_id == "generator" else f"r1.thesis.{generator_id}"
+
+
+def _entry(round_no: int, phase: str, speaker: str, step: str | None, content: str, **extra: Any) -> dict[str, Any]:
+    return {"round": round_no, "phase": phase, "speaker": speaker, "step": step, "content": content, **extra}
+
+
+def _critique_summary(anti: Antithesis) -> str:
+    return (f"Identified {len(anti.issues)} issues, {len(anti.edge_cases)} edge cases, "
+            f"{len(anti.contradictions)} contradictions. Recommendation: {anti.recommendation}")
+
+
+async def run(run: DebateRun) -> Outcome:
+    generator, critic, synthesizer = _agents(run)
+    opts = run.settings.options
+    max_rounds = max(1, min(MAX_ROUNDS, int(run.settings.rounds or DEFAULT_ROUNDS)))
+    if run.settings.rounds and int(run.settings.rounds) > MAX_ROUNDS:
+        run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {run.settings.rounds})")
+    threshold = float(opts.get("convergence_threshold", JACCARD_THRESHOLD))
+    asp_mode = str(opts.get("asp_check", "auto"))
+    question = prompts.data_block("knowledge gap", run.case.question)
+    evidence = prompts.evidence_block(run.case.evidence)
+    domain_hint = run.case.domain_hint or "(none)"
+
+    thesis_sid = _thesis_step(generator["id"])
+    first = await run.step(
+        thesis_sid, Thesis, "dialectic_thesis",
+        {"role": generator["role"], "focus": generator["focus"], "question": question, "evidence": evidence,
+         "domain_hint": domain_hint},
+        {"agent": generator},
+    )
+    initial = {"rule": first.rule.strip(), "reasoning": first.reasoning, "confidence": first.confidence}
+    current = {**initial, "speaker": generator["id"], "step": thesis_sid}
+    transcript: list[dict[str, Any]] = []
+    rounds_out: list[dict[str, Any]] = []
+    trajectory: list[dict[str, Any]] = []
+    final: dict[str, Any] = {}
+    converged = False
+    reason = ""
+    last_recommendation: str | None = None
+
+    for n in range(1, max_rounds + 1):
+        thesis_check = rules.check_asp(current["rule"], asp_mode)
+        transcript.append(_entry(n, "thesis", current["speaker"], current["step"],
+                                 f"Proposed: {current['rule']} Reasoning: {current['reasoning']}".strip(),
+                                 confidence=current["confidence"], carried_over=n > 1))
+
+        anti_sid = steps.antithesis(n, critic["id"])
+        engine_issue = rules.engine_issue(thesis_check)
+        critic_said: dict[str, str] = {}
+
+        def enforce(out: Antithesis, sid: str = anti_sid, issue: str | None = engine_issue,
+                    said: dict[str, str] = critic_said) -> Antithesis:
+            said["recommendation"] = out.recommendation
+            if issue is None:
+                return out
+            update: dict[str, Any] = {"issues": [issue, *out.issues]}
+            if out.recommendation == "accept":
+                update["recommendation"] = "revise"
+                run.warn(f"{sid}: the critic accepted a rule that is not valid ASP; the engine treats it as revise", sid)
+            return out.model_copy(update=update)
+
+        anti = await run.step(
+            anti_sid, Antithesis, "dialectic_antithesis",
+            {"role": critic["role"], "focus": critic["focus"], "question": question, "evidence": evidence,
+             "round": str(n), "thesis": prompts.data_block("thesis", current["rule"]),
+             "thesis_reasoning": prompts.data_block("thesis reasoning", current["reasoning"] or "(none)"),
+             "syntax_check": _syntax_note(thesis_check)},
+            {"agent": critic, "thesis": dict(current), "round": n},
+            postprocess=enforce,
+        )
+        last_recommendation = anti.recommendation
+        transcript.append(_entry(n, "antithesis", critic["id"], anti_sid, anti.argument or _critique_summary(anti),
+                                 summary=_critique_summary(anti), recommendation=anti.recommendation))
+        round_rec: dict[str, Any] = {
+            "round_number": n,
+            "thesis": {"rule": current["rule"], "reasoning": current["reasoning"], "confidence": current["confidence"],
+                       "speaker": current["speaker"], "step": current["step"], "asp_check": thesis_check.as_dict()},
+            "antithesis": {**anti.model_dump(mode="json"), "step": anti_sid,
+                           "critic_recommendation": critic_said.get("recommendation", anti.recommendation),
+                           "engine_issues": [engine_issue] if engine_issue else []},
+            "synthesis": None,
+            "jaccard": None,
+            "rule_diff": {"added": [], "removed": []},
+        }
+        traj: dict[str, Any] = {
+            "round": n, "confidence": {"thesis": current["confidence"]}, "issues": len(anti.issues),
+            "edge_cases": len(anti.edge_cases), "contradictions": len(anti.contradictions),
+            "recommendation": anti.recommendation, "thesis_parses": thesis_check.ok,
+        }
+
+        if anti.recommendation == "accept":
+            converged, reason = True, "Critic accepted thesis"
+            final = {**current, "asp_check": thesis_check.as_dict()}
+            transcript.append(_entry(n, "converged", "engine", None, "No synthesis needed. Thesis accepted by critic."))
+            rounds_out.append(round_rec)
+            trajectory.append(traj)
+            run.emit("round_closed", round=n, metrics=traj)
+            break
+
+        syn_sid = steps.synthesis(n, synthesizer["id"])
+        syn = await run.step(
+            syn_sid, Synthesis, "dialectic_synthesis",
+            {"role": synthesizer["role"], "focus": synthesizer["focus"], "question": question, "evidence": evidence,
+             "thesis": prompts.data_block("thesis", current["rule"]),
+             "antithesis": prompts.data_block("antithesis", json.dumps(anti.model_dump(mode="json"), indent=1))},
+            {"agent": synthesizer, "thesis": dict(current), "antithesis": anti.model_dump(mode="json"), "round": n},
+        )
+        syn_rule = syn.rule.strip()
+        syn_check = rules.check_asp(syn_rule, asp_mode)
+        jac = rule_jaccard(current["rule"], syn_rule)
+        transcript.append(_entry(n, "synthesis", synthesizer["id"], syn_sid, syn.argument or f"Synthesized: {syn_rule}",
+                                 rule=syn_rule, confidence=syn.confidence, convergence_score=jac))
+        round_rec["synthesis"] = {"rule": syn_rule, "argument": syn.argument, "confidence": syn.confidence,
+                                  "step": syn_sid, "asp_check": syn_check.as_dict()}
+        round_rec["jaccard"] = jac
+        round_rec["rule_diff"] = rules.rule_diff(current["rule"], syn_rule)
+        traj.update(jaccard=jac, synthesis_parses=syn_check.ok)
+        traj["confidence"]["synthesis"] = syn.confidence
+        rounds_out.append(round_rec)
+        trajectory.append(traj)
+        run.emit("round_closed", round=n, metrics=traj)
+
+        current = {"rule": syn_rule, "reasoning": syn.argument, "confidence": syn.confidence,
+                   "speaker": synthesizer["id"], "step": syn_sid}
+        if jac >= threshold:
+            if syn_check.ok:
+                converged, reason = True, f"Convergence score {jac:.2f} exceeded threshold"
+                final = {**current, "asp_check": syn_check.as_dict()}
+                break
+            run.warn(f"{syn_sid}: the rule stabilised (Jaccard {jac:.2f}) but is not valid ASP; not converged", syn_sid)
+        if n == max_rounds:
+            reason = f"Max rounds ({max_rounds}) reached"
+            final = {**current, "asp_check": syn_check.as_dict()}
+
+    final_check = rules.AspCheck(**{k: final["asp_check"][k] for k in ("is_asp", "ok", "error")})
+    improvement = round(final["confidence"] - initial["confidence"], 4)
+    verdict = rules.verdict(
+        final_rule=final["rule"], final_confidence=final["confidence"], final_check=final_check,
+        last_recommendation=last_recommendation, converged=converged, convergence_reason=reason,
+        rounds=len(rounds_out),
+        max_rounds_escalates=bool(opts.get("escalate_at_max_rounds", True)),
+        min_confidence=float(opts.get("review_below_confidence", 0.5)),
+    )
+    result = {
+        "initial_proposal": initial,
+        "final_rule": {"rule": final["rule"], "reasoning": final["reasoning"], "confidence": final["confidence"],
+                       "source_step": final["step"], "asp_check": final["asp_check"]},
+        "rounds": rounds_out,
+        "total_rounds": len(rounds_out),
+        "converged": converged,
+        "convergence_reason": reason,
+        "improvement_score": improvement,
+        "transcript": transcript,
+        "settings": {"convergence_threshold": threshold, "asp_check": asp_mode, "max_rounds": max_rounds},
+    }
+    return Outcome(
+        rounds=len(rounds_out), converged=converged, convergence_reason=reason, verdict=verdict,
+        trajectory=trajectory, result=result,
+        summary={"final_rule": final["rule"], "improvement_score": improvement, "arguments": len(transcript)},
+    )
+
+
+def _syntax_note(check: rules.AspCheck) -> str:
+    if not check.is_asp:
+        return "The rule is not written in ASP; no syntax check was run."
+    if check.ok:
+        return "The engine parsed the rule with clingo: it is valid ASP."
+    return f"The engine could not parse the rule with clingo: {check.error}. This is a critical issue."

@@ -1,0 +1,199 @@
+"""Dialectic protocol (seed 003): stopping rules, the engine's clingo check, escalation, offline agents."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_core.cases import CASES_DIR, load_case, parse_case
+from debate_core.engine import run_debate
+from debate_core.events import MemorySink
+from debate_core.moderator.dialectic import ENGINE_ISSUE_PREFIX, check_asp, looks_like_asp, rule_diff
+from debate_core.providers import ReplayProvider
+from debate_core.runtime import DebateSettings
+
+GOOD = "enforceable(C) :- contract(C), offer(C), acceptance(C), consideration(C)."
+BETTER = "enforceable(C) :- contract(C), offer(C), acceptance(C), consideration(C), capacity(C), not duress(C)."
+NO_PERIOD = "enforceable(C) :- contract(C), offer(C), acceptance(C), consideration(C)"
+
+
+@pytest.fixture
+def case():
+    return parse_case({
+        "id": "t-dialectic", "title": "contracts", "question": "When is a contract enforceable(C)?",
+        "evidence": [{"id": "E1", "source": "treatise", "text": "A contract requires offer and acceptance."}],
+    })
+
+
+def thesis(rule, confidence=0.6):
+    return {"step": "r1.thesis.generator", "output": {"rule": rule, "reasoning": "from E1", "confidence": confidence}}
+
+
+def anti(n, recommendation, issues=(), argument=""):
+    return {"step": f"r{n}.antithesis.critic", "output": {
+        "issues": list(issues), "edge_cases": ["minors"], "contradictions": [],
+        "recommendation": recommendation, "argument": argument}}
+
+
+def synth(n, rule, confidence):
+    return {"step": f"r{n}.synthesis.synthesizer", "output": {"rule": rule, "argument": f"round {n}", "confidence": confidence}}
+
+
+def replay(*calls):
+    return ReplayProvider({"format": "debate-cassette/1", "protocol": "dialectic", "calls": list(calls)})
+
+
+def test_critic_accepts_first_thesis_without_a_synthesis_call(case):
+    # The cassette has no synthesis entry: calling the synthesizer would fail the debate.
+    res = run_debate(case, "dialectic", provider=replay(thesis(GOOD), anti(1, "accept")))
+    assert res.status == "completed", res.error
+    assert res.converged and res.convergence_reason == "Critic accepted thesis"
+    assert res.rounds == 1 and res.usage["calls"] == 2
+    assert res.verdict.answer == GOOD and not res.verdict.needs_human_review
+    assert res.result["improvement_score"] == 0.0
+    phases = [(t["speaker"], t["phase"]) for t in res.result["transcript"]]
+    assert phases == [("generator", "thesis"), ("critic", "antithesis"), ("engine", "converged")]
+    assert "jaccard" not in res.trajectory[0]
+
+
+def test_jaccard_threshold_stops_when_the_synthesis_barely_changes(case):
+    small_change = GOOD.replace("consideration(C).", "consideration(C), capacity(C).")
+    res = run_debate(case, "dialectic", provider=replay(
+        thesis(GOOD, 0.6), anti(1, "revise", ["capacity missing"]), synth(1, small_change, 0.7)),
+        settings=DebateSettings(options={"convergence_threshold": 0.6}))
+    assert res.converged and res.rounds == 1
+    jac = res.trajectory[0]["jaccard"]
+    assert 0.6 <= jac < 0.85
+    assert res.convergence_reason == f"Convergence score {jac:.2f} exceeded threshold"
+    assert res.verdict.answer == small_change
+    assert res.result["improvement_score"] == pytest.approx(0.1)
+    assert res.result["rounds"][0]["rule_diff"] == {"added": ["capacity(C)"], "removed": []}
+
+
+def test_default_threshold_does_not_stop_on_the_same_change(case):
+    small_change = GOOD.replace("consideration(C).", "consideration(C), capacity(C).")
+    res = run_debate(case, "dialectic", provider=replay(
+        thesis(GOOD), anti(1, "revise", ["capacity missing"]), synth(1, small_change, 0.7), anti(2, "accept")))
+    assert res.converged and res.rounds == 2 and res.convergence_reason == "Critic accepted thesis"
+    assert res.result["transcript"][3]["phase"] == "thesis" and res.result["transcript"][3]["carried_over"]
+
+
+def test_max_rounds_reached_escalates(case):
+    rules = ["enforceable(C) :- contract(C).", "enforceable(C) :- contract(C), offer(C).",
+             "enforceable(C) :- contract(C), offer(C), acceptance(C), consideration(C).", BETTER]
+    calls = [thesis(rules[0], 0.6)]
+    for n in (1, 2, 3):
+        calls += [anti(n, "revise", [f"issue {n}"]), synth(n, rules[n], 0.6 + 0.1 * n)]
+    sink = MemorySink()
+    res = run_debate(case, "dialectic", provider=replay(*calls), settings=DebateSettings(rounds=3), sink=sink)
+    assert res.rounds == 3 and not res.converged
+    assert res.convergence_reason == "Max rounds (3) reached"
+    assert res.verdict.answer == rules[3]
+    assert res.verdict.needs_human_review
+    assert "max_rounds_without_acceptance" in res.verdict.applied_rules
+    assert res.result["improvement_score"] == pytest.approx(0.3)
+    assert [t["round"] for t in res.trajectory] == [1, 2, 3]
+    assert sink.kinds().count("round_closed") == 3
+    assert len(res.result["transcript"]) == 9
+
+
+def test_max_rounds_escalation_can_be_switched_off(case):
+    calls = [thesis(GOOD), anti(1, "revise", ["x"]), synth(1, BETTER, 0.8)]
+    res = run_debate(case, "dialectic", provider=replay(*calls),
+                     settings=DebateSettings(rounds=1, options={"escalate_at_max_rounds": False}))
+    assert res.convergence_reason == "Max rounds (1) reached"
+    assert not res.verdict.needs_human_review
+
+
+def test_unparsable_thesis_becomes_a_critical_issue_and_overrides_accept(case):
+    sink = MemorySink()
+    res = run_debate(case, "dialectic", sink=sink, provider=replay(
+        thesis(NO_PERIOD), anti(1, "accept"), synth(1, GOOD, 0.7), anti(2, "accept")))
+    assert res.status == "completed", res.error
+    first = res.result["rounds"][0]
+    assert first["thesis"]["asp_check"]["ok"] is False
+    assert first["antithesis"]["critic_recommendation"] == "accept"
+    assert first["antithesis"]["recommendation"] == "revise"
+    assert first["antithesis"]["issues"][0].startswith(ENGINE_ISSUE_PREFIX)
+    assert "syntax error" in first["antithesis"]["issues"][0]
+    assert res.rounds == 2 and res.converged and res.verdict.answer == GOOD
+    # The store receives the antithesis the engine used, with its issue.
+    recorded = [e.data["output"] for _, e in sink.events if e.kind == "turn_finished" and e.step_id == "r1.antithesis.critic"]
+    assert recorded[0]["issues"][0].startswith(ENGINE_ISSUE_PREFIX)
+    assert any("not valid ASP" in w for w in res.warnings)
+
+
+def test_unparsable_rule_blocks_jaccard_convergence_and_escalates(case):
+    calls = [thesis(NO_PERIOD)]
+    for n in (1, 2):
+        calls += [anti(n, "revise", ["tidy"]), synth(n, NO_PERIOD, 0.7)]
+    res = run_debate(case, "dialectic", provider=replay(*calls), settings=DebateSettings(rounds=2))
+    assert res.trajectory[0]["jaccard"] == 1.0
+    assert not res.converged and res.rounds == 2
+    assert res.verdict.needs_human_review
+    assert "final_rule_unparsable" in res.verdict.applied_rules
+    assert any("stabilised" in w for w in res.warnings)
+
+
+def test_critic_reject_as_last_word_escalates(case):
+    res = run_debate(case, "dialectic", provider=replay(
+        thesis(GOOD), anti(1, "reject", ["wrong head"]), synth(1, GOOD, 0.6)))
+    assert res.converged  # identical synthesis: Jaccard 1.0
+    assert res.verdict.needs_human_review
+    assert "critic_rejected" in res.verdict.applied_rules
+
+
+def test_plain_language_rules_are_not_parsed_as_asp(case):
+    rule = "A contract is enforceable when offer, acceptance and consideration are present."
+    res = run_debate(case, "dialectic", provider=replay(thesis(rule), anti(1, "accept")))
+    assert res.converged and not res.verdict.needs_human_review
+    assert res.result["final_rule"]["asp_check"] == {"is_asp": False, "ok": True, "error": None}
+
+
+def test_missing_cassette_step_fails_the_debate_naming_it(case):
+    res = run_debate(case, "dialectic", provider=replay(thesis(GOOD), anti(1, "revise", ["x"])))
+    assert res.status == "failed" and res.failed_step == "r1.synthesis.synthesizer"
+    assert "r1.synthesis.synthesizer" in res.error
+
+
+def test_check_asp_uses_clingo_for_syntax_and_safety():
+    assert check_asp(GOOD).ok
+    bad = check_asp(NO_PERIOD)
+    assert bad.is_asp and not bad.ok and "syntax error" in bad.error
+    unsafe = check_asp("enforceable(C) :- not void(C).")
+    assert not unsafe.ok and "unsafe" in unsafe.error
+    assert not check_asp('#script (python)\nprint("x")\n#end.').ok
+    assert check_asp("enforceable(C) :- contract(C), capacity(P1), capacity(P2).").ok
+    assert check_asp(NO_PERIOD, mode="off").ok
+    assert not check_asp("plain words only.", mode="always").ok
+    assert looks_like_asp("valid(X).") and not looks_like_asp("Contracts need consideration.")
+
+
+def test_rule_diff_reports_added_and_removed_literals():
+    assert rule_diff(GOOD, BETTER) == {"added": ["capacity(C)", "not duress(C)"], "removed": []}
+
+
+def test_offline_debate_on_the_sample_case_converges_on_the_expected_rule():
+    case = load_case(CASES_DIR / "dialectic_contract_enforceability.json")
+    res = run_debate(case, "dialectic")
+    assert res.status == "completed", res.error
+    first = res.result["rounds"][0]
+    issues = " ".join(first["antithesis"]["issues"])
+    for needed in ("offer(C)", "acceptance(C)", "legal_purpose(C)", "not duress(C)", "signed(C)"):
+        assert needed in issues
+    assert "signed(C)" in first["rule_diff"]["removed"]
+    assert res.converged and res.convergence_reason == "Critic accepted thesis"
+    assert res.verdict.answer == case.expected["answer"]
+    assert check_asp(res.verdict.answer).ok
+    assert res.result["improvement_score"] > 0
+    assert not res.verdict.needs_human_review
+
+
+def test_offline_critic_finds_real_syntax_errors():
+    case = load_case(CASES_DIR / "dialectic_contract_enforceability.json")
+    from debate_core.offline.dialectic import antithesis, synthesis
+
+    out = antithesis({"case": case, "thesis": {"rule": NO_PERIOD}})
+    assert out["recommendation"] == "revise"
+    assert any(i.startswith("Syntax:") for i in out["issues"])
+    fixed = synthesis({"case": case, "thesis": {"rule": NO_PERIOD, "confidence": 0.5}, "antithesis": out})
+    assert check_asp(fixed["rule"]).ok
