@@ -190,6 +190,11 @@ class DebateRun:
             message = f"step {step_id} failed with an unexpected error: {type(exc).__name__}: {exc}"
             self.emit("turn_failed", step_id, call=call, error=message, raw=None, attempts=1, errors=[message])
             raise DebateFailed(message, step_id) from exc
+        except asyncio.CancelledError:
+            # A sibling in the same stage failed (see gather): record this call so no step is left open.
+            message = f"step {step_id} was cancelled because another call of the same stage failed"
+            self.emit("turn_failed", step_id, call=call, error=message, raw=None, attempts=0, errors=[message])
+            raise
         self.usage.add(result.usage)
         self.agent_usage[key.agent or stage].add(result.usage)
         if postprocess is not None:
@@ -205,8 +210,18 @@ class DebateRun:
         return DebateFailed(f"stopped by a bound at {step_id}: {message}", step_id)
 
     async def gather(self, *coros: Any) -> list[Any]:
-        """Run one stage's calls concurrently; the first failure fails the stage."""
-        return list(await asyncio.gather(*coros))
+        """Run one stage's calls concurrently; the first failure fails the stage.
+
+        The calls still running are cancelled and awaited before the failure propagates, so their
+        records land before the debate's own failure record instead of never."""
+        tasks = [asyncio.ensure_future(c) for c in coros]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
 
     def agent_ids(self, defaults: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return list(self.settings.agents or defaults)

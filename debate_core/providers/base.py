@@ -65,6 +65,9 @@ class RawReply:
     data: Any = None  # already-parsed structure (tool call arguments, cassette output), if any
     input_tokens: int | None = None
     output_tokens: int | None = None
+    # Set by a backend that already knows the reply is unusable (cut off at the token limit, no
+    # tool call and no text): fed back to the model like a validation error.
+    error: str | None = None
 
 
 @dataclass
@@ -192,6 +195,8 @@ class Provider:
                 )
             )
             try:
+                if reply.error:
+                    raise ValueError(reply.error)
                 data = reply.data if reply.data is not None else parse_json_text(text)
                 if not isinstance(data, dict):
                     raise ValueError(f"expected a JSON object, got {type(data).__name__}")
