@@ -1,0 +1,171 @@
+"""Arbitration (seed 004): detect contradictions between agent reports, arbitrate each, build consensus.
+
+Flow: case.reports -> contradictions (pure rules, debate_core.contradictions) -> one arbiter call
+per contradiction and arbiter at step ``c{i}.arbitrate.{arbiter}``, all at once through
+``run.gather`` (the shared concurrency limiter bounds how many are in flight) -> confidence-weighted
+consensus, adjusted reports and a rule-based verdict (debate_core.moderator.arbitration).
+With no contradictions the debate is skipped without a single model call.
+
+Settings (``settings.options``): ``value_threshold`` (0.05), ``confidence_gap`` (0.3; null turns the
+rule off), ``authority_order`` (["GCC-STAT", "World Bank"], or "A > B > other"),
+``min_resolution_confidence`` (0.5). ``settings.agents`` lists the arbiters (default one, ``arbiter``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from .. import prompts, steps
+from ..contradictions import CONFIDENCE_GAP, VALUE_THRESHOLD, Contradiction, detect_contradictions
+from ..moderator.arbitration import (
+    MIN_RESOLUTION_CONFIDENCE,
+    build_consensus,
+    decide,
+    skipped_verdict,
+    trajectory_entry,
+    verdict,
+)
+from ..offline.arbitration import authority_order
+from ..offline.text import bm25_rank
+from ..runtime import DebateRun, Outcome
+from ..schemas import Case, Evidence, Resolution
+
+NAME = "arbitration"
+DEFAULT_AGENTS: list[dict[str, Any]] = [{"id": "arbiter", "role": "neutral arbitrator"}]
+DEFAULT_ROUNDS = 1
+MAX_ROUNDS = 1
+MAX_PASSAGES = 8
+
+
+def _option(options: dict[str, Any], key: str, default: Any) -> Any:
+    return options[key] if key in options else default
+
+
+def _side_text(c: Contradiction, n: int) -> str:
+    s = c.side(n)
+    value = "no value" if s["value"] is None else f"{s['value']:g}{(' ' + s['unit']) if s['unit'] else ''}"
+    lines = [f"- Agent {n} ({s['name']}): {value} {s['citation'] or '(no citation)'} (confidence: {s['confidence']})"]
+    details = [f"{k}: {s[k]}" for k in ("source", "period", "interpretation") if s.get(k)]
+    if details:
+        lines.append("  " + "; ".join(details))
+    return "\n".join(lines)
+
+
+def contradiction_text(c: Contradiction) -> str:
+    """The seed's CONTRADICTION block, plus source, period and reading of each side."""
+    diff = "" if c.relative_difference is None else f"\n- Relative difference: {c.relative_difference:.1%}"
+    return (f"- Metric: {c.metric_name}\n{_side_text(c, 1)}\n{_side_text(c, 2)}{diff}\n"
+            f"- Why flagged: {'; '.join(c.reasons)}\n- Severity: {c.severity}")
+
+
+def relevant_evidence(case: Case, c: Contradiction) -> list[Evidence]:
+    """Passages from either side's source or cited by id first, then the best matches for the metric."""
+    keys = [re.sub(r"[^0-9a-z]+", "", (s or "").lower()) for s in (c.agent1_source, c.agent2_source)]
+    cited = set(re.findall(r"[\w.-]+", f"{c.agent1_citation} {c.agent2_citation}"))
+    chosen: list[Evidence] = []
+    for ev in case.evidence:
+        ev_key = re.sub(r"[^0-9a-z]+", "", ev.source.lower())
+        if ev.id in cited or any(k and (k in ev_key or ev_key in k) for k in keys):
+            chosen.append(ev)
+    by_id = case.evidence_by_id()
+    query = c.metric_name.replace("_", " ")
+    for ranked in bm25_rank(query, {e.id: f"{e.source} {e.text}" for e in case.evidence}):
+        if ranked.score <= 0 or len(chosen) >= MAX_PASSAGES:
+            break
+        if by_id[ranked.id] not in chosen:
+            chosen.append(by_id[ranked.id])
+    return chosen[:MAX_PASSAGES]
+
+
+async def run(run: DebateRun) -> Outcome:
+    started = time.perf_counter()
+    options = run.settings.options
+    reports = list(run.case.reports)
+    threshold = float(_option(options, "value_threshold", VALUE_THRESHOLD))
+    gap = _option(options, "confidence_gap", CONFIDENCE_GAP)
+    min_conf = float(_option(options, "min_resolution_confidence", MIN_RESOLUTION_CONFIDENCE))
+    order = authority_order(options)
+    contradictions = detect_contradictions(
+        reports, threshold=threshold, confidence_gap=None if gap is None else float(gap)
+    )
+
+    if not contradictions:
+        if not reports:
+            run.warn("the case has no reports: nothing to arbitrate")
+        skipped = skipped_verdict(reports)
+        empty = build_consensus(reports, [], {})
+        empty.consensus_narrative = skipped.answer
+        # The seed reports a skipped debate with zero latency: no arbitration took place.
+        results = {"contradictions_found": 0, "resolved": 0, "flagged_for_review": 0,
+                   "consensus_narrative": skipped.answer, "latency_ms": 0, "status": "skipped"}
+        return Outcome(
+            rounds=0, converged=True, convergence_reason="no contradictions", verdict=skipped,
+            trajectory=[],
+            result={"debate_results": results, "contradictions": [], "consensus": empty.to_dict()},
+            summary={"contradictions": 0, "status": "skipped"},
+        )
+
+    arbiters = [str(a["id"]) for a in run.agent_ids(DEFAULT_AGENTS)]
+
+    async def arbitrate(c: Contradiction, arbiter: str) -> tuple[int, str, Resolution, float]:
+        t0 = time.perf_counter()
+        out = await run.step(
+            steps.arbitrate(c.index, arbiter),
+            Resolution,
+            "arbitration_arbitrate",
+            {
+                "index": str(c.index),
+                "kinds": ", ".join(c.kinds),
+                "contradiction": prompts.data_block("contradiction", contradiction_text(c)),
+                "evidence": prompts.evidence_block(relevant_evidence(run.case, c)),
+                "authority_order": " > ".join([*order, "other"]),
+            },
+            {"contradiction": c.to_dict(), "authority_order": order},
+        )
+        # Wall time of the call as the protocol saw it, including any wait for a concurrency slot.
+        return c.index, arbiter, out, (time.perf_counter() - t0) * 1000
+
+    replies = await run.gather(*(arbitrate(c, a) for c in contradictions for a in arbiters))
+    rulings: dict[int, dict[str, Resolution]] = {c.index: {} for c in contradictions}
+    latency: dict[int, float] = {c.index: 0.0 for c in contradictions}
+    for index, arbiter, out, ms in replies:
+        rulings[index][arbiter] = out  # type: ignore[assignment]
+        latency[index] = max(latency[index], ms)
+    decisions = {c.index: decide(c, rulings[c.index], min_conf) for c in contradictions}
+    consensus = build_consensus(reports, contradictions, decisions)
+    final = verdict(contradictions, decisions, consensus)
+    entry = trajectory_entry(contradictions, decisions)
+    run.emit("round_closed", round=1, metrics=entry)
+    total_ms = round((time.perf_counter() - started) * 1000, 2)
+
+    records = []
+    for c in contradictions:
+        d = decisions[c.index]
+        records.append({
+            **c.to_dict(),
+            "step_ids": [steps.arbitrate(c.index, a) for a in arbiters],
+            **d.to_dict(),
+            "latency_ms": round(latency[c.index], 2),
+        })
+    results = {
+        "contradictions_found": len(contradictions),
+        "resolved": consensus.resolved_contradictions,
+        "flagged_for_review": consensus.flagged_for_review,
+        "consensus_narrative": consensus.consensus_narrative,
+        "latency_ms": total_ms,
+        "status": "complete",
+    }
+    flagged = consensus.flagged_for_review
+    return Outcome(
+        rounds=1,
+        converged=flagged == 0,
+        convergence_reason=("all contradictions resolved" if flagged == 0
+                            else f"{flagged} contradiction(s) flagged for human review"),
+        verdict=final,
+        trajectory=[entry],
+        result={"debate_results": results, "contradictions": records, "consensus": consensus.to_dict()},
+        summary={"contradictions": len(contradictions), "resolved": consensus.resolved_contradictions,
+                 "flagged_for_review": flagged, "status": "complete"},
+    )
