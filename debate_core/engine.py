@@ -6,6 +6,7 @@ This is the one entry point the CLI, the app's background worker and the benchma
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from typing import Any
 from .events import EventSink, MemorySink
 from .protocols import get_protocol
 from .providers import Provider, make_provider
+from .providers.base import StepRequest, StepResult, Usage
 from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
 from .schemas import Case, Verdict
 
@@ -141,3 +143,48 @@ async def run_debate_async(
 def run_debate(case: Case, protocol: str, **kwargs: Any) -> DebateResult:
     """Synchronous wrapper for callers without an event loop (CLI, worker thread, tests)."""
     return asyncio.run(run_debate_async(case, protocol, **kwargs))
+
+
+class _ResumeProvider(Provider):
+    """Answers the steps a stored debate already completed from the store, the rest from the live
+    provider, so a failed or interrupted debate continues from the step that failed."""
+
+    def __init__(self, stored: dict[str, list[dict[str, Any]]], live: Provider) -> None:
+        super().__init__(max_attempts=1, model=live.model)
+        self.name, self.label, self.live = live.name, live.label, live
+        self._stored = stored
+        self._served: dict[str, int] = {}
+
+    def model_for(self, agent: str | None) -> str:
+        return self.live.model_for(agent)
+
+    def public_config(self) -> dict[str, Any]:
+        return self.live.public_config()
+
+    async def complete(self, req: StepRequest) -> StepResult:
+        outputs = self._stored.get(req.step_id, [])
+        index = self._served.get(req.step_id, 0)
+        self._served[req.step_id] = index + 1
+        if index < len(outputs):
+            output = req.output_model.model_validate(outputs[index])
+            return StepResult(output=output, raw=json.dumps(outputs[index], ensure_ascii=False), usage=Usage(),
+                              attempts=0, latency_ms=0.0, model="stored")
+        return await self.live.complete(req)
+
+
+def resume_debate(store: Any, debate_id: str, provider: Provider | None = None) -> DebateResult:
+    """Continue a failed or interrupted debate as a new debate linked to the old one (`resumed_from`):
+    completed steps are taken from the store, the failed step and everything after it run live."""
+    old = store.get_debate(debate_id)
+    if old["status"] == "completed":
+        raise ValueError(f"debate {debate_id} completed; there is nothing to resume")
+    case = Case.model_validate(old["case"])
+    settings = DebateSettings.from_dict(old["settings"])
+    stored: dict[str, list[dict[str, Any]]] = {}
+    for step in old["steps"]:
+        if step["status"] == "ok" and step["output"] is not None:
+            stored.setdefault(step["step_id"], []).append(step["output"])
+    live = provider or make_provider(old["provider"] or "offline")
+    resumed = _ResumeProvider(stored, live)
+    new_id = store.create_debate(case, old["protocol"], live.public_config(), settings.as_dict(), resumed_from=debate_id)
+    return run_debate(case, old["protocol"], provider=resumed, settings=settings, store=store, debate_id=new_id)

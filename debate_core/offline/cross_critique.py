@@ -151,7 +151,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     stance = _router_stance(case, agent)
     own = [pid for pid in chosen if domains[pid] == agent["id"] and rel[pid] >= OWN_DOMAIN_RELEVANCE]
     label = agent.get("name") or agent["id"]
-    focus_short = agent.get("focus", "").split(",")[0]
+    focus_short = agent.get("framework") or agent.get("focus", "").split(",")[0]
     if stance == "agree":
         claims.append(Claim(
             id=f"C{len(claims) + 1}",

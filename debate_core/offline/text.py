@@ -11,6 +11,8 @@ from dataclasses import dataclass
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent|persen|ha|hectares?|hektar|m2|m²|km|ms|s|gb|mb|tb|years?|tahun)?(?![\w])", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+# Abbreviations after which a full stop does not end a sentence ("art. 914", "No. 3", "e.g. the").
+_ABBREV = re.compile(r"\b(?:arts?|No|Nos|no|nr|para|paras|cf|e\.g|i\.e|vs|etc|Mr|Mrs|Dr|Prof|St|Jl|Kab|Kec|Tbk|PT|ha)\.$", re.IGNORECASE)
 
 # Common function words in the languages of the sample cases (English, Indonesian).
 STOPWORDS = frozenset(
@@ -47,7 +49,14 @@ def terms(text: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    parts = [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
+    parts: list[str] = []
+    for piece in (s.strip() for s in _SENTENCE.split(text or "")):
+        if not piece:
+            continue
+        if parts and _ABBREV.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
     return parts or ([text.strip()] if text and text.strip() else [])
 
 

@@ -30,6 +30,7 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
         "id": "nla",
         "name": "National Law Agent",
         "domain": "national",
+        "framework": "national law (KUHPerdata and national statutes)",
         "role": "National Law Agent (NLA)",
         "focus": "KUHPerdata (the Indonesian Civil Code), national legal principles, statutes and general "
         "jurisprudence of the Supreme Court (Mahkamah Agung)",
@@ -44,6 +45,7 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
         "id": "ala",
         "name": "Adat Law Agent",
         "domain": "adat",
+        "framework": "adat (customary) law",
         "role": "Adat Law Agent (ALA)",
         "focus": "customary (adat) norms of Minangkabau, Bali and Java, and formal rules from the rule engine",
         "keywords": [

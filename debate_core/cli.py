@@ -1,0 +1,346 @@
+"""Command line: python -m debate_core run|list|show|export|review|resume.
+
+Exit codes: 0 the debate completed (escalated or not); 1 the debate failed (saved, id printed);
+2 bad input (nothing saved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import export as exporter
+from .cases import CaseError, load_case
+from .engine import DebateResult, resume_debate, run_debate
+from .events import Event, EventSink
+from .protocols import PROTOCOLS, UnknownProtocol, get_protocol
+from .providers import PROVIDERS, CassetteError, make_provider
+from .runtime import DebateSettings
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class BadInput(Exception):
+    pass
+
+
+class ProgressSink(EventSink):
+    """Writes every event to the store and a one-line progress note to stderr."""
+
+    def __init__(self, inner: EventSink, stream: Any = sys.stderr, quiet: bool = False) -> None:
+        self.inner, self.stream, self.quiet = inner, stream, quiet
+        self.done = 0
+
+    def record(self, debate_id: str, event: Event) -> None:
+        self.inner.record(debate_id, event)
+        if self.quiet:
+            return
+        d = event.data
+        line = None
+        if event.kind == "debate_started":
+            line = f"debate {debate_id} started ({d.get('protocol')}, {d.get('provider', {}).get('provider')})"
+        elif event.kind == "turn_finished":
+            self.done += 1
+            line = (f"  [{self.done:>2}] {event.step_id} done: {d.get('input_tokens', 0)}+{d.get('output_tokens', 0)} tokens, "
+                    f"{d.get('latency_ms', 0):.0f} ms" + (f", {d.get('attempts')} attempts" if (d.get("attempts") or 1) > 1 else ""))
+        elif event.kind == "turn_failed":
+            line = f"  {event.step_id} FAILED: {d.get('error')}"
+        elif event.kind == "round_closed":
+            line = f"round {d.get('round')} closed"
+        elif event.kind == "warning":
+            line = f"  warning: {d.get('message')}"
+        if line:
+            print(line, file=self.stream, flush=True)
+
+
+def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in pairs or []:
+        if "=" not in item:
+            raise BadInput(f"{flag} takes KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def _store(path: str | None) -> Any:
+    from .store import DebateStore, default_db_path
+
+    return DebateStore(Path(path) if path else default_db_path())
+
+
+def _provider_from_args(args: argparse.Namespace) -> Any:
+    options = {
+        "model": args.model, "base_url": args.base_url, "temperature": args.temperature, "timeout": args.timeout,
+        "max_attempts": args.max_attempts, "method": args.method, "latency_ms": args.latency_ms,
+        "agent_models": {k: str(v) for k, v in _kv(args.agent_model, "--agent-model").items()} or None,
+        "max_tokens": args.max_tokens_per_call, "cassette": args.cassette,
+    }
+    try:
+        return make_provider(args.provider, **options)
+    except (CassetteError, ValueError) as exc:
+        raise BadInput(str(exc)) from exc
+
+
+def _settings_from_args(args: argparse.Namespace, module: Any) -> DebateSettings:
+    if args.rounds is not None and not 1 <= args.rounds <= 10:
+        raise BadInput(f"--rounds must be between 1 and 10, got {args.rounds}")
+    agents = None
+    if args.agents:
+        agents = [{"id": a.strip()} for a in args.agents.split(",") if a.strip()]
+    return DebateSettings(
+        rounds=args.rounds, agents=agents, concurrency=args.concurrency,
+        max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
+        options=_kv(args.option, "--option"),
+    )
+
+
+def _summary_text(result: DebateResult) -> str:
+    lines = [f"debate {result.debate_id} ({result.protocol}): {result.status}"]
+    if result.status == "failed":
+        lines.append(f"failed at {result.failed_step}: {result.error}")
+        lines.append(f"resume with: python -m debate_core resume {result.debate_id}")
+        return "\n".join(lines)
+    lines.append(f"rounds: {result.rounds}; converged: {'yes' if result.converged else 'no'} ({result.convergence_reason})")
+    for entry in result.trajectory:
+        parts = [f"round {entry['round']}"]
+        if entry.get("stage"):
+            parts.append(str(entry["stage"]))
+        if "severity" in entry:
+            sev = entry["severity"]
+            parts.append(f"critiques {sev.get('CRITICAL', 0)} critical / {sev.get('MAJOR', 0)} major / {sev.get('MINOR', 0)} minor")
+        if "answer_change" in entry:
+            parts.append("answer change " + ", ".join(f"{a} {v:.0%}" for a, v in entry["answer_change"].items()))
+        if "open_severity" in entry:
+            o = entry["open_severity"]
+            parts.append(f"open {o.get('CRITICAL', 0)}/{o.get('MAJOR', 0)}/{o.get('MINOR', 0)}")
+        for key in ("top_score", "jaccard"):
+            if key in entry:
+                parts.append(f"{key} {entry[key]}")
+        lines.append("  " + "; ".join(parts))
+    v = result.verdict
+    if v:
+        lines.append(f"verdict ({v.confidence:.2f}): {v.answer}")
+        lines.append(f"needs human review: {'YES' if v.needs_human_review else 'no'}")
+        for r in v.escalation_reasons:
+            lines.append(f"  - {r}")
+        if v.applied_rules:
+            lines.append("applied rules: " + ", ".join(v.applied_rules))
+    for w in result.warnings:
+        lines.append(f"warning: {w}")
+    u = result.usage
+    lines.append(f"usage: {u.get('calls', 0)} calls, {u.get('input_tokens', 0)} input + {u.get('output_tokens', 0)} output tokens")
+    return "\n".join(lines)
+
+
+def _emit_result(result: DebateResult, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(_summary_text(result))
+    return EXIT_OK if result.status == "completed" else EXIT_FAILED
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        module = get_protocol(args.protocol)
+    except UnknownProtocol as exc:
+        raise BadInput(str(exc)) from exc
+    try:
+        case = load_case(args.case)
+    except CaseError as exc:
+        raise BadInput(str(exc)) from exc
+    provider = _provider_from_args(args)
+    if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
+        raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
+    settings = _settings_from_args(args, module)
+    store = _store(args.db)
+    sink = ProgressSink(store, quiet=args.quiet)
+    debate_id = store.create_debate(case, args.protocol, provider.public_config(), settings.as_dict())
+    result = run_debate(case, args.protocol, provider=provider, settings=settings, sink=sink, debate_id=debate_id)
+    return _emit_result(result, args.json)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    try:
+        old = store.get_debate(args.id, with_steps=False)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    if old["status"] == "completed":
+        raise BadInput(f"debate {args.id} completed; there is nothing to resume")
+    provider = None
+    if args.provider:
+        provider = _provider_from_args(args)
+    elif old["provider"] == "openai":
+        raise BadInput("resuming an openai debate needs the provider flags again (--provider openai --model ...)")
+    result = resume_debate(store, args.id, provider)
+    return _emit_result(result, args.json)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    rows = store.list_debates(protocol=args.protocol, status=args.status, review_state=args.review_state,
+                              search=args.search, limit=args.limit)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not rows:
+        print("no debates yet: run one with  python -m debate_core run data/cases/<case>.json --protocol cross_critique")
+        return EXIT_OK
+    for r in rows:
+        review = "REVIEW" if r["needs_human_review"] else ""
+        print(f"{r['id']}  {r['protocol']:<14} {r['status']:<9} {r['review_state']:<10} {review:<6} {r['title'][:60]}")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    try:
+        debate = store.get_debate(args.id)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    if args.json:
+        debate["provider_config"] = exporter.public_settings(debate["provider_config"])
+        print(json.dumps(debate, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(exporter.transcript_markdown(debate))
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    try:
+        store.get_debate(args.id, with_steps=False)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    if not args.dir and not args.cassette and not args.csv:
+        raise BadInput("export needs --dir D, --cassette F or --csv F")
+    if args.dir:
+        written = exporter.write_export_dir(store, args.id, args.dir)
+        print(f"wrote {len(written)} files to {args.dir}")
+    if args.cassette:
+        Path(args.cassette).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.cassette).write_text(json.dumps(exporter.cassette(store, args.id), ensure_ascii=False, indent=2), encoding="utf-8")
+        print(f"wrote cassette {args.cassette}")
+    if args.csv:
+        Path(args.csv).write_text(exporter.claims_csv(store, args.id), encoding="utf-8")
+        print(f"wrote {args.csv}")
+    return EXIT_OK
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from .store import ReviewConflict, ReviewError
+
+    store = _store(args.db)
+    try:
+        entry = store.review(args.id, action=args.action, reviewer=args.reviewer, answer=args.answer,
+                             reason=args.reason, supervisor=args.supervisor)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    except (ReviewError, ReviewConflict) as exc:
+        raise BadInput(str(exc)) from exc
+    print(f"{args.id}: {entry['state_before']} -> {entry['state_after']} by {entry['reviewer']}")
+    return EXIT_OK
+
+
+def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None = "offline") -> None:
+    p.add_argument("--provider", choices=PROVIDERS, default=default_provider)
+    p.add_argument("--cassette", help="replay cassette file (for --provider replay)")
+    p.add_argument("--model", help="model name (openai provider)")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (or OPENAI_BASE_URL)")
+    p.add_argument("--temperature", type=float)
+    p.add_argument("--timeout", type=float, help="seconds per model call")
+    p.add_argument("--max-attempts", type=int, help="validation attempts per step (default 3)")
+    p.add_argument("--method", choices=("function_calling", "json_schema", "json_mode"),
+                   help="structured output method (default: json_schema for OpenAI, function_calling otherwise)")
+    p.add_argument("--agent-model", action="append", metavar="AGENT=MODEL", help="per-agent model override")
+    p.add_argument("--latency-ms", type=float, default=0.0, help="simulated latency per call (offline, replay)")
+    p.add_argument("--max-tokens-per-call", type=int)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m debate_core", description="Run and review structured debates.")
+    parser.add_argument("--db", help="SQLite database (default: $DEBATE_DB or data/debates.db)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a debate on a case file")
+    run.add_argument("case", help="case JSON file")
+    run.add_argument("--protocol", required=True, help=", ".join(PROTOCOLS))
+    _add_provider_flags(run)
+    run.add_argument("--rounds", type=int, help="round budget (protocol default when omitted)")
+    run.add_argument("--agents", help="comma-separated agent ids, overriding the protocol's defaults")
+    run.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol-specific setting (JSON value)")
+    run.add_argument("--concurrency", type=int, default=8, help="max model calls in flight")
+    run.add_argument("--max-total-tokens", type=int, help="token budget for the whole debate")
+    run.add_argument("--json", action="store_true", help="print the result object as JSON")
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+    run.set_defaults(func=cmd_run)
+
+    resume = sub.add_parser("resume", help="continue a failed or interrupted debate from its failed step")
+    resume.add_argument("id")
+    _add_provider_flags(resume, default_provider=None)
+    resume.add_argument("--json", action="store_true")
+    resume.add_argument("--quiet", action="store_true")
+    resume.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+    resume.set_defaults(func=cmd_resume)
+
+    lst = sub.add_parser("list", help="list stored debates")
+    lst.add_argument("--protocol")
+    lst.add_argument("--status")
+    lst.add_argument("--review-state")
+    lst.add_argument("--search", help="full-text search over questions, answers and claims")
+    lst.add_argument("--limit", type=int, default=50)
+    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+    lst.set_defaults(func=cmd_list)
+
+    show = sub.add_parser("show", help="show one debate")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+    show.set_defaults(func=cmd_show)
+
+    exp = sub.add_parser("export", help="export transcript files, a cassette or a CSV")
+    exp.add_argument("id")
+    exp.add_argument("--dir", help="write the seed's transcript files and transcript.md here")
+    exp.add_argument("--cassette", help="write a replay cassette to this file")
+    exp.add_argument("--csv", help="write claims and critiques as CSV to this file")
+    exp.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+    exp.set_defaults(func=cmd_export)
+
+    rev = sub.add_parser("review", help="accept, override or escalate a verdict")
+    rev.add_argument("id")
+    rev.add_argument("--action", required=True, choices=("accept", "override", "escalate", "approve"))
+    rev.add_argument("--reviewer", required=True)
+    rev.add_argument("--answer", help="corrected answer (override)")
+    rev.add_argument("--reason", help="required for override and escalate")
+    rev.add_argument("--supervisor", action="store_true", help="act as supervisor on an escalated debate")
+    rev.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+    rev.set_defaults(func=cmd_review)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the usage error
+        return EXIT_BAD_INPUT if exc.code else EXIT_OK
+    # --db is accepted before or after the subcommand.
+    args.db = getattr(args, "db_sub", None) or args.db
+    try:
+        return args.func(args)
+    except BadInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted: completed steps are saved; resume with python -m debate_core resume ID", file=sys.stderr)
+        return EXIT_FAILED
