@@ -1,0 +1,65 @@
+"""Builders for scripted debates: cases, step outputs and cassettes for the replay provider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debate_core.schemas import Case
+
+CASSETTE = "debate-cassette/1"
+
+
+def small_case(**extra: Any) -> Case:
+    data = {
+        "id": "test-case",
+        "title": "Test inheritance case",
+        "question": "Does the rice field belong to the estate?",
+        "evidence": [
+            {"id": "E1", "source": "KUHPerdata art. 832", "text": "Blood relatives inherit in equal shares.", "authority": "statute"},
+            {"id": "E2", "source": "MA decision", "text": "Daughters inherit equally with sons.", "authority": "supreme_court"},
+            {"id": "E3", "source": "Adat statement", "text": "Harta pusaka tinggi belongs to the kaum.", "authority": "customary"},
+            {"id": "E4", "source": "KAN letter", "text": "The sawah is pusaka tinggi of the kaum.", "authority": "customary"},
+        ],
+        "domain_hint": "conflict",
+    }
+    data.update(extra)
+    return Case.model_validate(data)
+
+
+def claim(cid: str, evidence: list[str], confidence: float = 0.7, statement: str | None = None) -> dict[str, Any]:
+    return {"id": cid, "statement": statement or f"Statement of {cid}", "evidence": evidence,
+            "confidence": confidence, "assumptions": []}
+
+
+def agent_output(answer: str, claims: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"answer": answer, "claims": claims, "uncertainties": [], "open_questions": []}
+
+
+def critique(kid: str, target_claim: str, severity: str = "MINOR", issue: str = "logic_gap",
+             fix: str | None = "Fix it.") -> dict[str, Any]:
+    out = {"id": kid, "target_claim_id": target_claim, "issue_type": issue, "severity": severity,
+           "description": f"{issue} on {target_claim}"}
+    if fix is not None:
+        out["suggested_fix"] = fix
+    return out
+
+
+def critiques(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"critiques": list(items)}
+
+
+def minor3(target_claim: str = "C1") -> dict[str, Any]:
+    return critiques(*(critique(f"K{i}", target_claim) for i in range(1, 4)))
+
+
+SUPERVISOR = {"answer": "Final answer.", "confidence": 0.6, "rationale": "Because.", "agreed_claims": [],
+              "disputed_claims": []}
+
+NLA_R1 = agent_output("The estate is divided equally among the children under the civil code.",
+                      [claim("C1", ["E1"]), claim("C2", ["E2"])])
+ALA_R1 = agent_output("The sawah is harta pusaka tinggi of the kaum and is not part of the estate.",
+                      [claim("C1", ["E3"]), claim("C2", ["E4"])])
+
+
+def cassette(calls: list[tuple[str, dict[str, Any]]], protocol: str = "cross_critique") -> dict[str, Any]:
+    return {"format": CASSETTE, "protocol": protocol, "calls": [{"step": s, "output": o} for s, o in calls]}
