@@ -1,0 +1,472 @@
+"""Seed 001: the persona panel.
+
+Three personas with stances (analyst neutral, critic con, empath pro) speak in a fixed order for a
+number of rounds, each turn planned, reflected on and then spoken (DebateTurn), each speaker seeing
+the topic, its persona, the shared context JSON (the case's Stage1 signals) and the history so far.
+A judge then summarises the debate (DebateSummary).
+
+When the case carries stage ``signals`` the panel's turns become the Debate Review Context
+(aspect hints with stance weights), the debate override corrects aspect polarities with a clear
+panel signal, and the rule-based moderator (rules Z, B, M, C, A, D, E) decides the final label.
+With ``enable_debate`` off there are no model calls at all: the moderator decides alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .. import prompts, steps
+from ..moderator import panel as mod
+from ..runtime import DebateFailed, DebateRun, Outcome
+from ..schemas import DebateSummary, DebateTurn, Verdict
+
+NAME = "panel"
+DEFAULT_ROUNDS = 2
+MAX_ROUNDS = 6
+DEFAULT_ORDER = ["analyst", "critic", "empath"]
+
+DEFAULT_AGENTS: list[dict[str, Any]] = [
+    {"id": "analyst", "name": "Analyst", "stance": "neutral", "role": "analyst panelist",
+     "style": "dry and evidence-based", "goal": "give a neutral judgement grounded in the evidence"},
+    {"id": "critic", "name": "Critic", "stance": "con", "role": "critic panelist",
+     "style": "sharp and logical", "goal": "strengthen the negative, critical reading"},
+    {"id": "empath", "name": "Empath", "stance": "pro", "role": "empath panelist",
+     "style": "warm and emotionally attuned", "goal": "strengthen the positive, supportive reading"},
+]
+_PERSONA_FIELDS = ("name", "stance", "role", "style", "goal")
+_ID = re.compile(r"^[\w-]+$")
+
+# Below this final confidence a verdict goes to a human; it is the boundary Rule E treats as low.
+DEFAULT_REVIEW_CONFIDENCE = mod.RULE_E_MAX_CONFIDENCE
+_NO_CONSENSUS = re.compile(
+    r"no consensus|not reach|did not agree|no agreement|합의(?:하지|되지|에 이르지|가 없|없음|불가|\s*실패)",
+    re.IGNORECASE,
+)
+
+
+# ---------------------------------------------------------------------------
+# Settings
+# ---------------------------------------------------------------------------
+
+
+def _bool(options: dict[str, Any], key: str, default: bool) -> bool:
+    value = options.get(key, default)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    raise DebateFailed(f"panel option {key!r} must be true or false, got {value!r}")
+
+
+def personas_for(run: DebateRun) -> list[dict[str, Any]]:
+    """Personas in speaking order: settings.agents (or the defaults), then options.personas overrides,
+    then options.order."""
+    options = run.settings.options or {}
+    base = run.settings.agents or DEFAULT_AGENTS
+    defaults = {a["id"]: a for a in DEFAULT_AGENTS}
+    personas: dict[str, dict[str, Any]] = {}
+    for agent in base:
+        pid = str(agent.get("id") or "").strip()
+        if not _ID.match(pid):
+            raise DebateFailed(f"panel persona id {pid!r} must be letters, digits, '_' or '-'")
+        if pid in personas:
+            raise DebateFailed(f"panel persona id {pid!r} appears twice")
+        merged = {**defaults.get(pid, {}), **agent, "id": pid}
+        merged.setdefault("name", pid)
+        merged.setdefault("stance", "neutral")
+        personas[pid] = merged
+    overrides = options.get("personas") or {}
+    if not isinstance(overrides, dict):
+        raise DebateFailed("panel option 'personas' must map persona ids to fields")
+    for pid, fields in overrides.items():
+        if pid not in personas:
+            raise DebateFailed(f"panel option 'personas' names unknown persona {pid!r}")
+        if not isinstance(fields, dict):
+            raise DebateFailed(f"panel option 'personas.{pid}' must be an object")
+        personas[pid].update({k: v for k, v in fields.items() if k in _PERSONA_FIELDS})
+    order = options.get("order")
+    if order is None:
+        order = [p for p in DEFAULT_ORDER if p in personas] + [p for p in personas if p not in DEFAULT_ORDER]
+    if not isinstance(order, list) or not order:
+        raise DebateFailed("panel option 'order' must be a non-empty list of persona ids")
+    unknown = [str(p) for p in order if p not in personas]
+    if unknown:
+        raise DebateFailed(f"panel option 'order' names unknown persona(s): {', '.join(unknown)}")
+    if len(set(order)) != len(order):
+        raise DebateFailed("panel option 'order' repeats a persona")
+    out = []
+    for pid in order:
+        p = dict(personas[pid])
+        p["stance"] = str(p.get("stance") or "neutral").strip().lower()
+        p["weight"] = mod.stance_weight(p["stance"])
+        p["polarity"] = mod.stance_to_polarity(p["stance"])
+        out.append(p)
+    return out
+
+
+def _persona_json(p: dict[str, Any]) -> str:
+    return json.dumps({k: p.get(k, "") for k in ("id", *_PERSONA_FIELDS)}, ensure_ascii=False)
+
+
+def _options(run: DebateRun) -> dict[str, Any]:
+    options = run.settings.options or {}
+    try:
+        thresholds = mod.OverrideThresholds.from_options(options.get("debate_override"))
+        warn = mod.warn_thresholds(options.get("debate_thresholds"))
+        review_conf = float(options.get("review_confidence", DEFAULT_REVIEW_CONFIDENCE))
+    except (TypeError, ValueError) as exc:
+        raise DebateFailed(f"panel settings: {exc}") from exc
+    return {
+        "enable_debate": _bool(options, "enable_debate", True),
+        "enable_debate_override": _bool(options, "enable_debate_override", True),
+        "debate_override": thresholds,
+        "debate_thresholds": warn,
+        "review_confidence": review_conf,
+    }
+
+
+def _rounds(run: DebateRun) -> int:
+    asked = run.settings.rounds
+    if asked is None:
+        return DEFAULT_ROUNDS
+    try:
+        n = int(asked)
+    except (TypeError, ValueError) as exc:
+        raise DebateFailed(f"panel rounds must be a whole number, got {asked!r}") from exc
+    if n < 1:
+        raise DebateFailed("panel rounds must be at least 1")
+    if n > MAX_ROUNDS:
+        run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {n})")
+    return min(n, MAX_ROUNDS)
+
+
+# ---------------------------------------------------------------------------
+# Signals and shared context
+# ---------------------------------------------------------------------------
+
+
+def _stage_json(stage: mod.StageSignal | None) -> dict[str, Any] | None:
+    return stage.model_dump(mode="json", exclude_none=True) if stage is not None else None
+
+
+def shared_context(case: Any, signals: mod.PanelSignals | None) -> dict[str, Any]:
+    """What every speaker sees besides the evidence: the Stage1 outputs (the debate runs before Stage2)."""
+    if signals is None:
+        return {"text": case.question}
+    stage1_atsa = signals.stage1_atsa
+    terms = list(signals.aspect_terms) or [s.aspect for s in (stage1_atsa.aspect_sentiments if stage1_atsa else [])]
+    return {
+        "text": signals.text or case.question,
+        "language": signals.language,
+        "stage1_ate": _stage_json(signals.stage1_ate),
+        "stage1_atsa": _stage_json(mod.resolve_stage(stage1_atsa)),
+        "validator": signals.validator.model_dump(mode="json") if signals.validator else None,
+        "aspect_terms": list(dict.fromkeys(terms)),
+        "synonym_hints": signals.synonym_hints,
+    }
+
+
+# ---------------------------------------------------------------------------
+# The debate
+# ---------------------------------------------------------------------------
+
+
+def _turn_record(step_id: str, rnd: int, persona: dict[str, Any], out: DebateTurn) -> dict[str, Any]:
+    # Speaker and stance come from the step id and the panel's configuration, never from the model.
+    return {"step": step_id, "round": rnd, "speaker": persona["id"], "name": persona.get("name", persona["id"]),
+            "stance": persona["stance"], "planning": out.planning, "reflection": out.reflection,
+            "message": out.message, "key_points": list(out.key_points)}
+
+
+def _history_view(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    keys = ("round", "speaker", "stance", "message", "key_points")
+    return [{k: t[k] for k in keys} for t in history]
+
+
+async def _debate(run: DebateRun, personas: list[dict[str, Any]], rounds: int, context: dict[str, Any],
+                  index: mod.TermIndex | None, atsa: list[mod.AspectSentiment]
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], DebateSummary]:
+    case = run.case
+    topic = prompts.data_block("topic", case.question)
+    evidence = prompts.evidence_block(case.evidence)
+    context_block = prompts.data_block("shared context json", context)
+    history: list[dict[str, Any]] = []
+    rounds_out: list[dict[str, Any]] = []
+    trajectory: list[dict[str, Any]] = []
+    for rnd in range(1, rounds + 1):
+        turns: list[dict[str, Any]] = []
+        for persona in personas:
+            sid = steps.turn(rnd, persona["id"])
+            out = await run.step(
+                sid, DebateTurn, "panel_turn",
+                {"persona_json": _persona_json(persona), "persona_name": persona.get("name", persona["id"]),
+                 "stance": persona["stance"], "round": str(rnd), "rounds": str(rounds), "topic": topic,
+                 "shared_context": context_block, "evidence": evidence,
+                 "history": prompts.data_block("history", _history_view(history) or "(no turns yet)")},
+                {"persona": persona, "personas": personas, "round": rnd, "rounds": rounds,
+                 "history": list(history), "context": context},
+            )
+            record = _turn_record(sid, rnd, persona, out)
+            turns.append(record)
+            history.append(record)
+        rounds_out.append({"round": rnd, "turns": turns})
+        point = _round_point(rnd, personas, turns, history, index, atsa)
+        trajectory.append(point)
+        run.emit("round_closed", round=rnd, metrics=point)
+    summary = await run.step(
+        steps.final("judge"), DebateSummary, "panel_judge",
+        {"topic": topic, "evidence": evidence, "shared_context": context_block,
+         "personas": prompts.data_block("personas", [json.loads(_persona_json(p)) for p in personas]),
+         "all_turns": prompts.data_block("all turns", _history_view(history))},
+        {"turns": list(history), "personas": personas, "context": context},
+        stage="judge_summary",
+    )
+    return rounds_out, trajectory, summary
+
+
+def _round_point(rnd: int, personas: list[dict[str, Any]], turns: list[dict[str, Any]],
+                 history: list[dict[str, Any]], index: mod.TermIndex | None,
+                 atsa: list[mod.AspectSentiment]) -> dict[str, Any]:
+    """One trajectory point: stance weights, per-persona mapping, and the cumulative aspect scores."""
+    balance = {"positive": 0.0, "negative": 0.0, "neutral": 0.0}
+    per: dict[str, Any] = {}
+    for t in turns:
+        p = next(x for x in personas if x["id"] == t["speaker"])
+        info: dict[str, Any] = {"stance": p["stance"], "weight": p["weight"], "polarity_hint": p["polarity"],
+                                "key_points": len(t["key_points"]), "message_chars": len(t["message"])}
+        if index is not None:
+            point = mod.map_turn(t, index, atsa)
+            info.update(aspect_refs=point["aspect_refs"], mapping=point["mapping"])
+        per[p["id"]] = info
+        balance[p["polarity"]] = round(balance[p["polarity"]] + p["weight"], 4)
+    out: dict[str, Any] = {"round": rnd, "stance_weights": {p["id"]: p["weight"] for p in personas},
+                           "polarity_balance": balance, "personas": per}
+    if index is not None:
+        hints: dict[str, list[dict[str, Any]]] = {}
+        for t in history:
+            point = mod.map_turn(t, index, atsa)
+            for aspect in point["aspect_refs"]:
+                hints.setdefault(aspect, []).append(point)
+        out["aspect_scores"] = mod.aspect_scores(hints)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Verdict
+# ---------------------------------------------------------------------------
+
+
+def judge_has_consensus(summary: DebateSummary | None) -> bool:
+    if summary is None:
+        return False
+    text = summary.consensus.strip()
+    return bool(text) and not _NO_CONSENSUS.search(text)
+
+
+def _checked_winner(run: DebateRun, summary: DebateSummary, personas: list[dict[str, Any]]) -> str | None:
+    """The judge's winner as a persona id; a name the panel does not have is dropped with a warning."""
+    if summary.winner is None or not str(summary.winner).strip():
+        return None
+    named = str(summary.winner).strip().lower()
+    for p in personas:
+        if named in (p["id"].lower(), str(p.get("name", "")).lower()):
+            return p["id"]
+    run.warn(f"the judge named a winner that is not on the panel ({summary.winner!r}); ignored",
+             steps.final("judge"))
+    return None
+
+
+def escalation_reasons(decision: mod.ModeratorOutput, summary: DebateSummary | None, debated: bool,
+                       validator: mod.ValidatorSignal | None, review_conf: float) -> list[str]:
+    reasons = []
+    rules = decision.applied_rules
+    flags = decision.arbiter_flags
+    if "RuleZ" in rules:
+        return ["insufficient_signal: RuleZ fired, both Stage1 and Stage2 confidences are 0"]
+    if decision.confidence < review_conf:
+        reasons.append(f"low_confidence: the final confidence {decision.confidence:.2f} is below {review_conf:.2f}")
+    if decision.final_label == "mixed" and "RuleM" in rules:
+        by_validator = flags.validator_override_applied and validator is not None and \
+            validator.suggested_label == "mixed"
+        by_panel = flags.debate_inferred_label == "mixed"
+        if not (by_validator or by_panel):
+            reasons.append("unresolved_conflict: 'mixed' comes only from Stage1 and Stage2 disagreeing (RuleM); "
+                           "neither the validator nor the panel confirms a mixed reading")
+    if debated and not judge_has_consensus(summary):
+        reasons.append("no_consensus: the judge reported no consensus")
+    if flags.rule_e_block_reason == "confidence_too_high":
+        reasons.append(f"panel_dissent: the panel's consensus ({flags.debate_inferred_label}) differs from the "
+                       f"final label ({decision.final_label}), which RuleE kept at confidence {decision.confidence:.2f}")
+    return reasons
+
+
+def _convergence(debated: bool, summary: DebateSummary | None, final_label: str | None, inferred: str | None,
+                 rounds: int) -> tuple[bool, str]:
+    if not debated:
+        return False, "debate disabled (enable_debate=false): the moderator decided from the stage signals alone"
+    if not judge_has_consensus(summary):
+        return False, f"the judge reported no consensus after {rounds} round(s)"
+    if final_label is None:
+        return True, f"the judge reported a consensus after {rounds} round(s)"
+    if inferred is None:
+        return True, "the judge reported a consensus without naming a sentiment label"
+    if inferred == final_label:
+        return True, f"the judge's consensus agrees with the moderator's label ({final_label})"
+    return False, f"the judge's consensus ({inferred}) differs from the moderator's label ({final_label})"
+
+
+def _readable(decision: mod.ModeratorOutput, final_aspects: list[mod.AspectSentiment],
+              summary: DebateSummary | None, override: dict[str, Any] | None) -> str:
+    parts = [f"Final label {decision.final_label} (confidence {decision.confidence:.2f}, "
+             f"{decision.selected_stage} selected). {decision.rationale}"]
+    if summary is not None and summary.consensus.strip():
+        parts.append(f"Panel consensus: {summary.consensus.strip()}")
+    if final_aspects:
+        parts.append("Aspects: " + ", ".join(f"{s.aspect}={s.polarity} ({s.confidence:.2f})" for s in final_aspects) + ".")
+    if override and override.get("enabled"):
+        stats = override["stats"]
+        parts.append("Debate override: " + ", ".join(f"{k} {v}" for k, v in stats.items()) + ".")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+async def run(run: DebateRun) -> Outcome:
+    case = run.case
+    personas = personas_for(run)
+    opts = _options(run)
+    rounds = _rounds(run)
+    try:
+        signals = mod.parse_signals(case.signals) if case.signals else None
+    except mod.SignalsError as exc:
+        raise DebateFailed(str(exc)) from exc
+    debated = opts["enable_debate"]
+    if not debated and signals is None:
+        raise DebateFailed("panel: enable_debate=false leaves only the moderator, which needs the case's "
+                           "stage signals; this case has none")
+    context = shared_context(case, signals)
+    stage1_atsa = mod.resolve_stage(signals.stage1_atsa) if signals else None
+    atsa = list(stage1_atsa.aspect_sentiments) if stage1_atsa else []
+    index = mod.TermIndex.build(context.get("aspect_terms") or [], signals.synonym_hints) if signals else None
+
+    rounds_out: list[dict[str, Any]] = []
+    trajectory: list[dict[str, Any]] = []
+    summary: DebateSummary | None = None
+    winner: str | None = None
+    if debated:
+        rounds_out, trajectory, summary = await _debate(run, personas, rounds, context, index, atsa)
+        winner = _checked_winner(run, summary, personas)
+    turns = [t for r in rounds_out for t in r["turns"]]
+    summary_json = summary.model_dump(mode="json") | {"winner": winner} if summary is not None else None
+
+    if signals is None:
+        return _judge_only_outcome(run, personas, rounds, rounds_out, trajectory, summary, summary_json, context)
+
+    review = None
+    if debated:
+        review = mod.build_review_context(turns, summary_json, aspect_terms=context["aspect_terms"],
+                                          atsa_sentiments=atsa, synonym_hints=signals.synonym_hints)
+    # The override patches the final aspect sentiments: Stage2's when it has them, else Stage1's.
+    base = signals.stage2_atsa if signals.stage2_atsa and signals.stage2_atsa.aspect_sentiments else signals.stage1_atsa
+    base_sentiments = list(base.aspect_sentiments) if base else []
+    override: dict[str, Any] = {"enabled": bool(debated and opts["enable_debate_override"]),
+                                "thresholds": vars(opts["debate_override"]),
+                                "stats": dict.fromkeys(mod.OVERRIDE_OUTCOMES, 0), "log": [], "decisions": {}}
+    final_sentiments = base_sentiments
+    if override["enabled"] and review is not None:
+        res = mod.apply_debate_override(review["aspect_hints"], base_sentiments, opts["debate_override"])
+        final_sentiments = res.sentiments
+        override.update(stats=res.stats, log=res.log, decisions=res.decisions)
+
+    stage2_atsa = signals.stage2_atsa
+    if stage2_atsa is not None and stage2_atsa.aspect_sentiments:
+        stage2_atsa = mod.resolve_stage(stage2_atsa, final_sentiments)
+    decision = mod.decide(signals.stage1_ate, stage1_atsa, signals.validator, signals.stage2_ate, stage2_atsa,
+                          summary_json if debated else None)
+
+    metrics = mod.debate_metrics(review["mapping_stats"] if review else None,
+                                 review["mapping_fail_reasons"] if review else None,
+                                 override["stats"] if override["enabled"] else None)
+    warnings = mod.metric_warnings(metrics, opts["debate_thresholds"]) if review else []
+    for w in warnings:
+        run.warn(w)
+
+    reasons = escalation_reasons(decision, summary, debated, signals.validator, opts["review_confidence"])
+    converged, why = _convergence(debated, summary, decision.final_label,
+                                  decision.arbiter_flags.debate_inferred_label, len(rounds_out))
+    final_aspects = [s.model_dump(mode="json") for s in final_sentiments]
+    verdict = Verdict(
+        answer=decision.final_label,
+        confidence=decision.confidence,
+        needs_human_review=bool(reasons),
+        escalation_reasons=reasons,
+        rationale=_readable(decision, final_sentiments, summary, override),
+        applied_rules=decision.applied_rules,
+    )
+    result = {
+        "personas": personas,
+        "order": [p["id"] for p in personas],
+        "rounds": rounds_out,
+        "summary": summary_json,
+        "moderator": decision.model_dump(mode="json"),
+        "review_context": review,
+        "override": override,
+        "final_aspects": final_aspects,
+        "metrics": metrics,
+        "metric_warnings": warnings,
+        "shared_context": context,
+        "stages": {
+            "stage1_ate": _stage_json(signals.stage1_ate),
+            "stage1_atsa": _stage_json(stage1_atsa),
+            "stage2_ate": _stage_json(signals.stage2_ate),
+            "stage2_atsa": _stage_json(stage2_atsa),
+            "validator": signals.validator.model_dump(mode="json") if signals.validator else None,
+        },
+        "settings": {"rounds": rounds, "enable_debate": debated,
+                     "enable_debate_override": opts["enable_debate_override"],
+                     "debate_override": vars(opts["debate_override"]),
+                     "debate_thresholds": opts["debate_thresholds"],
+                     "review_confidence": opts["review_confidence"]},
+    }
+    return Outcome(
+        rounds=len(rounds_out), converged=converged, convergence_reason=why, verdict=verdict,
+        trajectory=trajectory, result=result,
+        summary={"final_label": decision.final_label, "confidence": decision.confidence,
+                 "applied_rules": decision.applied_rules, "winner": winner,
+                 "consensus": summary.consensus if summary else None,
+                 "override_applied": override["stats"]["applied"]},
+    )
+
+
+def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: int,
+                        rounds_out: list[dict[str, Any]], trajectory: list[dict[str, Any]],
+                        summary: DebateSummary | None, summary_json: dict[str, Any] | None,
+                        context: dict[str, Any]) -> Outcome:
+    """A case without signals: no moderator rules, the verdict is the judge's consensus."""
+    assert summary is not None
+    run.warn("the case has no stage signals: the rule-based moderator did not run; the verdict is the "
+             "judge's consensus")
+    agreed, disputed = len(summary.key_agreements), len(summary.key_disagreements)
+    confidence = round(agreed / (agreed + disputed), 4) if agreed + disputed else 0.5
+    consensus = judge_has_consensus(summary)
+    reasons = [] if consensus else ["no_consensus: the judge reported no consensus"]
+    converged, why = _convergence(True, summary, None, None, len(rounds_out))
+    rationale = (f"No stage signals in the case, so the moderator rules did not run. Judge: "
+                 f"{summary.rationale.strip() or '(no rationale)'} Agreements {agreed}, disagreements {disputed}.")
+    verdict = Verdict(answer=summary.consensus.strip() or "no consensus", confidence=confidence,
+                      needs_human_review=bool(reasons), escalation_reasons=reasons, rationale=rationale,
+                      applied_rules=[])
+    result = {"personas": personas, "order": [p["id"] for p in personas], "rounds": rounds_out,
+              "summary": summary_json, "moderator": None, "review_context": None, "override": None,
+              "final_aspects": [], "metrics": {}, "metric_warnings": [], "shared_context": context,
+              "stages": None, "settings": {"rounds": rounds, "enable_debate": True}}
+    return Outcome(rounds=len(rounds_out), converged=converged, convergence_reason=why, verdict=verdict,
+                   trajectory=trajectory, result=result,
+                   summary={"final_label": None, "confidence": confidence, "applied_rules": [],
+                            "winner": summary_json.get("winner") if summary_json else None,
+                            "consensus": summary.consensus, "override_applied": 0})
