@@ -1,0 +1,185 @@
+"""The command line as a user runs it: a subprocess per command, a database of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from debate_core.cases import sample_cases
+from debate_core.store import DebateStore
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = ROOT / "data" / "cases" / "adat_minangkabau_inheritance.json"
+PROTOCOL_BY_PREFIX = {"adat": "cross_critique", "national": "cross_critique", "panel": "panel",
+                      "refinement": "refinement", "dialectic": "dialectic", "arbitration": "arbitration"}
+
+
+def protocol_for(path: Path) -> str:
+    return PROTOCOL_BY_PREFIX[path.name.split("_", 1)[0]]
+
+
+def cli(*args: str, db: Path, check: bool = False) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DEBATE_DB": str(db)}
+    proc = subprocess.run([sys.executable, "-m", "debate_core", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def count_debates(db: Path) -> int:
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def test_run_json_prints_the_result_object(tmp_path):
+    db = tmp_path / "d.db"
+    proc = cli("run", str(CASE), "--protocol", "cross_critique", "--json", db=db, check=True)
+    out = json.loads(proc.stdout)
+    assert set(out) >= {"debate_id", "protocol", "status", "rounds", "converged", "convergence_reason", "verdict",
+                        "trajectory", "usage"}
+    assert set(out["verdict"]) == {"answer", "confidence", "needs_human_review", "escalation_reasons", "rationale",
+                                   "applied_rules"}
+    assert out["status"] == "completed" and out["protocol"] == "cross_critique"
+    assert out["usage"]["calls"] >= 7 and out["usage"]["input_tokens"] > 0
+    # The flagship case is a genuine norm conflict: a domain expert expects it escalated.
+    assert out["verdict"]["needs_human_review"] is True
+    assert "r1.answer.nla" in proc.stderr  # progress on stderr
+
+
+def test_readable_summary_names_rounds_and_reasons(tmp_path):
+    proc = cli("run", str(CASE), "--protocol", "cross_critique", "--quiet", db=tmp_path / "d.db", check=True)
+    assert "round 1; answer+critique; critiques" in proc.stdout
+    assert "needs human review: YES" in proc.stdout
+    assert "not converged after round 3" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "missing.json", "--protocol", "cross_critique"], "case file not found"),
+        (["run", "tests/data/bad_case_invalid.json", "--protocol", "cross_critique"], "invalid JSON"),
+        (["run", "tests/data/bad_case_missing_question.json", "--protocol", "cross_critique"], "field 'question' is required"),
+        (["run", str(CASE), "--protocol", "no_such_protocol"], "unknown protocol"),
+        (["run", str(CASE), "--protocol", "cross_critique", "--provider", "replay"], "needs a cassette"),
+        (["run", str(CASE), "--protocol", "cross_critique", "--provider", "openai"], "needs a model"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_saves_nothing(tmp_path, args, message):
+    db = tmp_path / "d.db"
+    proc = cli(*args, db=db)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
+    assert count_debates(db) == 0
+
+
+def test_export_writes_the_seed_files_and_a_replayable_cassette(tmp_path):
+    db = tmp_path / "d.db"
+    first = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, check=True).stdout)
+    out_dir = tmp_path / "export"
+    cas = tmp_path / "c.json"
+    cli("export", first["debate_id"], "--dir", str(out_dir), "--cassette", str(cas), db=db, check=True)
+    names = {p.name for p in out_dir.iterdir()}
+    assert {"debate_round1_nla.json", "debate_round1_ala.json", "critique_round1_nla_on_ala.json",
+            "critique_round1_ala_on_nla.json", "debate_round2_nla.json", "debate_round2_ala.json",
+            "debate_summary.json", "transcript.md"} <= names
+    r1 = json.loads((out_dir / "debate_round1_nla.json").read_text())
+    assert r1["round"] == 1 and r1["agent"] == "NLA" and r1["claims"]
+    crit = json.loads((out_dir / "critique_round1_nla_on_ala.json").read_text())
+    assert crit["agent"] == "NLA" and crit["target"] == "ALA" and crit["critiques"]
+    summary = json.loads((out_dir / "debate_summary.json").read_text())
+    assert {"conflicts", "agreed_claims", "disputed_claims"} <= set(summary)
+    replay = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--provider", "replay", "--cassette",
+                            str(cas), "--json", "--quiet", db=db, check=True).stdout)
+    assert replay["verdict"] == first["verdict"]
+    assert replay["trajectory"] == first["trajectory"]
+
+
+@pytest.mark.parametrize("case_path", sample_cases(), ids=lambda p: p.stem)
+def test_every_sample_case_runs_offline_and_replays_to_the_same_verdict(tmp_path, case_path):
+    db = tmp_path / "d.db"
+    protocol = protocol_for(case_path)
+    first = json.loads(cli("run", str(case_path), "--protocol", protocol, "--json", "--quiet", db=db, check=True).stdout)
+    assert first["status"] == "completed"
+    cas = tmp_path / "c.json"
+    cli("export", first["debate_id"], "--cassette", str(cas), db=db, check=True)
+    again = json.loads(cli("run", str(case_path), "--protocol", protocol, "--provider", "replay", "--cassette", str(cas),
+                           "--json", "--quiet", db=db, check=True).stdout)
+    assert again["verdict"] == first["verdict"]
+    assert again["converged"] == first["converged"] and again["rounds"] == first["rounds"]
+
+
+def test_killed_debate_keeps_every_completed_step_and_resumes(tmp_path):
+    db = tmp_path / "d.db"
+    env = {**os.environ, "DEBATE_DB": str(db)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--latency-ms", "400",
+         "--quiet"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    done = 0
+    while time.time() < deadline and done < 4:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                con = sqlite3.connect(db)
+                done = con.execute("SELECT COUNT(*) FROM steps WHERE status = 'ok'").fetchone()[0]
+                con.close()
+            except sqlite3.OperationalError:
+                pass
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert done >= 4
+    store = DebateStore(db)
+    debate = store.list_debates()[0]
+    assert debate["status"] == "running"  # nobody got to mark it: the process died
+    steps = store.steps(debate["id"])
+    ok = [s for s in steps if s["status"] == "ok"]
+    assert len(ok) >= 4
+    assert all(s["output"] and s["raw_output"] and s["prompt"] for s in ok)
+    assert {"r1.answer.nla", "r1.answer.ala"} <= {s["step_id"] for s in ok}
+    resumed = json.loads(cli("resume", debate["id"], "--json", "--quiet", db=db, check=True).stdout)
+    assert resumed["status"] == "completed" and resumed["verdict"]["needs_human_review"] is True
+    new = store.get_debate(resumed["debate_id"])
+    assert new["resumed_from"] == debate["id"]
+    reused = [s for s in new["steps"] if s["model"] == "stored"]
+    assert len(reused) >= len(ok) - 1
+
+
+def test_review_commands_and_their_rules(tmp_path):
+    db = tmp_path / "d.db"
+    out = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, check=True).stdout)
+    did = out["debate_id"]
+    bad = cli("review", did, "--action", "override", "--reviewer", "ann", "--answer", "Only acquired property is divided.", db=db)
+    assert bad.returncode == 2 and "needs a reason" in bad.stderr
+    ok = cli("review", did, "--action", "override", "--reviewer", "ann", "--answer", "Only acquired property is divided.",
+             "--reason", "Pusaka tinggi is kaum property", db=db, check=True)
+    assert "pending -> overridden" in ok.stdout
+    again = cli("review", did, "--action", "accept", "--reviewer", "bob", db=db)
+    assert again.returncode == 2 and "already reviewed" in again.stderr
+    listed = json.loads(cli("list", "--json", "--search", "pusaka", db=db, check=True).stdout)
+    assert [r["id"] for r in listed] == [did]
+    assert listed[0]["final_answer"] == "Only acquired property is divided."
+    shown = json.loads(cli("show", did, "--json", db=db, check=True).stdout)
+    assert [r["action"] for r in shown["reviews"]] == ["override"]
+    assert shown["reviews"][0]["answer_before"] != shown["reviews"][0]["answer_after"]
+
+
+def test_show_unknown_id_is_bad_input(tmp_path):
+    proc = cli("show", "nope", db=tmp_path / "d.db")
+    assert proc.returncode == 2 and "no debate with id 'nope'" in proc.stderr
