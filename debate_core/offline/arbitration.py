@@ -27,7 +27,7 @@ from ..contradictions import (
 )
 from ..schemas import Case, Evidence
 from . import register
-from .text import authority_score
+from .text import authority_score, numbers
 
 DEFAULT_AUTHORITY_ORDER = ("GCC-STAT", "World Bank")
 # How far apart two sides must be on a criterion before it decides.
@@ -54,6 +54,10 @@ def _names(source: str | None, citation: str) -> bool:
         return False
     found = set(re.findall(r"[0-9a-z]+", citation.lower()))
     return len(words & found) / len(words) >= 0.5 or _norm(source) in _norm(citation)
+
+
+def _is_year(v: float) -> bool:
+    return v.is_integer() and 1900 <= v <= 2099
 
 
 def _date(text: str | None) -> tuple[int, int] | None:
@@ -160,15 +164,16 @@ def freshness(side: Side) -> tuple[tuple[int, int] | None, str]:
 
 
 def verification(side: Side) -> str:
-    """verified / not found (the cited source's passages lack the value) / no passage / no value."""
+    """verified / not found (the cited source's passages give other figures) / no figures / no passage / no value."""
     if side.value is None:
         return "no value"
     if not side.passages:
         return "no passage"
-    for ev in side.passages:
-        if any(_matches(side.value, v) for v in quoted_numbers(ev.text)):
-            return "verified"
-    return "not found"
+    figures = [v for ev in side.passages for v, unit in numbers(ev.text) if unit or not _is_year(v)]
+    if any(_matches(side.value, v) for v in figures):
+        return "verified"
+    # Passages without any figure neither support nor contradict the value.
+    return "not found" if figures else "no figures"
 
 
 def completeness(side: Side) -> tuple[float, list[str]]:

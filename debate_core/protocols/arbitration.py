@@ -37,6 +37,7 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [{"id": "arbiter", "role": "neutral arbit
 DEFAULT_ROUNDS = 1
 MAX_ROUNDS = 1
 MAX_PASSAGES = 8
+EXTRA_PASSAGES = 2
 
 
 def _option(options: dict[str, Any], key: str, default: Any) -> Any:
@@ -70,13 +71,11 @@ def relevant_evidence(case: Case, c: Contradiction) -> list[Evidence]:
         if ev.id in cited or any(k and (k in ev_key or ev_key in k) for k in keys):
             chosen.append(ev)
     by_id = case.evidence_by_id()
-    query = c.metric_name.replace("_", " ")
-    for ranked in bm25_rank(query, {e.id: f"{e.source} {e.text}" for e in case.evidence}):
-        if ranked.score <= 0 or len(chosen) >= MAX_PASSAGES:
-            break
-        if by_id[ranked.id] not in chosen:
-            chosen.append(by_id[ranked.id])
-    return chosen[:MAX_PASSAGES]
+    rest = {e.id: f"{e.source} {e.text}" for e in case.evidence if e not in chosen}
+    ranked = bm25_rank(c.metric_name.replace("_", " "), rest) if rest else []
+    # Only close matches for the metric join the cited sources' passages, and only a few.
+    extra = [r.id for r in ranked if r.score > 0 and r.score >= 0.5 * ranked[0].score][:EXTRA_PASSAGES]
+    return (chosen + [by_id[i] for i in extra])[:MAX_PASSAGES]
 
 
 async def run(run: DebateRun) -> Outcome:
