@@ -9,12 +9,13 @@ once cannot both win.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -495,6 +496,19 @@ class DebateStore(EventSink):
         return list(self.db.query(sql))
 
     # -- reviews ----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _immediate(self) -> Iterator[None]:
+        """A write transaction that takes the lock before reading, so a read-then-write cannot
+        deadlock against another reviewer's connection: the second one waits, then sees the change."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.conn.rollback()
+            raise
+        else:
+            self.db.conn.commit()
+
     def review(
         self,
         debate_id: str,
@@ -519,7 +533,7 @@ class DebateStore(EventSink):
             raise ReviewError("an override needs the corrected answer")
         if action in ("override", "escalate") and not reason:
             raise ReviewError(f"{action} needs a reason")
-        with self._lock, self.db.atomic():
+        with self._lock, self._immediate():
             row = self.db.execute(
                 "SELECT status, review_state, final_answer, version FROM debates WHERE id = ?", [debate_id]
             ).fetchone()

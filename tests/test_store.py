@@ -1,0 +1,152 @@
+"""The store: migrations, event persistence, search, the append-only review trail and its lock."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from helpers import SUPERVISOR, small_case
+
+from debate_core.engine import run_debate
+from debate_core.events import Event
+from debate_core.store import MIGRATIONS, DebateStore, ReviewConflict, ReviewError
+
+
+@pytest.fixture
+def store():
+    s = DebateStore(memory=True)
+    yield s
+    s.close()
+
+
+def completed(store, answer="The daughters keep the sawah.", review=False):
+    did = store.create_debate(small_case(), "cross_critique", {"provider": "offline", "model": "m"}, {})
+    store.record(did, Event("turn_started", "r1.answer.nla", {"call": 1, "round": 1, "stage": "answer", "agent": "nla",
+                                                              "prompt": [{"role": "user", "content": "q"}]}))
+    store.record(did, Event("turn_finished", "r1.answer.nla", {
+        "call": 1, "raw": "{}", "calls": 1, "input_tokens": 10, "output_tokens": 4,
+        "output": {"answer": answer, "claims": [{"id": "C1", "statement": "Sawah is pusaka tinggi of the kaum",
+                                                 "evidence": ["E3"], "confidence": 0.7, "verified": True}]}}))
+    store.record(did, Event("completed", None, {"rounds": 2, "converged": True, "verdict": {
+        "answer": answer, "confidence": 0.7, "needs_human_review": review, "escalation_reasons": []}}))
+    return did
+
+
+def test_migrations_are_recorded_and_idempotent(tmp_path):
+    path = tmp_path / "x.db"
+    first = DebateStore(path)
+    assert [n for n, _ in MIGRATIONS][0] == "0001_initial"
+    assert {r["name"] for r in first.db["_migrations"].rows} == {n for n, _ in MIGRATIONS}
+    first.close()
+    again = DebateStore(path)
+    assert again.migrate() == []
+    assert again.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_events_fill_steps_claims_usage_and_the_search_index(store):
+    did = completed(store)
+    d = store.get_debate(did)
+    assert d["status"] == "completed" and d["input_tokens"] == 10 and d["calls"] == 1
+    assert d["steps"][0]["status"] == "ok" and d["steps"][0]["output"]["answer"]
+    assert store.claims(did)[0]["statement"].startswith("Sawah")
+    assert [r["id"] for r in store.list_debates(search="kaum")] == [did]  # claim text
+    assert [r["id"] for r in store.list_debates(search="daught")] == [did]  # answer, prefix
+    assert store.list_debates(search="nonexistentword") == []
+    assert store.list_debates(search='"; DROP TABLE debates; --') == []
+    assert store.count_debates() == 1
+
+
+def test_failed_step_keeps_raw_output(store):
+    did = store.create_debate(small_case(), "cross_critique", {"provider": "openai"}, {})
+    store.record(did, Event("turn_started", "r1.answer.ala", {"call": 1, "stage": "answer", "agent": "ala"}))
+    store.record(did, Event("turn_failed", "r1.answer.ala", {"call": 1, "error": "bad json", "raw": "{oops",
+                                                             "attempts": 3, "input_tokens": 30}))
+    store.record(did, Event("failed", "r1.answer.ala", {"error": "step r1.answer.ala failed"}))
+    d = store.get_debate(did)
+    assert d["status"] == "failed" and d["failed_step"] == "r1.answer.ala"
+    assert d["steps"][0]["raw_output"] == "{oops" and d["steps"][0]["attempts"] == 3
+    assert d["input_tokens"] == 30
+
+
+def test_review_actions_append_to_the_audit_trail(store):
+    did = completed(store)
+    with pytest.raises(ReviewError, match="needs a reason"):
+        store.review(did, action="escalate", reviewer="ann")
+    with pytest.raises(ReviewError, match="reviewer name"):
+        store.review(did, action="accept", reviewer=" ")
+    store.review(did, action="escalate", reviewer="ann", reason="norm conflict")
+    with pytest.raises(ReviewError, match="already reviewed"):
+        store.review(did, action="accept", reviewer="bob")
+    store.review(did, action="override", reviewer="sue", answer="Divide acquired property only.", reason="MA practice",
+                 supervisor=True)
+    d = store.get_debate(did)
+    assert d["review_state"] == "overridden" and d["final_answer"] == "Divide acquired property only."
+    trail = [(r["reviewer"], r["role"], r["action"], r["state_before"], r["state_after"]) for r in d["reviews"]]
+    assert trail == [("ann", "reviewer", "escalate", "pending", "escalated"),
+                     ("sue", "supervisor", "override", "escalated", "overridden")]
+    assert d["reviews"][1]["answer_before"] == "The daughters keep the sawah."
+    assert store.escalation_queue() == []
+
+
+def test_two_reviewers_at_once_cannot_both_win(tmp_path):
+    path = tmp_path / "r.db"
+    setup = DebateStore(path)
+    did = completed(setup)
+    version = setup.get_debate(did)["version"]
+    results: list[str] = []
+    barrier = threading.Barrier(2)
+
+    def act(name, action, **kw):
+        own = DebateStore(path)  # each reviewer has their own connection, as two browser sessions do
+        barrier.wait()
+        try:
+            own.review(did, action=action, reviewer=name, expected_version=version, **kw)
+            results.append(f"{name}:ok")
+        except (ReviewConflict, ReviewError):
+            results.append(f"{name}:refused")
+
+    threads = [threading.Thread(target=act, args=("ann", "accept")),
+               threading.Thread(target=act, args=("bob", "override"), kwargs={"answer": "x", "reason": "y"})]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.split(":")[1] for r in results) == ["ok", "refused"]
+    assert len(setup.reviews(did)) == 1
+
+
+def test_stale_version_gets_a_clear_message(store):
+    did = completed(store)
+    store.review(did, action="accept", reviewer="ann", expected_version=0)
+    with pytest.raises(ReviewConflict, match="changed by someone else"):
+        store.review(did, action="escalate", reviewer="bob", reason="r", expected_version=0)
+
+
+def test_filters_and_analytics(store):
+    a = completed(store, review=True)
+    b = completed(store)
+    store.review(a, action="escalate", reviewer="ann", reason="r")
+    store.review(b, action="accept", reviewer="bob")
+    assert [r["id"] for r in store.list_debates(reviewer="bob")] == [b]
+    assert [r["id"] for r in store.list_debates(review_state="escalated")] == [a]
+    assert [r["id"] for r in store.list_debates(needs_review=True)] == [a]
+    assert store.list_debates(protocol="panel") == []
+    row = store.analytics()[0]
+    assert row["debates"] == 2 and row["escalation_rate"] == 0.5 and row["agreement_rate"] == 0.5
+    assert store.reviewers() == ["ann", "bob"]
+
+
+def test_a_real_debate_lands_in_the_store(store):
+    from helpers import ALA_R1, NLA_R1, cassette, minor3
+
+    from debate_core.providers import ReplayProvider
+
+    calls = [("r1.answer.nla", NLA_R1), ("r1.answer.ala", ALA_R1), ("r1.critique.nla.ala", minor3()),
+             ("r1.critique.ala.nla", minor3()), ("r2.revise.nla", NLA_R1), ("r2.revise.ala", ALA_R1),
+             ("final.supervisor", SUPERVISOR)]
+    result = run_debate(small_case(), "cross_critique", provider=ReplayProvider(cassette(calls)), store=store)
+    d = store.get_debate(result.debate_id)
+    assert d["status"] == "completed" and len(d["steps"]) == 7
+    assert len(store.critiques(result.debate_id)) == 6
+    kinds = [e["kind"] for e in store.events(result.debate_id)]
+    assert kinds[0] == "debate_started" and kinds[-1] == "completed" and kinds.count("round_closed") == 2
