@@ -1,0 +1,229 @@
+"""Seed 002: multi-round hypothesis refinement between root-cause reasoners and a judge.
+
+Each round the reasoners give 3-5 hypotheses concurrently (round 1 from the incident data, later
+rounds refining their own top hypothesis on the judge's feedback and the other reasoners' top
+hypotheses), then the judge scores every hypothesis 0-100. A judge reply that leaves a hypothesis
+unscored, scores one twice or refers to an unknown reasoner or index is invalid: it is rejected
+inside the provider's retry loop (a model is told what is missing and asked again) and, when the
+retries run out, the debate fails naming the judge step. The debate stops on a score plateau, on
+consensus, or at the round budget; the best hypothesis across all rounds is the answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import model_validator
+
+from .. import prompts, steps
+from ..convergence import SCORE_PLATEAU_POINTS, score_plateau
+from ..moderator import refinement as rules
+from ..runtime import DebateFailed, DebateRun, Outcome
+from ..schemas import HypothesesOutput, JudgeOutput
+
+NAME = "refinement"
+DEFAULT_ROUNDS = 3
+MAX_ROUNDS = 3
+
+DEFAULT_AGENTS: list[dict[str, Any]] = [
+    {"id": "log", "role": "Log-focused reasoner",
+     "focus": "error messages, event timelines and metrics of the current incident: what the logs show failed, "
+              "where and when", "evidence_kinds": ["log", "metric", "config"]},
+    {"id": "kg", "role": "Knowledge-graph reasoner",
+     "focus": "similar past incidents, causal paths and recurring patterns from the knowledge graph, linked to "
+              "the entities of the current incident", "evidence_kinds": ["history"]},
+    {"id": "hybrid", "role": "Hybrid reasoner",
+     "focus": "combine current logs and metrics with historical incidents and patterns into one causal story",
+     "evidence_kinds": ["log", "metric", "config", "history"]},
+]
+
+
+def judge_output_model(expected: dict[str, int]) -> type[JudgeOutput]:
+    """JudgeOutput that is only valid when it scores every hypothesis of this round exactly once."""
+
+    class RoundJudgeOutput(JudgeOutput):
+        @model_validator(mode="after")
+        def _covers_every_hypothesis(self) -> RoundJudgeOutput:
+            problems = rules.judge_coverage_problems(self.scores, expected)
+            if problems:
+                raise ValueError("the judge must score every hypothesis exactly once: " + "; ".join(problems))
+            return self
+
+    RoundJudgeOutput.__name__ = "JudgeOutput"
+    return RoundJudgeOutput
+
+
+def _agents(run: DebateRun) -> list[dict[str, Any]]:
+    agents = run.agent_ids(DEFAULT_AGENTS)
+    ids = [a.get("id") for a in agents]
+    if len(agents) < 2 or not all(ids) or len(set(ids)) != len(ids):
+        raise DebateFailed("refinement needs at least two reasoners with distinct ids")
+    if len({rules.normalise_reasoner(i) for i in ids}) != len(ids):
+        raise DebateFailed("reasoner ids must differ ignoring case: the judge refers to them by name")
+    defaults = {a["id"]: a for a in DEFAULT_AGENTS}
+    return [{"role": a["id"], "focus": "", **defaults.get(a["id"], {}), **a} for a in agents]
+
+
+def _bullets(items: list[str]) -> str:
+    return "\n".join(f"- {x}" for x in items) if items else "- (none)"
+
+
+def _hyp_brief(h: dict[str, Any]) -> dict[str, Any]:
+    keep = ("hypothesis", "confidence", "category", "evidence", "suggested_resolution")
+    return {k: h[k] for k in keep if k in h}
+
+
+async def _reason(run: DebateRun, r: dict[str, Any], n: int, base: dict[str, str],
+                  tops_prev: dict[str, dict[str, Any]], hyps_prev: dict[str, list[dict[str, Any]]]) -> HypothesesOutput:
+    """One reasoner's hypotheses: from the incident in round 1, refined on the judge's feedback after.
+
+    The refinement prompt carries only the reasoner's own previous top hypothesis with its score and
+    the judge's notes, and the other reasoners' top hypotheses: bounded, never the whole transcript."""
+    variables = {"role": r["role"], "focus": r["focus"], "reasoner_id": r["id"], **base}
+    if n == 1:
+        return await run.step(steps.hypotheses(n, r["id"]), HypothesesOutput, "refinement_hypotheses",
+                              variables, {"agent": r, "round": n})
+    own = tops_prev[r["id"]]
+    others = [{"reasoner": o, "score": t["judge_score"], **_hyp_brief(t)} for o, t in tops_prev.items() if o != r["id"]]
+    variables.update({
+        "round": str(n),
+        "previous_hypothesis": prompts.data_block("previous hypothesis", own["hypothesis"]),
+        "previous_score": f"{own['judge_score']:.0f}",
+        "previous_confidence": f"{own['confidence']:.2f}",
+        "strengths": prompts.data_block("strengths", _bullets(own["strengths"])),
+        "weaknesses": prompts.data_block("weaknesses", _bullets(own["weaknesses"])),
+        "detailed_feedback": prompts.data_block("feedback", own["feedback"] or "(none)"),
+        "other_hypotheses": prompts.data_block("other reasoners' top hypotheses",
+                                               json.dumps(others, ensure_ascii=False, indent=1)),
+    })
+    payload = {"agent": r, "round": n, "previous": own, "others": others, "previous_hypotheses": hyps_prev[r["id"]]}
+    return await run.step(steps.hypotheses(n, r["id"]), HypothesesOutput, "refinement_refine", variables, payload)
+
+
+async def run(run: DebateRun) -> Outcome:
+    reasoners = _agents(run)
+    ids = [r["id"] for r in reasoners]
+    opts = run.settings.options
+    asked = int(run.settings.rounds or DEFAULT_ROUNDS)
+    max_rounds = max(1, min(MAX_ROUNDS, asked))
+    if asked > MAX_ROUNDS:
+        run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {asked})")
+    plateau_points = float(opts.get("plateau_points", SCORE_PLATEAU_POINTS))
+    overlap = float(opts.get("consensus_overlap", rules.CONSENSUS_OVERLAP))
+    evidence_ids = set(run.case.evidence_by_id())
+    question = prompts.data_block("incident", run.case.question)
+    evidence = prompts.evidence_block(run.case.evidence)
+    domain_hint = run.case.domain_hint or "(none)"
+
+    rounds_out: list[dict[str, Any]] = []
+    trajectory: list[dict[str, Any]] = []
+    top_scores: list[float] = []
+    tops_prev: dict[str, dict[str, Any]] = {}
+    hyps_prev: dict[str, list[dict[str, Any]]] = {}
+    converged, reason = False, ""
+
+    for n in range(1, max_rounds + 1):
+        base = {"question": question, "domain_hint": domain_hint, "evidence": evidence}
+        outs = await run.gather(*(_reason(run, r, n, base, tops_prev, hyps_prev) for r in reasoners))
+        hyps = {r: [h.model_dump(mode="json") for h in out.hypotheses] for r, out in zip(ids, outs, strict=True)}
+        for r, items in hyps.items():
+            for i, h in enumerate(items):
+                h["verified_evidence"] = [e for e in h["evidence"] if e in evidence_ids]
+                h["unverified_evidence"] = [e for e in h["evidence"] if e not in evidence_ids]
+                if h["unverified_evidence"]:
+                    sid = steps.hypotheses(n, r)
+                    run.warn(f"{sid}: hypothesis {i} cites evidence ids not in the case: "
+                             f"{', '.join(h['unverified_evidence'])} (marked unverified)", sid)
+
+        expected = {r: len(items) for r, items in hyps.items()}
+        listing = {r: [{"index": i, **_hyp_brief(h), "reasoning": h["reasoning"],
+                        "affected_components": h["affected_components"]} for i, h in enumerate(items)]
+                   for r, items in hyps.items()}
+        judged = await run.step(
+            steps.judge(n), judge_output_model(expected), "refinement_judge",
+            {"question": question, "evidence": evidence, "round": str(n),
+             "expected": ", ".join(f"{r}: indexes 0-{c - 1}" for r, c in expected.items()),
+             "hypotheses": prompts.data_block("hypotheses", json.dumps(listing, ensure_ascii=False, indent=1))},
+            {"hypotheses": hyps, "round": n},
+            stage="judge",
+        )
+        canonical = {rules.normalise_reasoner(r): r for r in ids}
+        for s in judged.scores:
+            h = hyps[canonical[rules.normalise_reasoner(s.reasoner)]][s.index]
+            h.update(judge_score=float(s.score), strengths=list(s.strengths), weaknesses=list(s.weaknesses),
+                     feedback=s.feedback)
+
+        tops: dict[str, dict[str, Any]] = {}
+        for r in ids:
+            best = max(range(len(hyps[r])), key=lambda i, r=r: (hyps[r][i]["judge_score"], -i))
+            tops[r] = {"reasoner": r, "index": best, "round": n, **hyps[r][best]}
+        round_top = max(tops.values(), key=lambda t: (t["judge_score"], -ids.index(t["reasoner"])))
+        top_scores.append(round_top["judge_score"])
+        gain = round(top_scores[-1] - top_scores[-2], 2) if n > 1 else None
+        agreed, lowest_overlap = rules.consensus(list(tops.values()), overlap)
+        plateau = score_plateau(top_scores, plateau_points)
+
+        rounds_out.append({
+            "round_number": n,
+            "hypotheses": {r: [{"index": i, **h} for i, h in enumerate(items)] for r, items in hyps.items()},
+            "judge_evaluation": {
+                "scores": [{**s.model_dump(mode="json"), "reasoner": canonical[rules.normalise_reasoner(s.reasoner)]}
+                           for s in judged.scores],
+                "reasoner_top": {r: {"index": t["index"], "score": t["judge_score"]} for r, t in tops.items()},
+            },
+            "top_hypothesis": dict(round_top),
+            "improvement": gain,
+            "consensus": {"reached": agreed, "lowest_overlap": lowest_overlap,
+                          "categories": {r: t["category"] for r, t in tops.items()}},
+        })
+        metrics = {"round": n, "judge_scores": {r: t["judge_score"] for r, t in tops.items()},
+                   "top_score": round_top["judge_score"], "improvement": gain, "top_reasoner": round_top["reasoner"],
+                   "consensus_overlap": lowest_overlap,
+                   "confidence": {r: t["confidence"] for r, t in tops.items()}}
+        trajectory.append(metrics)
+        run.emit("round_closed", round=n, metrics=metrics)
+        tops_prev, hyps_prev = tops, hyps
+
+        # A plateau needs two rounds to compare; round 1 is not measured against a score of 0.
+        if plateau:
+            converged = True
+            reason = f"Score plateau: top score changed by {gain:+.1f} points (< {plateau_points:g})"
+            break
+        if agreed:
+            converged = True
+            reason = (f"Consensus: all reasoners' top hypotheses agree "
+                      f"(category {round_top['category']}, overlap {lowest_overlap:.2f})")
+            break
+        if n == max_rounds:
+            reason = f"Max rounds ({max_rounds}) reached"
+
+    # The best hypothesis across all rounds: a refinement that scores worse does not replace it.
+    best = max((rd["top_hypothesis"] for rd in rounds_out), key=lambda t: (t["judge_score"], t["round"]))
+    final = {
+        "hypothesis": best["hypothesis"], "confidence": best["confidence"], "judge_score": best["judge_score"],
+        "source": best["reasoner"], "reasoning": best["reasoning"], "evidence": best["evidence"],
+        "resolution": best["suggested_resolution"], "rounds_refined": best["round"], "category": best["category"],
+        "affected_components": best["affected_components"], "verified_evidence": best["verified_evidence"],
+        "unverified_evidence": best["unverified_evidence"],
+    }
+    verdict = rules.verdict(
+        final=final, converged=converged, convergence_reason=reason, rounds=len(rounds_out),
+        review_threshold=float(opts.get("review_score_threshold", rules.REVIEW_SCORE_THRESHOLD)),
+        escalate_without_convergence=bool(opts.get("escalate_without_convergence", True)),
+    )
+    result = {
+        "rounds": rounds_out,
+        "final_hypothesis": final,
+        "convergence_achieved": converged,
+        "convergence_reason": reason,
+        "total_rounds": len(rounds_out),
+        "improvement_trajectory": top_scores,
+        "settings": {"max_rounds": max_rounds, "plateau_points": plateau_points, "consensus_overlap": overlap},
+    }
+    return Outcome(
+        rounds=len(rounds_out), converged=converged, convergence_reason=reason, verdict=verdict,
+        trajectory=trajectory, result=result,
+        summary={"final_source": final["source"], "final_score": final["judge_score"],
+                 "improvement_trajectory": top_scores},
+    )
