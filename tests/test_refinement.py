@@ -1,0 +1,289 @@
+"""Refinement protocol (seed 002): stopping rules, judge-score validation, escalation, offline agents."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_core.cases import CASES_DIR, load_case, parse_case
+from debate_core.engine import run_debate
+from debate_core.events import MemorySink
+from debate_core.moderator.refinement import consensus, judge_coverage_problems
+from debate_core.offline.refinement import assess, refine
+from debate_core.providers import ReplayProvider
+from debate_core.providers.base import Provider, RawReply
+from debate_core.runtime import DebateSettings
+from debate_core.schemas import JudgeScore
+
+REASONERS = ("log", "kg", "hybrid")
+DISTINCT = {
+    "log": ("Disk space exhaustion on dn-07", "resource"),
+    "kg": ("Faulty top-of-rack switch drops heartbeats", "network"),
+    "hybrid": ("Misconfigured reserved space setting", "config"),
+}
+
+
+@pytest.fixture
+def case():
+    return parse_case({
+        "id": "t-refinement", "title": "node down", "question": "Why did dn-07 fail?",
+        "evidence": [{"id": "L1", "source": "log", "text": "dn-07 disk 100% full"},
+                     {"id": "H1", "source": "past incident", "text": "HDFS_001 disk full"}],
+    })
+
+
+def hyp(text, category="resource", evidence=("L1",), confidence=0.7):
+    return {"hypothesis": text, "confidence": confidence, "reasoning": "r", "evidence": list(evidence),
+            "category": category, "affected_components": ["dn-07"], "suggested_resolution": "Free space; add alerts",
+            "changes_made": ""}
+
+
+def hyps_call(n, reasoner, top_text=None, category=None, evidence=("L1",)):
+    text, cat = DISTINCT[reasoner]
+    items = [hyp(top_text or text, category or cat, evidence)]
+    items += [hyp(f"{reasoner} alternative {i}", "software") for i in (1, 2)]
+    return {"step": f"r{n}.hypotheses.{reasoner}", "output": {"hypotheses": items}}
+
+
+def judge_call(n, tops, others=10.0, skip=()):
+    scores = []
+    for r in REASONERS:
+        for i in range(3):
+            if (r, i) in skip:
+                continue
+            scores.append({"reasoner": r, "index": i, "score": tops[r] if i == 0 else others,
+                           "strengths": [f"{r}{i} ok"], "weaknesses": [f"{r}{i} weak"], "feedback": f"improve {r}{i}"})
+    return {"step": f"r{n}.judge", "output": {"scores": scores}}
+
+
+def round_calls(n, tops, others=10.0, **kw):
+    return [*(hyps_call(n, r, **kw) for r in REASONERS), judge_call(n, tops, others)]
+
+
+def replay(*calls):
+    return ReplayProvider({"format": "debate-cassette/1", "protocol": "refinement", "calls": list(calls)})
+
+
+def test_score_plateau_stops_after_the_second_round(case):
+    # No round-3 entries: asking for them would fail the debate.
+    calls = round_calls(1, {"log": 80, "kg": 70, "hybrid": 60}) + round_calls(2, {"log": 83, "kg": 72, "hybrid": 61})
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    assert res.status == "completed", res.error
+    assert res.rounds == 2 and res.converged
+    assert res.convergence_reason == "Score plateau: top score changed by +3.0 points (< 5)"
+    assert res.result["improvement_trajectory"] == [80.0, 83.0]
+    assert res.trajectory[1]["judge_scores"] == {"log": 83.0, "kg": 72.0, "hybrid": 61.0}
+    assert res.trajectory[1]["top_score"] == 83.0
+    final = res.result["final_hypothesis"]
+    assert final["source"] == "log" and final["judge_score"] == 83.0 and final["rounds_refined"] == 2
+    assert not res.verdict.needs_human_review
+    assert res.verdict.answer.startswith("Disk space exhaustion on dn-07\nResolution: Free space")
+    assert res.verdict.confidence == 0.83
+
+
+def test_first_round_is_never_a_plateau_and_the_threshold_is_configurable(case):
+    calls = round_calls(1, {"log": 1, "kg": 1, "hybrid": 1}, others=0) + round_calls(2, {"log": 83, "kg": 72, "hybrid": 61})
+    calls += round_calls(3, {"log": 87, "kg": 72, "hybrid": 61})
+    # A top score of 1 in round 1 is not "a gain below 3 over 0": round 1 has nothing to compare with.
+    res = run_debate(case, "refinement", provider=replay(*calls), settings=DebateSettings(options={"plateau_points": 3}))
+    assert res.rounds == 3
+    assert not res.converged and res.convergence_reason == "Max rounds (3) reached"
+    assert res.result["improvement_trajectory"] == [1.0, 83.0, 87.0]
+
+
+def test_consensus_stops_in_the_first_round(case):
+    calls = [hyps_call(1, r, top_text="Disk space exhaustion on DataNode dn-07 after the re-replication surge",
+                       category="resource") for r in REASONERS]
+    calls.append(judge_call(1, {"log": 80, "kg": 85, "hybrid": 75}))
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    assert res.rounds == 1 and res.converged
+    assert res.convergence_reason.startswith("Consensus: all reasoners' top hypotheses agree (category resource")
+    assert res.result["final_hypothesis"]["source"] == "kg"
+    assert res.result["rounds"][0]["consensus"]["reached"]
+
+
+def test_same_category_with_different_stories_is_not_consensus():
+    tops = [{"hypothesis": "Disk space exhaustion on dn-07", "category": "resource"},
+            {"hypothesis": "Memory leak in the block scanner exhausts the heap", "category": "resource"}]
+    agreed, lowest = consensus(tops, 0.5)
+    assert not agreed and lowest < 0.5
+    same = [{"hypothesis": "Disk space exhaustion on dn-07", "category": "resource"},
+            {"hypothesis": "Disk space exhaustion on dn-07", "category": "config"}]
+    assert consensus(same, 0.5) == (False, 1.0)
+
+
+def test_max_rounds_without_convergence_escalates(case):
+    calls = []
+    for n, top in ((1, 50), (2, 60), (3, 70)):
+        calls += round_calls(n, {"log": top, "kg": top - 20, "hybrid": top - 30})
+    sink = MemorySink()
+    res = run_debate(case, "refinement", provider=replay(*calls), sink=sink)
+    assert res.rounds == 3 and not res.converged
+    assert res.convergence_reason == "Max rounds (3) reached"
+    assert res.verdict.needs_human_review
+    assert "no_convergence_at_max_rounds" in res.verdict.applied_rules
+    assert sink.kinds().count("round_closed") == 3
+    assert [e.data["metrics"]["top_score"] for _, e in sink.events if e.kind == "round_closed"] == [50, 60, 70]
+
+
+def test_rounds_are_capped_at_three(case):
+    calls = []
+    for n, top in ((1, 50), (2, 60), (3, 70)):
+        calls += round_calls(n, {"log": top, "kg": 1, "hybrid": 1})
+    res = run_debate(case, "refinement", provider=replay(*calls), settings=DebateSettings(rounds=7))
+    assert res.rounds == 3
+    assert any("capped at 3" in w for w in res.warnings)
+
+
+def test_low_final_score_escalates_even_when_converged(case):
+    calls = round_calls(1, {"log": 40, "kg": 30, "hybrid": 20}) + round_calls(2, {"log": 42, "kg": 30, "hybrid": 20})
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    assert res.converged
+    assert res.verdict.needs_human_review
+    assert res.verdict.applied_rules == ["final_score_below_threshold"]
+    relaxed = run_debate(case, "refinement", provider=replay(*calls),
+                         settings=DebateSettings(options={"review_score_threshold": 40}))
+    assert not relaxed.verdict.needs_human_review
+
+
+def test_a_worse_refinement_stops_and_keeps_the_best_earlier_hypothesis(case):
+    calls = round_calls(1, {"log": 88, "kg": 70, "hybrid": 60}) + round_calls(2, {"log": 70, "kg": 72, "hybrid": 61})
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    assert res.convergence_reason.startswith("Score plateau: top score changed by -16.0")
+    final = res.result["final_hypothesis"]
+    assert final["judge_score"] == 88.0 and final["rounds_refined"] == 1
+
+
+def test_unverified_evidence_is_marked_and_escalates(case):
+    calls = round_calls(1, {"log": 90, "kg": 30, "hybrid": 20}) + round_calls(2, {"log": 92, "kg": 30, "hybrid": 20})
+    calls[0] = hyps_call(1, "log", evidence=("L1", "X9"))
+    calls[4] = hyps_call(2, "log", evidence=("L1", "X9"))
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    h = res.result["rounds"][0]["hypotheses"]["log"][0]
+    assert h["unverified_evidence"] == ["X9"] and h["verified_evidence"] == ["L1"]
+    assert any("X9" in w for w in res.warnings)
+    assert "unverified_evidence" in res.verdict.applied_rules
+
+
+@pytest.mark.parametrize("skip, wrong, expected", [
+    ({("kg", 2)}, None, "not scored: kg#2"),
+    (set(), {"reasoner": "kg", "index": 7}, "index 7 is out of range"),
+    (set(), {"reasoner": "planner", "index": 0}, "unknown reasoner 'planner'"),
+    (set(), {"reasoner": "log", "index": 1}, "log#1 is scored 2 times"),
+])
+def test_incomplete_judge_output_fails_the_debate_at_the_judge_step(case, skip, wrong, expected):
+    judge = judge_call(1, {"log": 80, "kg": 70, "hybrid": 60}, skip=skip)
+    if wrong:
+        judge["output"]["scores"].append({**judge["output"]["scores"][0], **wrong})
+    calls = [*(hyps_call(1, r) for r in REASONERS), judge]
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    assert res.status == "failed"
+    assert res.failed_step == "r1.judge"
+    assert expected in res.error
+
+
+def test_judge_reasoner_names_match_ignoring_case(case):
+    judge = judge_call(1, {"log": 80, "kg": 70, "hybrid": 60})
+    for s in judge["output"]["scores"]:
+        s["reasoner"] = s["reasoner"].upper()
+    calls = [*(hyps_call(1, r) for r in REASONERS), judge, *round_calls(2, {"log": 81, "kg": 70, "hybrid": 60})]
+    res = run_debate(case, "refinement", provider=replay(*calls))
+    assert res.status == "completed", res.error
+    assert {s["reasoner"] for s in res.result["rounds"][0]["judge_evaluation"]["scores"]} == set(REASONERS)
+
+
+class FlakyJudge(Provider):
+    """Answers from a cassette, but the judge first leaves one hypothesis unscored."""
+
+    name = "flaky"
+
+    def __init__(self, calls):
+        super().__init__(max_attempts=3)
+        self.calls = {c["step"]: c["output"] for c in calls}
+        self.seen: list[list[dict[str, str]]] = []
+
+    async def _reply(self, req, messages, attempt):
+        out = self.calls[req.step_id]
+        if req.step_id == "r1.judge":
+            self.seen.append(messages)
+            if attempt == 1:
+                out = {"scores": out["scores"][:-1]}
+        return RawReply(text="", data=out)
+
+
+def test_the_judge_is_told_what_it_left_unscored_and_asked_again(case):
+    calls = round_calls(1, {"log": 80, "kg": 70, "hybrid": 60}) + round_calls(2, {"log": 81, "kg": 70, "hybrid": 60})
+    provider = FlakyJudge(calls)
+    res = run_debate(case, "refinement", provider=provider)
+    assert res.status == "completed", res.error
+    assert len(provider.seen) == 2
+    assert "not scored: hybrid#2" in provider.seen[1][-1]["content"]
+
+
+def test_coverage_problems_accepts_a_complete_score_list():
+    scores = [JudgeScore(reasoner=r, index=i, score=50) for r in ("a", "b") for i in range(3)]
+    assert judge_coverage_problems(scores, {"a": 3, "b": 3}) == []
+    assert judge_coverage_problems(scores[:-1], {"a": 3, "b": 3}) == ["not scored: b#2"]
+
+
+def test_refinement_prompt_carries_the_seed_template_and_only_top_hypotheses(case):
+    calls = round_calls(1, {"log": 80, "kg": 70, "hybrid": 60}) + round_calls(2, {"log": 81, "kg": 70, "hybrid": 60})
+    sink = MemorySink()
+    run_debate(case, "refinement", provider=replay(*calls), sink=sink)
+    prompt = next(e.data["prompt"] for _, e in sink.events if e.kind == "turn_started" and e.step_id == "r2.hypotheses.log")
+    user = prompt[1]["content"]
+    for section in ("=== YOUR PREVIOUS HYPOTHESIS ===", "=== JUDGE FEEDBACK ===",
+                    "=== OTHER REASONERS' TOP HYPOTHESES ===", "=== INSTRUCTIONS ==="):
+        assert section in user
+    assert "Score: 80/100" in user and "Confidence: 0.70" in user
+    assert "log0 weak" in user and "improve log0" in user and "log0 ok" in user
+    assert "Faulty top-of-rack switch" in user and "Misconfigured reserved space" in user
+    # Bounded: the other reasoners' non-top hypotheses and other feedback are not replayed.
+    assert "kg alternative 1" not in user and "improve kg0" not in user
+
+
+def test_offline_debate_improves_then_plateaus_on_the_sample_case():
+    case = load_case(CASES_DIR / "refinement_hdfs_datanode.json")
+    res = run_debate(case, "refinement")
+    assert res.status == "completed", res.error
+    scores = res.result["improvement_trajectory"]
+    assert scores[1] - scores[0] >= 5 and 0 <= scores[-1] - scores[-2] < 5
+    assert res.converged and res.convergence_reason.startswith("Score plateau")
+    final = res.result["final_hypothesis"]
+    assert final["category"] == case.expected["category"]
+    assert {"M1", "C1", "L4"} <= set(final["evidence"])
+    assert "dn-07" in final["hypothesis"] and "dfs.datanode.du.reserved" in final["hypothesis"]
+    assert final["unverified_evidence"] == []
+    assert not res.verdict.needs_human_review
+    round2 = res.result["rounds"][1]["hypotheses"]
+    assert all(items[0]["changes_made"] for items in round2.values())
+    for rd in res.result["rounds"]:
+        for items in rd["hypotheses"].values():
+            assert 3 <= len(items) <= 5
+            assert all("judge_score" in h and h["feedback"] for h in items)
+
+
+def test_offline_judge_feedback_names_evidence_and_refinement_acts_on_it():
+    case = load_case(CASES_DIR / "refinement_hdfs_datanode.json")
+    h = {"hypothesis": "Disk space exhaustion on DataNode dn-07.", "confidence": 0.8, "reasoning": "",
+         "evidence": ["L1", "L2"], "category": "resource", "affected_components": ["dn-07"],
+         "suggested_resolution": "Free space on dn-07", "changes_made": ""}
+    first = assess(case, h)
+    assert "M1" in first["feedback"] or "H1" in first["feedback"] or "L4" in first["feedback"]
+    refined = refine(case, {"id": "log", "evidence_kinds": ["log", "metric", "config"]},
+                     {**h, **first, "judge_score": first["score"]}, [], [])[0]
+    assert refined["changes_made"]
+    assert assess(case, refined)["score"] > first["score"]
+
+
+def test_offline_judge_sends_a_weakly_supported_category_elsewhere():
+    case = load_case(CASES_DIR / "refinement_hdfs_datanode.json")
+    network = {"hypothesis": "Network connectivity failure on DataNode dn-07.", "confidence": 0.6, "reasoning": "",
+               "evidence": ["L6"], "category": "network", "affected_components": ["dn-07"],
+               "suggested_resolution": "Check the switch", "changes_made": ""}
+    verdict = assess(case, network)
+    assert any("M3" in w for w in verdict["weaknesses"])
+    assert "Reconsider: the current evidence points to a resource cause" in verdict["feedback"]
+    agent = {"id": "log", "evidence_kinds": ["log", "metric", "config"]}
+    switched = refine(case, agent, {**network, **verdict}, [], [])[0]
+    assert switched["category"] == "resource"
+    assert switched["changes_made"].startswith("switched from my network hypothesis")
