@@ -41,10 +41,12 @@ _KO_NEGATION_AFTER = ("지 않", "지않", "지 못", " 않", " 없", "없")
 
 _EN_POS = ("delicious", "tasty", "great", "excellent", "amazing", "friendly", "fresh", "generous", "reasonable",
            "affordable", "perfect", "loved?", "enjoy(?:ed)?", "recommend(?:ed)?", "good", "nice", "quick", "fast",
-           "attentive", "worth", "positive", "satisf(?:ied|ying)")
+           "attentive", "worth", "positive", "satisf(?:ied|ying)", "gorgeous", "beautiful", "stunning", "praised?",
+           "reliable", "smooth")
 _EN_NEG = ("rude", "slow", "cold", "bland", "overpriced", "expensive", "pricey", "disappointing", "disappointed",
            "dirty", "noisy", "crowded", "waited", "terrible", "awful", "worst", "bad", "poor", "unfriendly", "late",
-           "salty", "greasy", "stale", "negative", "broke(?:n)?", "complain(?:ed|t)?")
+           "salty", "greasy", "stale", "negative", "broke(?:n)?", "complain(?:ed|ts?|s)?", "fail(?:ed|ing|s|ure)?",
+           "faulty", "defective", "ignored", "never (?:replied|answered|responded)")
 _EN_HEDGE = ("okay", "ok", "fine", "decent", "average", "alright", "so-so", "not bad", "neutral", "mediocre")
 _EN_NEGATION = {"not", "no", "never", "hardly", "without", "isn't", "wasn't", "aren't", "weren't", "didn't",
                 "don't", "doesn't", "nothing"}
@@ -269,6 +271,8 @@ def _has_batchim(word: str) -> bool:
 
 def josa(word: str, pair: str) -> str:
     """Attach the Korean particle that fits the word's last syllable: josa('응대', '은/는') -> '응대는'."""
+    if "/" not in pair:
+        return word + pair
     with_b, without_b = pair.split("/")
     last = word.strip()[-1:]
     if not last or not ("\uac00" <= last <= "\ud7a3"):
@@ -279,6 +283,16 @@ def josa(word: str, pair: str) -> str:
 def particle(word: str, pair: str) -> str:
     """Only the particle, for a word followed by a parenthesis: f"긍정(0.62){particle('긍정', '으로/로')}"."""
     return josa(word, pair)[len(word):]
+
+
+def _join(items: list[str], lang: str) -> str:
+    if lang == "ko" or len(items) < 2:
+        return ", ".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _capital(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _ids(ids: list[str]) -> str:
@@ -464,6 +478,7 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
 
     if rnd > 1:
         handled: set[str] = set()
+        concede: dict[str, list[AspectView]] = {}
         for turn in _last_turns(history, me):
             who = display_name(str(turn.get("speaker")), personas, lang)
             for aspect, claimed in claims_of(turn, r.index).items():
@@ -475,20 +490,12 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                     continue
                 handled.add(aspect)
                 if claimed == label and view.count(claimed) >= 2:
-                    # Strong evidence on the other side: concede it, then say why it does not settle the case.
-                    ids = _ids(view.ids(claimed))
-                    body.append(
-                        (f"{who}의 말대로 {josa(aspect, '이/가')} {word[claimed]}이라는 점은 인정합니다({ids}). "
-                         "하지만 그것이 다른 측면의 문제를 지우지는 못합니다." if critic else
-                         f"{who}의 지적처럼 {aspect} 쪽은 아쉬웠던 게 맞아요({ids}). 그 불편함은 충분히 공감해요.")
-                        if lang == "ko" else
-                        (f"I grant {who} that {aspect} was {claimed} ({ids}), but that does not erase the "
-                         "problems elsewhere." if critic else
-                         f"{who} is right that {aspect} fell short ({ids}); that frustration is real."))
+                    # Strong evidence on the other side: conceded below, one sentence per speaker.
+                    concede.setdefault(who, []).append(view)
                 elif label == side:
                     q = view.quote(side)
                     ref = _cite(q, lang) if q else _ids(view.ids(side))
-                    body.append(f"{who}는 {josa(aspect, '을/를')} {word[claimed]}으로 보지만, 문장은 분명히 "
+                    body.append(f"{josa(who, '은/는')} {josa(aspect, '을/를')} {word[claimed]}으로 보지만, 문장은 분명히 "
                                 f"{word[side]}입니다: {ref}." if lang == "ko" else
                                 f"{who} reads {aspect} as {claimed}, but the sentence is plainly {side}: {ref}.")
                     key_points.append(f"{aspect}: {word[side]} — {who} 반박" if lang == "ko"
@@ -496,13 +503,27 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                 else:
                     q = view.quote("neutral") or view.quote(label)
                     ref = _cite(q, lang) if q else _ids(view.ids(label))
-                    body.append(f"{who}는 {josa(aspect, '을/를')} {word[claimed]}으로 보지만, 근거가 약합니다: {ref}."
+                    body.append(f"{josa(who, '은/는')} {josa(aspect, '을/를')} {word[claimed]}으로 보지만, 근거가 약합니다: {ref}."
                                 if lang == "ko" else
                                 f"{who} reads {aspect} as {claimed}, but the evidence is thin: {ref}.")
                     key_points.append(f"{aspect}: {word['neutral']} — {who}의 {word[claimed]} 판단 반박" if lang == "ko"
                                       else f"{aspect}: neutral — disputes {who}'s {claimed} reading")
 
-    for view in ours[:2]:
+        for who, views in concede.items():
+            names = _join([v.aspect for v in views], lang)
+            ids = _ids(sorted({i for v in views for i in v.ids(v.label)}))
+            what = word[views[0].label]
+            if lang == "ko":
+                body.insert(0, f"{who}의 말대로 {josa(names, '이/가')} {what}이라는 점은 인정합니다({ids}). 하지만 그것이 "
+                               "다른 측면의 문제를 지우지는 못합니다." if critic else
+                               f"{who}의 지적처럼 {names} 쪽은 아쉬웠던 게 맞아요({ids}). 그 불편함은 충분히 공감해요.")
+            else:
+                verb = "was" if len(views) == 1 else "were"
+                body.insert(0, f"I grant {who} that {names} {verb} {what} ({ids}), but that does not erase the "
+                               "problems elsewhere." if critic else
+                               f"{who} is right that {names} fell short ({ids}); that frustration is real.")
+
+    for n, view in enumerate(ours[:2]):
         q = view.quote(side, skip)
         extra = [i for i in view.ids(side) if q is None or i != q.evidence_id]
         if q is None:
@@ -510,19 +531,21 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
         skip.add(quote_text(q.clause))
         if lang == "ko":
             if critic:
-                body.append(f"{josa(view.aspect, '이/가')} 이 리뷰의 핵심 문제입니다: {_cite(q, lang)}."
-                            + (f" {_ids(extra)}도 같은 문제를 확인합니다." if extra else ""))
+                lead = f"{josa(view.aspect, '이/가')} 이 리뷰의 핵심 문제입니다" if n == 0 else \
+                    f"{josa(view.aspect, '도')} 다르지 않습니다"
+                body.append(f"{lead}: {_cite(q, lang)}." + (f" {_ids(extra)}도 같은 문제를 확인합니다." if extra else ""))
             else:
-                body.append(f"{josa(view.aspect, '은/는')} 분명 좋은 기억으로 남았어요: {_cite(q, lang)}."
-                            + (f" {_ids(extra)}에서도 같은 마음이 보여요." if extra else ""))
+                lead = f"{josa(view.aspect, '은/는')} 분명 좋은 기억으로 남았어요" if n == 0 else \
+                    f"{josa(view.aspect, '도')} 빛났어요"
+                body.append(f"{lead}: {_cite(q, lang)}." + (f" {_ids(extra)}에서도 같은 마음이 보여요." if extra else ""))
             key_points.append(f"{view.aspect}: {word[side]} — {_ids(view.ids(side))}")
         else:
             if critic:
-                body.append(f"{view.aspect} is the real problem here: {_cite(q, lang)}."
-                            + (f" {_ids(extra)} confirm it." if extra else ""))
+                lead = f"{view.aspect} is the real problem here" if n == 0 else f"{view.aspect} is no better"
+                body.append(f"{lead}: {_cite(q, lang)}." + (f" {_ids(extra)} confirm it." if extra else ""))
             else:
-                body.append(f"{view.aspect} clearly left a warm impression: {_cite(q, lang)}."
-                            + (f" {_ids(extra)} say the same." if extra else ""))
+                lead = f"{view.aspect} clearly left a warm impression" if n == 0 else f"{view.aspect} shines too"
+                body.append(f"{lead}: {_cite(q, lang)}." + (f" {_ids(extra)} say the same." if extra else ""))
             key_points.append(f"{view.aspect}: {side} — {_ids(view.ids(side))}")
 
     for view in hedged[:1]:
@@ -535,7 +558,7 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
             if lang == "ko":
                 body.append(f"{josa(view.aspect, '은/는')} 앞서 말한 그대로" + (
                     "입니다: 유보일 뿐 칭찬이 아닙니다." if critic else
-                    (f"예요: {_ids(support)}의 손님도 만족했어요." if support else "예요: 불만은 없었어요.")))
+                    (f"예요: {_ids(support)}에서도 만족한 목소리가 있어요." if support else "예요: 불만은 없었어요.")))
                 key_points.append(f"{view.aspect}: " + ("중립 — 유보적 표현" if critic or not support
                                                         else f"긍정 — {_ids(support)}"))
             else:
@@ -551,7 +574,7 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                 key_points.append(f"{view.aspect}: 중립 — 칭찬이 아닌 유보적 표현")
             elif support:
                 body.append(f"{josa(view.aspect, '은/는')} {_cite(q, lang)}라고 했어요. 불만이 아니라 만족에 가깝고, "
-                            f"{_ids(support)}에서도 손님이 흡족해했어요.")
+                            f"{_ids(support)}에서도 만족한 목소리가 있어요.")
                 key_points.append(f"{view.aspect}: 긍정 — {_ids(support)}")
             else:
                 body.append(f"{josa(view.aspect, '은/는')} {_cite(q, lang)}라고 했어요. 적어도 불만은 아니에요.")
@@ -584,21 +607,23 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                     else "I find no evidence on these aspects that supports my side.")
     if not critic and theirs and rnd == 1:
         # Acknowledged without naming the aspect: round 1 is for the empath's own case.
-        body.append("불편했던 부분도 있었겠지만, 손님이 좋았던 순간을 분명히 적었다는 점을 함께 봐 주세요."
+        body.append("불편했던 부분도 있었겠지만, 리뷰를 쓴 분이 좋았던 순간을 분명히 적었다는 점을 함께 봐 주세요."
                     if lang == "ko" else
-                    "Something clearly went wrong during the visit, but the guest still wrote down what they enjoyed.")
+                    "Something clearly went wrong, but the reviewer still wrote down what they enjoyed.")
 
     ours_names = ", ".join(a.aspect for a in ours) or "-"
     if lang == "ko":
         planning = (f"{rnd}라운드: {ours_names}의 {word[side]} 근거를 전면에 세우고"
                     + (", 앞선 발언에 답한다." if rnd > 1 else ", 다른 패널의 반론에 대비한다."))
         reflection = ("근거 없는 공격은 하지 않는다: 인용한 구절이 실제로 말하는 것만 주장한다." if critic else
-                      "불편했던 경험을 무시하지 않으면서, 손님이 실제로 좋았다고 쓴 부분만 근거로 삼는다.")
+                      "불편했던 경험을 무시하지 않으면서, 리뷰를 쓴 분이 실제로 좋았다고 쓴 부분만 근거로 삼는다.")
     else:
         planning = (f"Round {rnd}: put the {side} evidence on {ours_names} first"
                     + ("; answer the previous speakers." if rnd > 1 else "; anticipate the other panelists."))
         reflection = ("No attack without a quote: I claim only what the cited passages say." if critic else
-                      "Without dismissing the friction, I rely only on what the guest actually praised.")
+                      "Without dismissing the friction, I rely only on what the reviewer actually praised.")
+    if lang == "en":
+        body = [_capital(b) for b in body]
     return {"speaker": me, "stance": persona.get("stance", ""), "planning": planning, "reflection": reflection,
             "message": " ".join(body), "key_points": key_points or [body[0] if body else planning]}
 
@@ -608,46 +633,97 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
 # ---------------------------------------------------------------------------
 
 
+def _sentences(text: str) -> list[str]:
+    return [x.strip() for x in _SENTENCE_SPLIT.split(text or "") if x.strip()]
+
+
+def _caveats(sentence: str) -> int:
+    return len(_CAVEAT.findall(sentence))
+
+
+def _pick_sentence(text: str, query: str, want_caveat: bool | None) -> str:
+    """The passage's sentence closest to the question, preferring (or avoiding) qualifying language."""
+    from .text import overlap
+
+    sents = _sentences(text) or [text]
+    def key(i_s: tuple[int, str]) -> tuple[float, float]:
+        i, sent = i_s
+        bonus = 0.0 if want_caveat is None else (1.0 if (_caveats(sent) > 0) == want_caveat else 0.0)
+        return (bonus, overlap(query, sent) - 0.001 * i)
+    return max(enumerate(sents), key=key)[1]
+
+
+def cited_ids(text: str, ids: list[str]) -> list[str]:
+    """Evidence ids a text cites, in order of first mention (ids are matched as whole tokens)."""
+    hits = []
+    for ev_id in ids:
+        m = re.search(rf"(?<![\w-]){re.escape(ev_id)}(?![\w-])", text or "")
+        if m:
+            hits.append((m.start(), ev_id))
+    return [i for _, i in sorted(hits)]
+
+
 def _passage_turn(case: Any, r: Reading, persona: dict[str, Any], rnd: int, history: list[dict[str, Any]],
                   personas: list[dict[str, Any]]) -> dict[str, Any]:
-    from .text import best_sentence
-
+    """Cases without aspects: the panel weighs passages. The critic presses qualifying passages, the
+    empath the ones that answer plainly, the analyst the most relevant ones; each avoids repeating itself."""
     lang = r.lang
     me = str(persona["id"])
     stance = str(persona.get("stance", "neutral")).lower()
     by_id = case.evidence_by_id()
-    ranked = r.ranked or [e.id for e in case.evidence]
-    caveats = [i for i in ranked if _CAVEAT.search(by_id[i].text)]
-    support = [i for i in ranked if i not in caveats] or ranked
-    picks = {"con": caveats or ranked[-1:], "pro": support}.get(stance, ranked)[:2 + (rnd - 1) % 2]
+    ids = list(by_id)
+    pool = (r.ranked or ids)[:6]
+    mine = [i for t in history if t.get("speaker") == me for i in cited_ids(str(t.get("message")), ids)]
+    want = {"con": True, "pro": False}.get(stance)
+    if want is None:
+        order = pool
+    else:
+        # Stable sort: among equally qualified passages the more relevant one comes first.
+        order = sorted(pool, key=lambda i: -_caveats(by_id[i].text) if want else _caveats(by_id[i].text))
+    picks = ([i for i in order if i not in mine] or order)[:2]
     lines, points = [], []
     for ev_id in picks:
-        sent = _short(best_sentence(by_id[ev_id].text, case.question), 110)
+        sent = _short(_pick_sentence(by_id[ev_id].text, case.question, want), 140)
         lines.append(f"'{sent}'({ev_id})" if lang == "ko" else f"\"{sent}\" ({ev_id})")
-        points.append(f"{ev_id}: {sent}")
+        points.append(f"{ev_id}: {_short(sent, 90)}")
     replies = []
-    if rnd > 1:
-        for turn in _last_turns(history, me):
-            who = display_name(str(turn.get("speaker")), personas, lang)
-            cited = [i for i in re.findall(r"\b[A-Z]+\d+\b", str(turn.get("message") or "")) if i in by_id]
-            contested = [i for i in cited if (i in caveats) != (stance == "con")]
-            if contested:
-                replies.append(f"{who}가 인용한 {_ids(contested[:2])}는 제 읽기와 다릅니다." if lang == "ko"
-                               else f"{who} leans on {_ids(contested[:2])}, which I read differently.")
+    for turn in _last_turns(history, me) if rnd > 1 else []:
+        who = display_name(str(turn.get("speaker")), personas, lang)
+        theirs = [i for i in cited_ids(str(turn.get("message")), ids) if i not in picks]
+        if not theirs:
+            continue
+        other = theirs[0]
+        if stance == "con" and _caveats(by_id[other].text):
+            limit = _short(_pick_sentence(by_id[other].text, case.question, True), 110)
+            replies.append(f"{josa(who, '이/가')} 인용한 {other}도 스스로 한계를 둡니다: '{limit}'." if lang == "ko"
+                           else f"{who} cites {other}, but it qualifies itself: \"{limit}\".")
+        elif stance == "pro" and str(turn.get("stance", "")).lower() != "con":
+            plain = _short(_pick_sentence(by_id[other].text, case.question, False), 110)
+            replies.append(f"{josa(who, '이/가')} 짚은 {other}도 같은 방향입니다: '{plain}'." if lang == "ko" else
+                           f"{who} points to {other}, and it points the same way: \"{plain}\".")
+        elif stance == "pro":
+            plain = _short(_pick_sentence(by_id[other].text, case.question, False), 110)
+            replies.append(f"{josa(who, '이/가')} 짚은 {other}의 단서는 인정하지만, 같은 구절의 요지는 이것입니다: '{plain}'."
+                           if lang == "ko" else
+                           f"I accept the caveat {who} found in {other}, but its main point stands: \"{plain}\".")
+        elif stance not in ("con", "pro"):
+            replies.append(f"{josa(who, '이/가')} 인용한 {other}는 관련성 순위 {pool.index(other) + 1 if other in pool else '-'}위입니다."
+                           if lang == "ko" else
+                           f"{who} relies on {other}, which ranks "
+                           f"{pool.index(other) + 1 if other in pool else 'outside the top'} for relevance.")
     if lang == "ko":
         lead = {"con": "이 근거들은 질문을 확정하지 못합니다", "pro": "이 근거들은 분명한 답을 받쳐 줍니다"}.get(
-            stance, "가장 관련 높은 근거를 정리합니다")
-        message = f"{lead}: " + "; ".join(lines) + ". " + " ".join(replies)
+            stance, "가장 관련 높은 근거는 이렇습니다")
         planning = f"{rnd}라운드: 질문과 가장 관련 있는 구절을 찾아 입장에 맞게 평가한다."
         reflection = "인용한 구절이 실제로 말하는 것 이상은 주장하지 않는다."
     else:
         lead = {"con": "This evidence does not settle the question", "pro": "This evidence supports a clear answer"}.get(
             stance, "The most relevant passages say")
-        message = f"{lead}: " + "; ".join(lines) + ". " + " ".join(replies)
         planning = f"Round {rnd}: find the passages most relevant to the question and weigh them from my stance."
         reflection = "I claim no more than the cited passages say."
+    message = " ".join([f"{lead}: " + "; ".join(lines) + ".", *(replies if lang == "ko" else map(_capital, replies))])
     return {"speaker": me, "stance": persona.get("stance", ""), "planning": planning, "reflection": reflection,
-            "message": message.strip(), "key_points": points}
+            "message": message, "key_points": points}
 
 
 # ---------------------------------------------------------------------------
@@ -755,28 +831,51 @@ def judge_summary(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _passage_judge(case: Any, r: Reading, turns: list[dict[str, Any]], personas: list[dict[str, Any]]) -> dict[str, Any]:
-    from .text import best_sentence
-
     lang = r.lang
-    cited: dict[str, set[str]] = {}
-    for t in turns:
-        for ev_id in re.findall(r"\b[A-Z]+\d+\b", str(t.get("message") or "")):
-            cited.setdefault(ev_id, set()).add(str(t.get("speaker")))
     by_id = case.evidence_by_id()
-    shared = [i for i in r.ranked if len(cited.get(i, ())) >= 2 and i in by_id]
-    single = [i for i in r.ranked if len(cited.get(i, ())) == 1 and i in by_id]
-    top = (shared or r.ranked or [e.id for e in case.evidence])[:1]
-    if not top:
-        return {"winner": None, "consensus": "", "key_agreements": [], "key_disagreements": [],
-                "rationale": "No evidence to weigh." if lang == "en" else "판단할 근거가 없다."}
-    answer = _short(best_sentence(by_id[top[0]].text, case.question), 160)
-    agreements = [f"{i}: " + ", ".join(display_name(s, personas, lang) for s in sorted(cited[i])) for i in shared]
-    disagreements = [f"{i}: " + ", ".join(display_name(s, personas, lang) for s in sorted(cited[i])) for i in single]
+    ids = list(by_id)
+    # A passage a speaker builds on (in its key points) is "cited"; one it only names in the message
+    # while answering someone else is "contested".
+    cited: dict[str, list[str]] = {}
+    contested: dict[str, list[str]] = {}
+    for t in turns:
+        sp = str(t.get("speaker"))
+        own = cited_ids(" ".join(str(k) for k in t.get("key_points") or []), ids) or \
+            cited_ids(str(t.get("message")), ids)
+        for ev_id in own:
+            if sp not in cited.setdefault(ev_id, []):
+                cited[ev_id].append(sp)
+        for ev_id in cited_ids(str(t.get("message")), ids):
+            if ev_id not in own and sp not in contested.setdefault(ev_id, []):
+                contested[ev_id].append(sp)
+    rank = {ev_id: n for n, ev_id in enumerate(r.ranked or ids)}
+    by_rank = sorted(cited, key=lambda i: rank.get(i, len(rank)))
+    shared = [i for i in by_rank if len(cited[i]) >= 2]
+    single = [i for i in by_rank if len(cited[i]) == 1]
+
+    def who(ev_id: str) -> str:
+        return ", ".join(display_name(sp, personas, lang) for sp in cited[ev_id])
+
+    agreements = [f"{i}: {who(i)}" for i in shared]
+    disagreements = []
+    for i in by_rank:
+        against = [sp for sp in contested.get(i, []) if sp not in cited[i]]
+        if against:
+            names = ", ".join(display_name(sp, personas, lang) for sp in against)
+            disagreements.append(f"{i}: {who(i)} / {names} 반론" if lang == "ko" else f"{i}: {who(i)} vs {names}")
+    if not shared:
+        return {"winner": None, "consensus": "", "key_agreements": [], "key_disagreements": disagreements,
+                "rationale": "No passage was cited by more than one panelist." if lang == "en"
+                else "두 명 이상이 인용한 구절이 없다."}
+    answer = _short(_pick_sentence(by_id[shared[0]].text, case.question, False), 160)
+    caveat_ids = [i for i in by_rank if _caveats(by_id[i].text)]
+    caveat = _short(_pick_sentence(by_id[caveat_ids[0]].text, case.question, True), 120) if caveat_ids else ""
     if lang == "ko":
-        consensus = f"패널 합의: {answer} ({top[0]})" if shared else ""
-        rationale = f"두 명 이상이 인용한 근거 {len(shared)}건, 한 명만 인용한 근거 {len(single)}건."
+        consensus = f"패널 합의: {answer} ({shared[0]})" + (f"; 남은 단서: {caveat} ({caveat_ids[0]})" if caveat else "")
+        rationale = f"두 명 이상이 인용한 구절 {len(shared)}건, 한 명만 인용한 구절 {len(single)}건."
     else:
-        consensus = f"The panel agrees: {answer} ({top[0]})" if shared else ""
+        consensus = f"The panel agrees: {answer} ({shared[0]})" + (
+            f"; open caveat: {caveat} ({caveat_ids[0]})" if caveat else "")
         rationale = f"{len(shared)} passage(s) cited by two or more panelists, {len(single)} by only one."
     return {"winner": None, "consensus": consensus, "key_agreements": agreements,
             "key_disagreements": disagreements, "rationale": rationale}

@@ -452,7 +452,9 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
     run.warn("the case has no stage signals: the rule-based moderator did not run; the verdict is the "
              "judge's consensus")
     agreed, disputed = len(summary.key_agreements), len(summary.key_disagreements)
-    confidence = round(agreed / (agreed + disputed), 4) if agreed + disputed else 0.5
+    # No rule checked this verdict, so it stays within 0.2..0.8 whatever the balance of agreements.
+    balance = (agreed - disputed) / (agreed + disputed) if agreed + disputed else 0.0
+    confidence = round(0.5 + 0.3 * balance, 4)
     consensus = judge_has_consensus(summary)
     reasons = [] if consensus else ["no_consensus: the judge reported no consensus"]
     converged, why = _convergence(True, summary, None, None, len(rounds_out))
