@@ -148,6 +148,23 @@ class StepScript:
         return responder(body)
 
 
+class NameScript:
+    """Replies chosen by the requested output schema (tool or json_schema name): a queue per name,
+    then a well-formed answer from `valid[name]`. For protocols whose prompts name no step."""
+
+    def __init__(self, valid: dict[str, dict[str, Any]], script: dict[str, list[Responder]] | None = None):
+        self.valid = valid
+        self.queues = {name: list(replies) for name, replies in (script or {}).items()}
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        name = requested_name(body) or ""
+        with self.lock:
+            queue = self.queues.get(name)
+            responder = queue.pop(0) if queue else structured(self.valid[name])
+        return responder(body)
+
+
 def step_of(body: dict[str, Any]) -> str | None:
     for msg in body.get("messages", []):
         if msg.get("role") == "user":

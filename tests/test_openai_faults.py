@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 from fault_server import (
     FaultServer,
+    NameScript,
     StepScript,
     content,
     cut_body,
     drop,
     error,
+    prompt_tokens,
     requested_name,
     slow,
     step_of,
@@ -28,9 +30,10 @@ from fault_server import (
 )
 
 from debate_core import engine, prompts, steps
-from debate_core.events import MemorySink
+from debate_core.cases import CASES_DIR, load_case
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings, Outcome
+from debate_core.store import DebateStore
 from debate_core.schemas import AgentOutput, Case, CritiqueOutput, Evidence, SupervisorOutput, Verdict
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789abcdef"
@@ -119,36 +122,54 @@ def provider(base_url: str, **overrides: Any) -> Any:
     return make_provider("openai", **options)
 
 
-def run(prov: Any, settings: DebateSettings | None = None) -> tuple[Any, MemorySink]:
-    sink = MemorySink()
-    result = engine.run_debate(CASE, "probe", provider=prov, settings=settings, sink=sink)
-    return result, sink
+def run(prov: Any, settings: DebateSettings | None = None) -> tuple[Any, DebateStore]:
+    store = DebateStore(memory=True)
+    result = engine.run_debate(CASE, "probe", provider=prov, settings=settings, store=store)
+    saved = store.get_debate(result.debate_id, with_steps=False)
+    # The store agrees with the result: a failed debate is saved as failed, with its error.
+    assert saved["status"] == result.status
+    assert saved["error"] == result.error
+    assert (saved["calls"], saved["input_tokens"]) == (result.usage["calls"], result.usage["input_tokens"])
+    return result, store
 
 
-def step_records(sink: MemorySink) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = {}
-    for _, event in sink.events:
-        if event.kind in ("turn_started", "turn_finished", "turn_failed"):
-            out.setdefault(event.step_id, []).append(event)
-    return out
+def step_rows(store: DebateStore, result: Any) -> dict[str, dict[str, Any]]:
+    return {row["step_id"]: row for row in store.steps(result.debate_id)}
 
 
-def assert_no_lost_step(sink: MemorySink) -> None:
-    """Each started step has exactly one finish or failure record after it."""
-    for step_id, events in step_records(sink).items():
-        kinds = [e.kind for e in events]
-        assert kinds.count("turn_started") == 1, (step_id, kinds)
-        assert kinds[0] == "turn_started" and len(kinds) == 2, (step_id, kinds)
-        assert kinds[1] in ("turn_finished", "turn_failed"), (step_id, kinds)
-        assert "raw" in events[1].data
+def assert_no_lost_step(store: DebateStore, result: Any) -> None:
+    """Every step that started is saved as finished or failed; a reply, when there was one, is kept raw."""
+    rows = store.steps(result.debate_id)
+    assert rows
+    for row in rows:
+        assert row["status"] in ("ok", "failed"), row
+        if row["status"] == "ok":
+            assert row["raw_output"] and row["output"], row
+        else:
+            assert row["error"], row
+            if row["attempts"] and not row["error"].startswith(TRANSPORT_PREFIXES):
+                assert row["raw_output"] is not None, row
+    kinds = [e["kind"] for e in store.events(result.debate_id)]
+    assert kinds[-1] == ("completed" if result.status == "completed" else "failed")
 
 
-def finished(sink: MemorySink, step_id: str) -> Any:
-    return next(e for e in step_records(sink)[step_id] if e.kind == "turn_finished")
+TRANSPORT_PREFIXES = ("the model server", "the OpenAI API", "stopped by a bound")
 
 
-def failed(sink: MemorySink, step_id: str) -> Any:
-    return next(e for e in step_records(sink)[step_id] if e.kind == "turn_failed")
+def finished(store: DebateStore, result: Any, step_id: str) -> dict[str, Any]:
+    row = step_rows(store, result)[step_id]
+    assert row["status"] == "ok", row
+    return row
+
+
+def failed(store: DebateStore, result: Any, step_id: str) -> dict[str, Any]:
+    row = step_rows(store, result)[step_id]
+    assert row["status"] == "failed", row
+    return row
+
+
+def database_text(store: DebateStore) -> str:
+    return "\n".join(store.db.conn.iterdump())
 
 
 def bodies_for(server: FaultServer, step_id: str) -> list[dict[str, Any]]:
@@ -167,20 +188,20 @@ def free_port() -> int:
 def test_clean_debate_counts_server_usage_and_uses_per_agent_models(probe: None) -> None:
     with FaultServer(StepScript(default_valid, {})) as server:
         prov = provider(server.base_url, agent_models=["a=model-a", "b=model-b"])
-        result, sink = run(prov)
+        result, store = run(prov)
     assert result.status == "completed", result.error
     assert result.verdict.answer == "Safe for light traffic."
-    assert_no_lost_step(sink)
-    assert sorted(step_records(sink)) == sorted(PROBE_STEPS)
+    assert_no_lost_step(store, result)
+    assert sorted(step_rows(store, result)) == sorted(PROBE_STEPS)
     # Usage comes from the server's usage block, not from the local estimate.
-    reported_in = sum(len(" ".join(m["content"] or "" for m in b["messages"])) // 4 for b in server.bodies())
+    reported_in = sum(prompt_tokens(b) for b in server.bodies())
     assert result.usage["input_tokens"] == reported_in
     assert result.usage["calls"] == 4
     assert set(result.agent_usage) == {"a", "b", "supervisor"}
     models = {step_of(b): b["model"] for b in server.bodies()}
     assert models == {"r1.answer.a": "model-a", "r1.answer.b": "model-b", "r2.critique.a.b": "model-a",
                       "final.supervisor": "fault-model"}
-    assert finished(sink, "r1.answer.b").data["model"] == "model-b"
+    assert finished(store, result, "r1.answer.b")["model"] == "model-b"
     # Function calling is forced to the schema's tool; llama.cpp-style servers need this.
     first = bodies_for(server, "r1.answer.a")[0]
     assert first["tool_choice"]["function"]["name"] == requested_name(first) == "AgentOutput"
@@ -190,11 +211,11 @@ def test_clean_debate_counts_server_usage_and_uses_per_agent_models(probe: None)
 def test_key_is_sent_but_never_stored_or_shown(probe: None) -> None:
     with FaultServer(StepScript(default_valid, {})) as server:
         prov = provider(server.base_url)
-        result, sink = run(prov)
+        result, store = run(prov)
         headers = server.requests[0]["headers"]
     assert result.status == "completed"
     assert headers.get("authorization") == f"Bearer {SECRET}"
-    everything = json.dumps([e.data for _, e in sink.events], default=str) + json.dumps(prov.public_config())
+    everything = database_text(store) + json.dumps(prov.public_config())
     assert SECRET not in everything
     assert SECRET not in repr(prov) and SECRET not in str(vars(prov))
     assert prov.public_config()["api_key_set"] is True
@@ -202,12 +223,12 @@ def test_key_is_sent_but_never_stored_or_shown(probe: None) -> None:
 
 def test_key_echoed_by_an_auth_error_is_redacted(probe: None) -> None:
     with FaultServer(error(401, f"Incorrect API key provided: {SECRET}")) as server:
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
     assert result.status == "failed"
     assert "401" in result.error and "refused the request" in result.error
     assert SECRET not in result.error
-    assert SECRET not in json.dumps([e.data for _, e in sink.events], default=str)
-    assert_no_lost_step(sink)
+    assert SECRET not in database_text(store)
+    assert_no_lost_step(store, result)
 
 
 # -- transport faults ---------------------------------------------------------------------------
@@ -217,14 +238,14 @@ def test_rate_limit_with_retry_after_is_honoured(probe: None) -> None:
     script = {"r1.answer.a": [error(429, "slow down", {"Retry-After": "0.4"})]}
     with FaultServer(StepScript(default_valid, script)) as server:
         started = time.perf_counter()
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
         elapsed = time.perf_counter() - started
     assert result.status == "completed", result.error
     assert elapsed >= 0.4
     assert len(bodies_for(server, "r1.answer.a")) == 2
     # A transport retry is not a validation attempt.
-    assert finished(sink, "r1.answer.a").data["attempts"] == 1
-    assert_no_lost_step(sink)
+    assert finished(store, result, "r1.answer.a")["attempts"] == 1
+    assert_no_lost_step(store, result)
 
 
 def test_server_errors_and_dropped_connections_are_retried(probe: None) -> None:
@@ -233,38 +254,37 @@ def test_server_errors_and_dropped_connections_are_retried(probe: None) -> None:
         "final.supervisor": [cut_body()],
     }
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
     assert result.status == "completed", result.error
     assert len(bodies_for(server, "r1.answer.b")) == 4
     assert len(bodies_for(server, "final.supervisor")) == 2
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 def test_server_that_stays_down_fails_the_debate_cleanly(probe: None) -> None:
     script = {"r2.critique.a.b": [error(500, "internal error")] * 10}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url, transport_retries=2))
+        result, store = run(provider(server.base_url, transport_retries=2))
     assert result.status == "failed"
     assert result.failed_step == "r2.critique.a.b"
     assert "after 3 tries" in result.error and "HTTP 500" in result.error
     assert len(bodies_for(server, "r2.critique.a.b")) == 3
     # What ran before the failure is kept.
-    assert finished(sink, "r1.answer.a").data["output"]["answer"]
-    assert "final.supervisor" not in step_records(sink)
-    assert sink.kinds()[-1] == "failed"
-    assert_no_lost_step(sink)
+    assert finished(store, result, "r1.answer.a")["output"]["answer"]
+    assert "final.supervisor" not in step_rows(store, result)
+    assert_no_lost_step(store, result)
 
 
 def test_refused_connection_fails_cleanly(probe: None) -> None:
     base_url = f"http://127.0.0.1:{free_port()}/v1"
     started = time.perf_counter()
-    result, sink = run(provider(base_url, transport_retries=2))
+    result, store = run(provider(base_url, transport_retries=2))
     assert time.perf_counter() - started < 10
     assert result.status == "failed"
     assert result.failed_step in ("r1.answer.a", "r1.answer.b")
     assert "connection failed" in result.error and "after 3 tries" in result.error
     assert base_url in result.error
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 def test_retry_after_beyond_the_budget_stops_at_once(probe: None) -> None:
@@ -279,10 +299,10 @@ def test_retry_after_beyond_the_budget_stops_at_once(probe: None) -> None:
 def test_slow_answer_times_out_and_is_retried(probe: None) -> None:
     script = {"r1.answer.a": [slow(1.5, structured(VALID["answer"]))]}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url, timeout=0.5))
+        result, store = run(provider(server.base_url, timeout=0.5))
     assert result.status == "completed", result.error
     assert len(bodies_for(server, "r1.answer.a")) == 2
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 def test_answers_that_stay_too_slow_fail_with_a_timeout_message(probe: None) -> None:
@@ -290,10 +310,10 @@ def test_answers_that_stay_too_slow_fail_with_a_timeout_message(probe: None) -> 
         return slow(1.0, structured(valid_for(step)))
 
     with FaultServer(StepScript(always_slow, {})) as server:
-        result, sink = run(provider(server.base_url, timeout=0.3, transport_retries=1))
+        result, store = run(provider(server.base_url, timeout=0.3, transport_retries=1))
     assert result.status == "failed"
     assert "no answer within the 0.3 s timeout" in result.error
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 # -- unusable replies go back to the model ------------------------------------------------------
@@ -303,9 +323,9 @@ def test_truncated_tool_arguments_are_fed_back_and_retried(probe: None) -> None:
     broken = json.dumps(VALID["answer"])[:40]
     script = {"r1.answer.a": [tool_call(broken)]}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
     assert result.status == "completed", result.error
-    done = finished(sink, "r1.answer.a").data
+    done = finished(store, result, "r1.answer.a")
     assert done["attempts"] == 2
     assert "not valid JSON" in done["errors"][0]
     second = bodies_for(server, "r1.answer.a")[1]["messages"]
@@ -317,9 +337,9 @@ def test_wrong_types_get_the_validation_error_as_feedback(probe: None) -> None:
     wrong = {"answer": "Safe", "claims": [{"id": "c1", "statement": "s", "confidence": "high"}]}
     script = {"r1.answer.b": [tool_call(wrong)]}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
     assert result.status == "completed", result.error
-    assert finished(sink, "r1.answer.b").data["attempts"] == 2
+    assert finished(store, result, "r1.answer.b")["attempts"] == 2
     feedback = bodies_for(server, "r1.answer.b")[1]["messages"][-1]["content"]
     assert "claims.0.confidence" in feedback
 
@@ -328,24 +348,25 @@ def test_prose_forever_fails_the_step_with_raw_output_and_usage(probe: None) -> 
     prose = "I think the bridge is probably fine, but who can say?"
     script = {"final.supervisor": [content(prose)] * 3}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
     assert result.status == "failed"
     assert result.failed_step == "final.supervisor"
     assert "no valid output after 3 attempt(s)" in result.error
-    record = failed(sink, "final.supervisor").data
-    assert record["raw"] == prose
+    record = failed(store, result, "final.supervisor")
+    assert record["raw_output"] == prose
     assert record["attempts"] == 3 and len(record["errors"]) == 3
-    assert record["calls"] == 3 and record["input_tokens"] > 0 and record["output_tokens"] > 0
+    assert record["input_tokens"] > 0 and record["output_tokens"] > 0
+    assert result.usage["calls"] == 3 + 3  # three steps before, three attempts here
     assert len(bodies_for(server, "final.supervisor")) == 3
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 def test_no_tool_call_and_no_text_is_a_failure_not_an_empty_answer(probe: None) -> None:
     script = {"r1.answer.a": [content(None)]}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url))
+        result, store = run(provider(server.base_url))
     assert result.status == "completed", result.error
-    done = finished(sink, "r1.answer.a").data
+    done = finished(store, result, "r1.answer.a")
     assert done["attempts"] == 2
     assert "no tool call and no text" in done["errors"][0]
     assert "no tool call and no text" in bodies_for(server, "r1.answer.a")[1]["messages"][-1]["content"]
@@ -355,9 +376,9 @@ def test_reply_cut_at_the_output_limit_says_so(probe: None) -> None:
     cut = json.dumps(VALID["answer"])[:30]
     script = {"r1.answer.a": [tool_call(cut, finish="length")]}
     with FaultServer(StepScript(default_valid, script)) as server:
-        result, sink = run(provider(server.base_url, max_tokens=200))
+        result, store = run(provider(server.base_url, max_tokens=200))
     assert result.status == "completed", result.error
-    assert "cut off at the output limit of 200 tokens" in finished(sink, "r1.answer.a").data["errors"][0]
+    assert "cut off at the output limit of 200 tokens" in finished(store, result, "r1.answer.a")["errors"][0]
     body = bodies_for(server, "r1.answer.a")[0]
     # Both spellings: OpenAI reads max_completion_tokens, older compatible servers max_tokens.
     assert body["max_completion_tokens"] == 200 and body["max_tokens"] == 200
@@ -375,7 +396,7 @@ def test_refused_json_schema_falls_back_to_function_calling_and_remembers(probe:
 
     with FaultServer(StepScript(llama_like, {})) as server:
         prov = provider(server.base_url, method="json_schema")
-        result, sink = run(prov)
+        result, store = run(prov)
     assert result.status == "completed", result.error
     schema_requests = [b for b in server.bodies() if (b.get("response_format") or {}).get("type") == "json_schema"]
     # Refused once (or once per concurrent first call), then never asked again.
@@ -383,7 +404,7 @@ def test_refused_json_schema_falls_back_to_function_calling_and_remembers(probe:
     assert all(step_of(b) in ("r1.answer.a", "r1.answer.b") for b in schema_requests)
     assert prov.public_config()["method_in_use"] == "function_calling"
     assert prov.public_config()["method"] == "json_schema"
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 def test_json_mode_sends_the_schema_and_parses_content(probe: None) -> None:
@@ -392,7 +413,7 @@ def test_json_mode_sends_the_schema_and_parses_content(probe: None) -> None:
         return content("Here you go:\n```json\n" + json.dumps(valid_for(step)) + "\n```")
 
     with FaultServer(StepScript(json_only, {})) as server:
-        result, sink = run(provider(server.base_url, method="json_mode"))
+        result, store = run(provider(server.base_url, method="json_mode"))
     assert result.status == "completed", result.error
     last = bodies_for(server, "r1.answer.a")[0]["messages"][-1]
     assert last["role"] == "system" and '"claims"' in last["content"]
@@ -400,10 +421,10 @@ def test_json_mode_sends_the_schema_and_parses_content(probe: None) -> None:
 
 def test_a_server_refusing_every_method_fails_cleanly(probe: None) -> None:
     with FaultServer(error(400, "tools and response_format are not supported")) as server:
-        result, sink = run(provider(server.base_url, method="json_schema"))
+        result, store = run(provider(server.base_url, method="json_schema"))
     assert result.status == "failed"
     assert "refused structured output method 'json_mode'" in result.error
-    assert_no_lost_step(sink)
+    assert_no_lost_step(store, result)
 
 
 def test_without_fallback_a_refusal_is_a_clean_failure(probe: None) -> None:
@@ -425,7 +446,7 @@ def test_per_call_bound_caps_the_reply_and_stops_when_nothing_is_left(probe: Non
 
     with FaultServer(StepScript(default_valid, {})) as server:
         prompt_size = 70  # the probe prompt is ~60-70 estimated tokens; 80 leaves less than a reply needs
-        result, sink = run(provider(server.base_url), DebateSettings(max_tokens_per_call=prompt_size + 10))
+        result, store = run(provider(server.base_url), DebateSettings(max_tokens_per_call=prompt_size + 10))
     assert result.status == "failed"
     assert "stopped by a bound" in result.error
     assert server.bodies() == []
@@ -433,7 +454,7 @@ def test_per_call_bound_caps_the_reply_and_stops_when_nothing_is_left(probe: Non
 
 def test_total_token_budget_stops_the_debate_with_a_clear_message(probe: None) -> None:
     with FaultServer(StepScript(default_valid, {})) as server:
-        result, sink = run(provider(server.base_url), DebateSettings(max_total_tokens=250))
+        result, store = run(provider(server.base_url), DebateSettings(max_total_tokens=250))
     assert result.status == "failed"
     assert "token budget of 250" in result.error
     assert result.usage["calls"] >= 1
@@ -450,3 +471,61 @@ def test_provider_concurrency_limit_holds_across_parallel_steps(probe: None) -> 
     with FaultServer(StepScript(slowish, {})) as server:
         result, _ = run(provider(server.base_url, max_concurrency=1))
     assert result.status == "completed" and server.max_in_flight == 1
+
+
+# -- the real cross-critique protocol -----------------------------------------------------------
+
+WILL_CASE = CASES_DIR / "national_will_formalities.json"
+WILL_VALID = {
+    "AgentOutput": {
+        "answer": "The will is valid only if the notarial deposit formalities were met.",
+        "claims": [{"id": "C1", "statement": "A deposited secret will needs a notarial deed of deposit.",
+                    "evidence": ["kuhperdata_940", "deed_of_deposit_extract"], "confidence": 0.6}],
+        "uncertainties": ["whether the witnesses signed"],
+    },
+    "CritiqueOutput": {"critiques": []},
+    "SupervisorOutput": {"answer": "Valid if deposited with the notary as required.", "confidence": 0.6,
+                         "rationale": "Both agents agree.", "agreed_claims": ["C1"]},
+}
+
+
+def test_cross_critique_debate_survives_faults_and_keeps_every_step() -> None:
+    script = {
+        "AgentOutput": [error(429, "rate limited", {"retry-after-ms": "50"}), tool_call('{"answer": "The will')],
+        "CritiqueOutput": [error(502, "bad gateway"), content("I have no critiques, it all looks fine.")],
+    }
+    with FaultServer(NameScript(WILL_VALID, script)) as server:
+        store = DebateStore(memory=True)
+        result = engine.run_debate(load_case(WILL_CASE), "cross_critique", provider=provider(server.base_url),
+                                   settings=DebateSettings(rounds=2), store=store)
+        requests = len(server.bodies())
+    assert result.status == "completed", result.error
+    assert_no_lost_step(store, result)
+    rows = store.steps(result.debate_id)
+    assert {r["step_id"] for r in rows} >= {"r1.answer.nla", "r1.answer.ala", "r1.critique.nla.ala",
+                                             "r1.critique.ala.nla", "final.supervisor"}
+    # Two replies were unusable and went back to the model; the 429 and the 502 were transport retries.
+    assert sum(r["attempts"] for r in rows) == len(rows) + 2
+    assert requests == len(rows) + 2 + 2
+    reasked = [r for r in rows if r["attempts"] == 2]
+    assert {r["stage"] for r in reasked} == {"answer", "critique"}
+    assert all(r["errors"] for r in reasked)
+    # The evidence id the scripted model invented is flagged, not silently accepted.
+    claims = store.claims(result.debate_id)
+    assert claims and all(c["verified"] == 0 for c in claims)
+    assert result.usage["input_tokens"] > 0 and result.usage["output_tokens"] > 0
+
+
+def test_cross_critique_supervisor_that_never_answers_in_json_fails_cleanly() -> None:
+    prose = "As the supervisor I find both answers persuasive."
+    with FaultServer(NameScript(WILL_VALID, {"SupervisorOutput": [content(prose)] * 5})) as server:
+        store = DebateStore(memory=True)
+        result = engine.run_debate(load_case(WILL_CASE), "cross_critique",
+                                   provider=provider(server.base_url, max_attempts=2),
+                                   settings=DebateSettings(rounds=2), store=store)
+    assert result.status == "failed"
+    assert result.failed_step == "final.supervisor"
+    assert_no_lost_step(store, result)
+    row = failed(store, result, "final.supervisor")
+    assert row["raw_output"] == prose and row["attempts"] == 2
+    assert sum(1 for r in store.steps(result.debate_id) if r["status"] == "ok") >= 4
