@@ -33,8 +33,8 @@ from debate_core import engine, prompts, steps
 from debate_core.cases import CASES_DIR, load_case
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings, Outcome
-from debate_core.store import DebateStore
 from debate_core.schemas import AgentOutput, Case, CritiqueOutput, Evidence, SupervisorOutput, Verdict
+from debate_core.store import DebateStore
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789abcdef"
 
