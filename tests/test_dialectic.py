@@ -120,6 +120,10 @@ def test_unparsable_thesis_becomes_a_critical_issue_and_overrides_accept(case):
     recorded = [e.data["output"] for _, e in sink.events if e.kind == "turn_finished" and e.step_id == "r1.antithesis.critic"]
     assert recorded[0]["issues"][0].startswith(ENGINE_ISSUE_PREFIX)
     assert any("not valid ASP" in w for w in res.warnings)
+    # Replaying the recorded outputs (as an exported cassette would) gives the same critique once.
+    again = run_debate(case, "dialectic", provider=replay(
+        thesis(NO_PERIOD), {"step": "r1.antithesis.critic", "output": recorded[0]}, synth(1, GOOD, 0.7), anti(2, "accept")))
+    assert again.result["rounds"][0]["antithesis"]["issues"] == first["antithesis"]["issues"]
 
 
 def test_unparsable_rule_blocks_jaccard_convergence_and_escalates(case):

@@ -98,7 +98,8 @@ async def run(run: DebateRun) -> Outcome:
             said["recommendation"] = out.recommendation
             if issue is None:
                 return out
-            update: dict[str, Any] = {"issues": [issue, *out.issues]}
+            # Idempotent, so that replaying an exported debate (which stores this output) adds it once.
+            update: dict[str, Any] = {"issues": out.issues if issue in out.issues else [issue, *out.issues]}
             if out.recommendation == "accept":
                 update["recommendation"] = "revise"
                 run.warn(f"{sid}: the critic accepted a rule that is not valid ASP; the engine treats it as revise", sid)
