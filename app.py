@@ -1,0 +1,46 @@
+"""Debate review workbench: `streamlit run app.py`.
+
+The entry point only sets up navigation and the shared sidebar; each page lives in `pages/` and
+calls `debate_core` for everything that is not layout.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+# `streamlit run` puts this folder on sys.path; other launchers (AppTest, IDEs) may not.
+_ROOT = str(Path(__file__).resolve().parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from ui import common  # noqa: E402
+
+st.set_page_config(page_title="Debate review workbench", page_icon=":material/forum:", layout="wide")
+
+pages = {
+    "Debates": [
+        st.Page(common.PAGES["new"], title="New debate", icon=":material/add_comment:", url_path="new",
+                default=True),
+        st.Page(common.PAGES["debate"], title="Debate", icon=":material/forum:", url_path="debate"),
+        st.Page(common.PAGES["history"], title="History", icon=":material/history:", url_path="history"),
+    ],
+    "Review": [
+        st.Page(common.PAGES["escalations"], title="Escalations", icon=":material/priority_high:",
+                url_path="escalations"),
+        st.Page(common.PAGES["analytics"], title="Analytics", icon=":material/monitoring:", url_path="analytics"),
+    ],
+    "Setup": [
+        st.Page(common.PAGES["settings"], title="Settings", icon=":material/settings:", url_path="settings"),
+    ],
+}
+page = st.navigation(pages)
+try:
+    common.recover_interrupted()
+except Exception as exc:  # noqa: BLE001 - an unreadable database is explained, not dumped as a traceback
+    st.error(f"The database at {common.db_path()} cannot be opened: {exc}")
+    st.stop()
+common.sidebar()
+page.run()

@@ -1,0 +1,98 @@
+"""The app's own settings: who the supervisors are and the default provider settings.
+
+They live in a small JSON file next to the database (`debates.db` -> `debates.settings.json`), so
+each database carries its own reviewers' set-up. An API key is never written here nor to the
+database: it comes from the environment or is typed in for one browser session only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .providers.openai_provider import METHODS
+
+
+class SettingsError(ValueError):
+    """The settings file cannot be read; the message says which file and why."""
+
+
+class AppSettings(BaseModel):
+    # Unknown keys (say an api_key someone added by hand) are dropped on load and never saved back.
+    model_config = ConfigDict(extra="ignore")
+
+    supervisors: list[str] = Field(default_factory=list)
+    default_provider: Literal["offline", "openai", "replay"] = "offline"
+    openai_base_url: str = ""
+    openai_model: str = ""
+    openai_method: Literal["", *METHODS] = ""  # "" lets the provider choose by server
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    # Offline agents answer instantly; a small delay per call lets a demo show rounds arriving.
+    offline_latency_ms: float = Field(default=0.0, ge=0.0, le=10_000.0)
+    refresh_seconds: float = Field(default=1.0, ge=0.2, le=60.0)
+    stale_after_minutes: float = Field(default=30.0, ge=1.0)
+
+    @field_validator("supervisors", mode="before")
+    @classmethod
+    def _names(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = v.splitlines()
+        if isinstance(v, list):
+            seen: list[str] = []
+            for name in v:
+                name = str(name).strip()
+                if name and name.casefold() not in {s.casefold() for s in seen}:
+                    seen.append(name)
+            return seen
+        return v
+
+    def is_supervisor(self, name: str | None) -> bool:
+        name = (name or "").strip().casefold()
+        return bool(name) and name in {s.casefold() for s in self.supervisors}
+
+
+def settings_path(db_path: str | Path) -> Path:
+    db_path = Path(db_path)
+    return db_path.with_name(f"{db_path.stem}.settings.json")
+
+
+def load_settings(db_path: str | Path) -> AppSettings:
+    """The saved settings, or the defaults when none were saved yet."""
+    path = settings_path(db_path)
+    if not path.exists():
+        return AppSettings()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"cannot read the settings file {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise SettingsError(f"the settings file {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"the settings file {path} must hold a JSON object")
+    try:
+        return AppSettings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "(settings)"
+        raise SettingsError(f"the settings file {path}: field '{field}' {err['msg']}") from exc
+
+
+def save_settings(settings: AppSettings, db_path: str | Path) -> Path:
+    """Write atomically, so a reader never sees half a file."""
+    path = settings_path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,214 @@
+"""Run debates in background threads so that no page rerun or closed browser can stop them.
+
+A Streamlit script run is interrupted by any click, so a debate must not live inside one. Each
+debate started here gets its own thread, its own event loop and its own store connection; it
+writes every event to the store as it happens, and the pages only read the store. A debate that
+crashes for an unexpected reason is saved as failed with a readable message.
+
+A debate left `running` by a process that died (server restart, killed CLI) would otherwise stay
+`running` forever; `recover_interrupted` finds those and marks them interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .engine import new_debate_id, run_debate_async
+from .events import Event
+from .protocols import get_protocol
+from .providers import Provider
+from .runtime import DebateSettings
+from .schemas import Case
+from .store import DebateStore, NotFound
+
+log = logging.getLogger(__name__)
+
+# A debate whose owner cannot be checked is presumed dead when nothing was written for this long.
+# Generous, because one real model call (with its retries) can take minutes without an event.
+DEFAULT_STALE_AFTER_S = 30 * 60
+
+
+@dataclass
+class _Job:
+    debate_id: str
+    thread: threading.Thread
+    started: float = field(default_factory=time.time)
+
+
+_JOBS: dict[str, _Job] = {}
+_JOBS_LOCK = threading.Lock()
+
+
+def runner_info() -> dict[str, Any]:
+    """Who runs a debate: kept with its stored settings so other processes can tell if it died."""
+    return {"pid": os.getpid(), "host": socket.gethostname()}
+
+
+def start_debate(
+    case: Case,
+    protocol: str,
+    provider: Provider,
+    settings: DebateSettings | None = None,
+    *,
+    db_path: str | Path,
+) -> str:
+    """Create the debate row, start the run in a background thread and return the id at once."""
+    settings = settings or DebateSettings()
+    get_protocol(protocol)  # an unknown protocol is bad input: refuse it before anything is saved
+    debate_id = new_debate_id()
+    thread = threading.Thread(
+        target=_run, args=(debate_id, case, protocol, provider, settings, Path(db_path)),
+        name=f"debate-{debate_id}",
+        # A daemon thread does not hold the server open at shutdown; a debate cut off that way is
+        # found by recover_interrupted on the next start.
+        daemon=True,
+    )
+    # Registered before the row exists, so no other session can see it "running" without an owner.
+    with _JOBS_LOCK:
+        _JOBS[debate_id] = _Job(debate_id, thread)
+    try:
+        store = DebateStore(db_path)
+        try:
+            stored_settings = {**settings.as_dict(), "runner": runner_info()}
+            store.create_debate(case, protocol, provider.public_config(), stored_settings, debate_id=debate_id)
+        finally:
+            store.close()
+    except BaseException:
+        with _JOBS_LOCK:
+            _JOBS.pop(debate_id, None)
+        raise
+    thread.start()
+    return debate_id
+
+
+def _run(
+    debate_id: str, case: Case, protocol: str, provider: Provider, settings: DebateSettings, db_path: Path
+) -> None:
+    store: DebateStore | None = None
+    try:
+        store = DebateStore(db_path)
+        asyncio.run(run_debate_async(case, protocol, provider=provider, settings=settings, store=store,
+                                     debate_id=debate_id))
+    except BaseException as exc:  # noqa: BLE001 - whatever happens, the debate must not stay "running"
+        message = f"the debate stopped unexpectedly: {type(exc).__name__}: {exc}"
+        log.error("debate %s crashed:\n%s", debate_id, traceback.format_exc())
+        _mark_failed(store, db_path, debate_id, message)
+    finally:
+        if store is not None:
+            store.close()
+        with _JOBS_LOCK:
+            _JOBS.pop(debate_id, None)
+
+
+def _mark_failed(store: DebateStore | None, db_path: Path, debate_id: str, message: str) -> None:
+    try:
+        own = store is None
+        store = store or DebateStore(db_path)
+        try:
+            store.record(debate_id, Event("failed", None, {"error": message}))
+        finally:
+            if own:
+                store.close()
+    except Exception:  # noqa: BLE001 - the database itself is unusable; the log has the details
+        log.exception("could not mark debate %s as failed", debate_id)
+
+
+def is_running_here(debate_id: str) -> bool:
+    """True from the moment the debate is created until its thread has saved how it ended."""
+    with _JOBS_LOCK:
+        return debate_id in _JOBS
+
+
+def running_here() -> list[str]:
+    with _JOBS_LOCK:
+        return list(_JOBS)
+
+
+def wait(debate_id: str, timeout: float | None = None) -> bool:
+    """Block until the debate's thread ends (for the CLI and tests). False on timeout."""
+    with _JOBS_LOCK:
+        job = _JOBS.get(debate_id)
+    if job is None:
+        return True
+    job.thread.join(timeout)
+    return not job.thread.is_alive()
+
+
+# ---------------------------------------------------------------------------
+# Debates left running by a dead process
+# ---------------------------------------------------------------------------
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _age_seconds(stamp: str | None, now: float) -> float:
+    if not stamp:
+        return float("inf")
+    try:
+        ts = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return float("inf")
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    return now - ts.timestamp()
+
+
+def interruption_reason(debate: dict[str, Any], *, stale_after: float = DEFAULT_STALE_AFTER_S,
+                        now: float | None = None) -> str | None:
+    """Why a `running` debate is presumed dead, or None while it may still be alive."""
+    if debate.get("status") != "running" or is_running_here(debate["id"]):
+        return None
+    now = time.time() if now is None else now
+    runner = (debate.get("settings") or {}).get("runner") or {}
+    pid, host = runner.get("pid"), runner.get("host")
+    if isinstance(pid, int) and host == socket.gethostname():
+        if pid == os.getpid():
+            return "the debate's worker thread is gone (the server was restarted or the thread was lost)"
+        if not _pid_alive(pid):
+            return f"the process that ran it (pid {pid}) is no longer running"
+    age = _age_seconds(debate.get("updated_at"), now)
+    if age > stale_after:
+        return f"nothing was written for {int(age // 60)} minutes"
+    return None
+
+
+def find_interrupted(store: DebateStore, *, stale_after: float = DEFAULT_STALE_AFTER_S,
+                     now: float | None = None) -> dict[str, str]:
+    """Running debates presumed dead, with the reason for each. Works on a read-only store."""
+    found: dict[str, str] = {}
+    for row in store.list_debates(status="running", limit=10_000):
+        try:
+            debate = store.get_debate(row["id"], with_steps=False)
+        except NotFound:
+            continue
+        reason = interruption_reason(debate, stale_after=stale_after, now=now)
+        if reason:
+            found[debate["id"]] = reason
+    return found
+
+
+def recover_interrupted(store: DebateStore, *, stale_after: float = DEFAULT_STALE_AFTER_S,
+                        now: float | None = None) -> dict[str, str]:
+    """Mark every running debate presumed dead as interrupted (failed, steps kept). Needs a writable store."""
+    found = find_interrupted(store, stale_after=stale_after, now=now)
+    for debate_id, reason in found.items():
+        store.mark_interrupted(debate_id, f"interrupted: {reason}")
+    return found

@@ -1,0 +1,115 @@
+"""One debate: live while it runs (refreshing by itself), then the full record and the review controls."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from debate_core import views
+from debate_core.protocols import get_protocol
+from debate_core.store import NotFound
+from ui import common, render, review
+
+settings = common.app_settings()
+
+
+def _planned_rounds(debate: dict) -> int | None:
+    rounds = (debate.get("settings") or {}).get("rounds")
+    if rounds:
+        return int(rounds)
+    try:
+        return int(get_protocol(debate["protocol"]).DEFAULT_ROUNDS)
+    except Exception:  # noqa: BLE001 - only an estimate for the progress bar
+        return None
+
+
+def _pick_debate() -> str | None:
+    debate_id = st.query_params.get("id") or st.session_state.get("debate_id")
+    if debate_id:
+        return str(debate_id)
+    store = common.read_store()
+    try:
+        recent = store.list_debates(limit=50)
+    finally:
+        store.close()
+    st.title("Debate", anchor=False)
+    if not recent:
+        st.info("No debates yet. Start one on the New debate page; it will show here live.")
+        st.page_link(common.PAGES["new"], label="New debate", icon=":material/add_comment:")
+        return None
+    labels = {d["id"]: f"{d['id']} · {views.display_status(d)} · {d.get('title') or d.get('question')}"
+              for d in recent}
+    st.caption("Pick a recent debate, or search all of them on the History page.")
+    return st.selectbox("Debate", list(labels), format_func=labels.get, index=None, key="debate-pick",
+                        placeholder="choose a debate")
+
+
+def _body(debate: dict, steps: list, claims: list, critiques: list, events: list, key: str) -> None:
+    tabs = st.tabs(["Rounds", "Claims", "Critiques", "Verdict", "Protocol view", "Plots", "Evidence",
+                    "Transcript"])
+    with tabs[0]:
+        render.rounds(steps)
+    with tabs[1]:
+        render.claims(claims, debate.get("case"), key)
+    with tabs[2]:
+        render.critiques(critiques)
+    with tabs[3]:
+        render.verdict(debate)
+    with tabs[4]:
+        if not render.protocol_views(debate, steps):
+            st.info("Nothing protocol-specific to show yet.")
+    with tabs[5]:
+        render.charts(debate, steps, events, key)
+    with tabs[6]:
+        render.passages(debate.get("case"))
+    with tabs[7]:
+        render.transcript(steps)
+
+
+def _load(debate_id: str) -> tuple[dict, list, list, list, list]:
+    store = common.read_store()
+    try:
+        debate = store.get_debate(debate_id)
+        return debate, debate["steps"], store.claims(debate_id), store.critiques(debate_id), store.events(debate_id)
+    finally:
+        store.close()
+
+
+debate_id = _pick_debate()
+if debate_id:
+    try:
+        debate, steps, claims, critiques, events = _load(debate_id)
+    except NotFound:
+        st.title("Debate", anchor=False)
+        st.error(f"There is no debate with id {debate_id!r} in {common.db_path()}.")
+        st.page_link(common.PAGES["history"], label="Find debates on the History page", icon=":material/history:")
+        st.stop()
+    st.session_state["debate_id"] = debate_id
+    if st.query_params.get("id") != debate_id:
+        st.query_params["id"] = debate_id
+    render.header(debate)
+
+    if debate["status"] == "running":
+        @st.fragment(run_every=settings.refresh_seconds)
+        def live() -> None:
+            d, s, cl, cr, ev = _load(debate_id)
+            if d["status"] != "running":
+                st.rerun()  # the whole page: the review controls appear once the debate has ended
+            render.progress_bar(d, s, _planned_rounds(d))
+            _body(d, s, cl, cr, ev, "live")
+
+        live()
+    else:
+        render.progress_bar(debate, steps, _planned_rounds(debate))
+        render.failure(debate)
+        render.warnings(debate)
+        if debate["status"] == "completed":
+            render.verdict(debate)
+            with st.container(border=True):
+                st.subheader("Review", anchor=False)
+                if debate.get("review_state") == "escalated":
+                    review.supervisor_controls(debate, settings.is_supervisor(common.reviewer()))
+                else:
+                    review.reviewer_controls(debate)
+                st.markdown("**Audit trail**")
+                review.audit_trail(debate.get("reviews") or [])
+        _body(debate, steps, claims, critiques, events, "done")

@@ -1,0 +1,65 @@
+"""Escalations: debates a reviewer escalated, for a supervisor to approve or override."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from debate_core import views
+from debate_core.store import NotFound
+from ui import common, render, review
+
+esc = views.md_escape
+
+st.title("Escalations", anchor=False)
+settings = common.app_settings()
+name = common.reviewer()
+is_supervisor = settings.is_supervisor(name)
+if not settings.supervisors:
+    st.info("No supervisors are named yet. Add them on the Settings page; only they can decide escalations.")
+elif is_supervisor:
+    st.caption(f"Signed in as supervisor {esc(name)}.")
+
+store = common.read_store()
+try:
+    queue = store.escalation_queue()
+    flagged = store.list_debates(status="completed", needs_review=True, review_state="pending", limit=500)
+    if not queue:
+        st.success("The escalation queue is empty: no reviewer has escalated a debate that awaits a decision.")
+    else:
+        st.subheader(f"Queue ({len(queue)})", anchor=False)
+        st.dataframe(views.history_rows(queue), hide_index=True, key="e-table",
+                     column_order=["id", "created", "protocol", "question", "answer", "reviewed_by"],
+                     column_config={"reviewed_by": st.column_config.TextColumn("escalated by")})
+        labels = {d["id"]: f"{d['id']} · {d.get('title') or d.get('question')}" for d in queue}
+        chosen = st.selectbox("Decide on", list(labels), format_func=labels.get, key="e-chosen")
+        try:
+            debate = store.get_debate(chosen)
+        except NotFound:
+            st.warning("That debate was just removed.")
+            st.stop()
+        with st.container(border=True):
+            st.markdown(f"**{esc(debate.get('title'))}**")
+            st.text(debate.get("question") or "")
+            escalations = [r for r in debate.get("reviews") or [] if r.get("action") == "escalate"]
+            if escalations:
+                last = escalations[-1]
+                st.markdown(f"Escalated by **{esc(last.get('reviewer'))}** at {esc((last.get('ts') or '')[:19])}:")
+                st.text(last.get("reason") or "")
+            render.verdict(debate)
+            common.debate_link(chosen, "Open the full debate")
+            st.subheader("Decision", anchor=False)
+            review.supervisor_controls(debate, is_supervisor)
+            st.markdown("**Audit trail**")
+            review.audit_trail(debate.get("reviews") or [])
+    st.subheader(f"Flagged by the moderator, awaiting a reviewer ({len(flagged)})", anchor=False)
+    if not flagged:
+        st.caption("None: every debate the moderator flagged for human review has been reviewed.")
+    else:
+        st.caption("The moderator's rules flagged these debates for human review. A reviewer accepts, "
+                   "overrides or escalates each one from its debate page.")
+        st.dataframe(views.history_rows(flagged), hide_index=True, key="e-flagged",
+                     column_order=["id", "created", "protocol", "question", "answer"])
+        for d in flagged[:20]:
+            common.debate_link(d["id"], f"{d['id']} · {(d.get('title') or d.get('question') or '')[:80]}")
+finally:
+    store.close()

@@ -1,0 +1,92 @@
+"""History: every debate, with filters and full-text search; open one or export it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import streamlit as st
+
+from debate_core import export, views
+from debate_core.protocols import PROTOCOLS
+from debate_core.store import REVIEW_STATES, NotFound
+from ui import common
+
+ANY = "any"
+STATUSES = ["running", "converged", "escalated", "completed", "failed"]
+
+st.title("History", anchor=False)
+store = common.read_store()
+try:
+    total = store.count_debates()
+    reviewers = store.reviewers()
+    if not total:
+        st.info("No debates yet. Start one on the New debate page; every debate is kept here.")
+        st.page_link(common.PAGES["new"], label="New debate", icon=":material/add_comment:")
+        st.stop()
+
+    search = st.text_input("Search questions, answers and claims", key="h-search", icon=":material/search:",
+                           placeholder="e.g. pusaka tinggi")
+    f1, f2, f3, f4, f5 = st.columns(5)
+    protocol = f1.selectbox("Protocol", [ANY, *PROTOCOLS], key="h-protocol")
+    status = f2.selectbox("Status", [ANY, *STATUSES], key="h-status")
+    state = f3.selectbox("Verdict state", [ANY, *REVIEW_STATES], key="h-state",
+                         format_func=lambda s: views.REVIEW_STATE_LABELS.get(s, s))
+    reviewer = f4.selectbox("Reviewer", [ANY, *reviewers], key="h-reviewer")
+    dates = f5.date_input("Created between", value=(), key="h-dates", format="YYYY-MM-DD")
+
+    filters: dict = {"limit": 1000}
+    if protocol != ANY:
+        filters["protocol"] = protocol
+    if status in ("running", "failed"):
+        filters["status"] = status
+    elif status in ("converged", "escalated", "completed"):
+        filters["status"] = "completed"
+        filters["needs_review"] = status == "escalated"
+    if state != ANY:
+        filters["review_state"] = state
+    if reviewer != ANY:
+        filters["reviewer"] = reviewer
+    if isinstance(dates, (tuple, list)) and dates:
+        start = dates[0]
+        end = dates[1] if len(dates) > 1 else dates[0]
+        filters["since"] = start.isoformat()
+        filters["until"] = (end + dt.timedelta(days=1)).isoformat()
+    if search.strip():
+        filters["search"] = search
+    debates = store.list_debates(**filters)
+    if status != ANY:
+        # converged vs. completed-without-converging is not a stored column; the label decides.
+        debates = [d for d in debates if views.display_status(d) == status]
+
+    st.caption(f"{len(debates)} of {total} debate(s)")
+    if not debates:
+        st.info("No debate matches these filters. Clear the search or set a filter back to 'any'.")
+        st.stop()
+    rows = views.history_rows(debates)
+    st.dataframe(rows, hide_index=True, key="h-table", column_config={
+        "question": st.column_config.TextColumn("question", width="large"),
+        "answer": st.column_config.TextColumn("answer", width="large"),
+    })
+
+    st.subheader("Open or export", anchor=False)
+    labels = {r["id"]: f"{r['id']} · {r['status']} · {r['question'][:80]}" for r in rows}
+    chosen = st.selectbox("Debate", list(labels), format_func=labels.get, key="h-chosen")
+    b1, b2, b3, b4 = st.columns(4)
+    if b1.button("Open debate", type="primary", key="h-open", icon=":material/open_in_new:"):
+        st.session_state["debate_id"] = chosen
+        st.switch_page(common.PAGES["debate"], query_params={"id": chosen})
+    try:
+        files = export.export_files(store, chosen)
+        b2.download_button("Transcript files (.zip)", views.zip_files(files), file_name=f"{chosen}-transcript.zip",
+                           mime="application/zip", key="h-dl-zip", on_click="ignore")
+        b3.download_button("Cassette (.json)", json.dumps(export.cassette(store, chosen), ensure_ascii=False,
+                                                          indent=2),
+                           file_name=f"{chosen}-cassette.json", mime="application/json", key="h-dl-cassette",
+                           on_click="ignore")
+        b4.download_button("Claims and critiques (.csv)", export.claims_csv(store, chosen),
+                           file_name=f"{chosen}-claims.csv", mime="text/csv", key="h-dl-csv", on_click="ignore")
+    except NotFound:
+        st.warning("That debate was just removed.")
+finally:
+    store.close()

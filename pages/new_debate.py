@@ -1,0 +1,219 @@
+"""New debate: choose or write a case, a protocol and a provider, and start a background run."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from debate_core import export, views, worker
+from debate_core.cases import CaseError, load_case, parse_case, sample_cases
+from debate_core.providers import CassetteError, make_provider
+from debate_core.providers.openai_provider import METHODS
+from debate_core.runtime import DebateSettings
+from ui import common
+
+st.title("New debate", anchor=False)
+settings = common.app_settings()
+problems: list[str] = []
+case = None
+
+# ---------------------------------------------------------------------------
+# The case
+# ---------------------------------------------------------------------------
+st.subheader("1. Question and evidence", anchor=False)
+SOURCES = {"sample": "Sample case", "own": "Write a question", "file": "Upload a case file"}
+source = st.radio("Case", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="nd-source",
+                  label_visibility="collapsed")
+
+if source == "sample":
+    paths = sample_cases()
+    if not paths:
+        st.info("No sample cases were found in data/cases/. Write a question instead, or upload a case file.")
+    else:
+        titles = {}
+        for p in paths:
+            try:
+                titles[str(p)] = load_case(p).title
+            except CaseError as exc:
+                titles[str(p)] = f"{p.name} (cannot be loaded: {exc})"
+        chosen = st.selectbox("Sample case", list(titles), format_func=titles.get, key="nd-sample")
+        try:
+            case = load_case(chosen)
+        except CaseError as exc:
+            problems.append(str(exc))
+elif source == "own":
+    title = st.text_input("Title (optional)", key="nd-title")
+    question = st.text_area("Question", key="nd-question", height=100,
+                            placeholder="What should the agents decide?")
+    domain_hint = st.text_input("Domain hint (optional)", key="nd-domain",
+                                help="For cross critique: pure national, pure adat, conflict or consensus.")
+    st.markdown("**Evidence passages**, each with an id and a source")
+    pasted = st.text_area("Paste passages", key="nd-passages", height=140, help=views.PASTE_HELP,
+                          placeholder="E1 | Civil Code art. 852 | Children inherit in equal shares ...\n"
+                                      "E2 | Nagari council ruling 2019 | Harta pusaka tinggi passes ...")
+    st.caption(views.PASTE_HELP)
+    uploads = st.file_uploader("…or upload passages (.json list or case, .csv with id,source,text, or .txt)",
+                               type=["json", "csv", "txt"], accept_multiple_files=True, key="nd-upload")
+    passages: list[dict] = []
+    try:
+        passages += views.parse_passages(pasted)
+    except CaseError as exc:
+        problems.append(str(exc))
+    for up in uploads or []:
+        try:
+            passages += views.passages_from_upload(up.name, up.getvalue())
+        except CaseError as exc:
+            problems.append(str(exc))
+    if not problems and (question.strip() or passages):
+        try:
+            case = views.build_case(question, passages, title=title, domain_hint=domain_hint.strip() or None)
+        except CaseError as exc:
+            problems.append(str(exc))
+else:
+    up = st.file_uploader("Case file (.json)", type=["json"], key="nd-casefile")
+    if up is None:
+        st.info("Upload a case file: an object with id, title, question and evidence "
+                "(a list of passages with id, source and text).")
+    else:
+        try:
+            case = parse_case(json.loads(up.getvalue().decode("utf-8")), up.name)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(f"{up.name}: not a JSON file ({exc})")
+        except CaseError as exc:
+            problems.append(str(exc))
+
+for p in problems:
+    st.error(p)
+if case is not None:
+    with st.expander(f"Case: {views.md_escape(case.title)} · {len(case.evidence)} passage(s)", expanded=source != "sample"):
+        st.markdown("**Question**")
+        st.text(case.question)
+        if case.evidence:
+            st.dataframe([{"id": e.id, "source": e.source, "text": e.text} for e in case.evidence],
+                         hide_index=True, key="nd-evidence",
+                         column_config={"text": st.column_config.TextColumn("text", width="large")})
+        if case.reports:
+            st.caption(f"{len(case.reports)} agent report(s) for arbitration")
+
+# ---------------------------------------------------------------------------
+# Protocol, preset, agents, rounds
+# ---------------------------------------------------------------------------
+st.subheader("2. Protocol", anchor=False)
+catalogue = {p["name"]: p for p in views.protocol_catalogue()}
+available = [name for name, p in catalogue.items() if not p["error"]]
+if not available:
+    st.error("No protocol could be loaded; see the server log.")
+    st.stop()
+c1, c2 = st.columns(2)
+protocol = c1.selectbox("Protocol", available, key="nd-protocol", format_func=lambda n: n.replace("_", " "))
+info = catalogue[protocol]
+presets = {"default": {}, **info["presets"]}
+preset_name = c2.selectbox("Preset", list(presets), key=f"nd-preset-{protocol}")
+preset = presets[preset_name]
+if info["doc"]:
+    st.caption(info["doc"])
+agents = [dict(a) for a in (preset.get("agents") or info["agents"])]
+agent_ids = [a["id"] for a in agents]
+c3, c4 = st.columns([3, 1])
+chosen_agents = c3.multiselect("Agents", agent_ids, default=agent_ids, key=f"nd-agents-{protocol}-{preset_name}")
+lo, hi = info["min_rounds"], max(info["min_rounds"], info["max_rounds"])
+default_rounds = min(hi, max(lo, int(preset.get("rounds") or info["rounds"])))
+rounds = c4.number_input("Rounds (at most)", min_value=lo, max_value=hi, value=default_rounds, step=1,
+                         key=f"nd-rounds-{protocol}")
+unavailable = [n for n, p in catalogue.items() if p["error"]]
+if unavailable:
+    st.caption("Not available in this installation: " + ", ".join(unavailable))
+
+# ---------------------------------------------------------------------------
+# Provider
+# ---------------------------------------------------------------------------
+st.subheader("3. Provider", anchor=False)
+PROVIDER_LABELS = {"offline": views.OFFLINE_LABEL, "openai": "openai-compatible model",
+                   "replay": "replay from a cassette"}
+provider_name = st.radio("Provider", list(PROVIDER_LABELS), format_func=PROVIDER_LABELS.get, horizontal=True,
+                         index=list(PROVIDER_LABELS).index(settings.default_provider), key="nd-provider",
+                         label_visibility="collapsed")
+provider_opts: dict = {}
+blockers: list[str] = []
+if provider_name == "offline":
+    st.caption("Deterministic rule-based agents that read the evidence. No model, no network, no key.")
+    provider_opts["latency_ms"] = st.number_input(
+        "Delay per call (ms)", min_value=0, max_value=10_000, value=int(settings.offline_latency_ms), step=100,
+        key="nd-latency", help="Offline agents answer instantly; a delay lets you watch the rounds arrive.")
+elif provider_name == "openai":
+    o1, o2 = st.columns(2)
+    provider_opts["base_url"] = o1.text_input("Base URL", value=settings.openai_base_url, key="nd-base-url",
+                                              placeholder="empty for OpenAI, or e.g. http://localhost:8080/v1")
+    provider_opts["model"] = o2.text_input("Model", value=settings.openai_model, key="nd-model")
+    methods = ["", *METHODS]
+    provider_opts["method"] = st.selectbox(
+        "Structured output method", methods, index=methods.index(settings.openai_method), key="nd-method",
+        format_func=lambda m: m or "automatic (json_schema for OpenAI, function calling otherwise)") or None
+    provider_opts["temperature"] = settings.temperature
+    provider_opts["api_key"] = common.api_key_input("new") or None
+    if not provider_opts["model"]:
+        blockers.append("Enter the model name for the openai-compatible provider.")
+else:
+    REPLAY = {"file": "Upload a cassette file", "stored": "Replay a stored debate"}
+    replay_from = st.radio("Cassette", list(REPLAY), format_func=REPLAY.get, horizontal=True, key="nd-replay")
+    if replay_from == "file":
+        up = st.file_uploader("Cassette (.json)", type=["json"], key="nd-cassette")
+        if up is None:
+            blockers.append("Upload a cassette file to replay.")
+        else:
+            try:
+                provider_opts["cassette"] = json.loads(up.getvalue().decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                blockers.append(f"{up.name}: not a JSON file ({exc})")
+    else:
+        store = common.read_store()
+        try:
+            done = store.list_debates(status="completed", protocol=protocol, limit=200)
+            if not done:
+                blockers.append(f"No completed {protocol} debate is stored yet to replay.")
+            else:
+                labels = {d["id"]: f"{d['id']} · {d.get('title') or d.get('question')}" for d in done}
+                source_id = st.selectbox("Stored debate", list(labels), format_func=labels.get, key="nd-replay-id")
+                provider_opts["cassette"] = export.cassette(store, source_id)
+        finally:
+            store.close()
+
+recorded_case = (provider_opts.get("cassette") or {}).get("case")
+if provider_name == "replay" and isinstance(recorded_case, dict):
+    # A cassette answers for the case it was recorded on; replaying it on another case makes no sense.
+    try:
+        case = parse_case(recorded_case, "the cassette's case")
+        st.caption(f"Replays on the cassette's own case: {views.md_escape(case.title)}")
+    except CaseError as exc:
+        blockers.append(str(exc))
+
+# ---------------------------------------------------------------------------
+# Start
+# ---------------------------------------------------------------------------
+st.divider()
+if case is None and not problems:
+    st.info("Choose a sample case, or write a question and add at least one evidence passage.")
+if not chosen_agents:
+    blockers.append("Choose at least one agent.")
+for b in blockers:
+    st.warning(b)
+ready = case is not None and not problems and not blockers
+if st.button("Start debate", type="primary", disabled=not ready, key="nd-start", icon=":material/play_arrow:"):
+    try:
+        provider = make_provider(provider_name, **provider_opts)
+        if provider_name == "replay" and getattr(provider, "protocol", None) not in (None, protocol):
+            raise ValueError(f"this cassette was recorded with the {provider.protocol} protocol; "
+                             f"choose {provider.protocol} to replay it")
+        run_settings = DebateSettings(
+            rounds=int(rounds),
+            agents=None if chosen_agents == agent_ids and not preset.get("agents")
+            else [a for a in agents if a["id"] in chosen_agents],
+            options=dict(preset.get("options") or {}),
+        )
+        debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path())
+    except (ValueError, CassetteError) as exc:
+        st.error(f"The debate could not start: {exc}")
+    else:
+        st.session_state["debate_id"] = debate_id
+        st.switch_page(common.PAGES["debate"], query_params={"id": debate_id})

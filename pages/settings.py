@@ -1,0 +1,73 @@
+"""Settings: supervisors and default provider settings, saved next to the database (never a key)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from debate_core import views, worker
+from debate_core.app_settings import AppSettings, SettingsError, load_settings, save_settings, settings_path
+from debate_core.providers.openai_provider import METHODS
+from ui import common
+
+st.title("Settings", anchor=False)
+path = common.db_path()
+try:
+    current = load_settings(path)
+except SettingsError as exc:
+    st.error(f"{exc}. Saving below replaces it with valid settings.")
+    current = AppSettings()
+st.caption(f"Saved in {settings_path(path)}, next to the database {path}.")
+
+flash = st.session_state.pop("settings-flash", None)
+if flash:
+    st.success(flash)
+
+with st.form("settings-form"):
+    st.subheader("Reviewers", anchor=False)
+    supervisors = st.text_area("Supervisors, one name per line", value="\n".join(current.supervisors),
+                               key="s-supervisors",
+                               help="Only these reviewers can approve or override escalated debates. Names are "
+                                    "matched without regard to case against the sidebar name or the signed-in user.")
+    st.subheader("Default provider", anchor=False)
+    labels = {"offline": views.OFFLINE_LABEL, "openai": "openai-compatible model", "replay": "replay (cassette)"}
+    provider = st.radio("Provider preselected on New debate", list(labels), format_func=labels.get,
+                        index=list(labels).index(current.default_provider), key="s-provider")
+    c1, c2 = st.columns(2)
+    base_url = c1.text_input("Base URL", value=current.openai_base_url, key="s-base-url",
+                             placeholder="empty for OpenAI; http://localhost:8080/v1 for llama.cpp")
+    model = c2.text_input("Model", value=current.openai_model, key="s-model")
+    methods = ["", *METHODS]
+    method = c1.selectbox("Structured output method", methods, index=methods.index(current.openai_method),
+                          format_func=lambda m: m or "automatic", key="s-method")
+    temperature = c2.number_input("Temperature", min_value=0.0, max_value=2.0, value=float(current.temperature),
+                                  step=0.1, key="s-temperature")
+    st.subheader("App", anchor=False)
+    c3, c4, c5 = st.columns(3)
+    latency = c3.number_input("Offline delay per call (ms)", min_value=0, max_value=10_000,
+                              value=int(current.offline_latency_ms), step=100, key="s-latency")
+    refresh = c4.number_input("Live refresh (seconds)", min_value=0.2, max_value=60.0,
+                              value=float(current.refresh_seconds), step=0.5, key="s-refresh")
+    stale = c5.number_input("Presume a silent running debate dead after (minutes)", min_value=1.0,
+                            value=float(current.stale_after_minutes), step=5.0, key="s-stale")
+    submitted = st.form_submit_button("Save settings", type="primary")
+
+if submitted:
+    try:
+        new = AppSettings(supervisors=supervisors, default_provider=provider, openai_base_url=base_url.strip(),
+                          openai_model=model.strip(), openai_method=method, temperature=temperature,
+                          offline_latency_ms=latency, refresh_seconds=refresh, stale_after_minutes=stale)
+        saved = save_settings(new, path)
+    except (ValueError, OSError) as exc:
+        st.error(f"Not saved: {exc}")
+    else:
+        st.session_state["settings-flash"] = f"Saved to {saved}."
+        st.rerun()
+
+st.subheader("API key", anchor=False)
+st.caption("The key is never saved: not in the settings file, not in the database.")
+common.api_key_input("settings")
+
+st.subheader("Background debates", anchor=False)
+running = worker.running_here()
+st.caption(f"{len(running)} debate(s) running in this server process." if running
+           else "No debate is running in this server process.")

@@ -1,0 +1,30 @@
+"""Shared fixtures. Each app test gets its own database through DEBATE_DB."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+APP = ROOT / "app.py"
+
+
+@pytest.fixture
+def db_path(tmp_path, monkeypatch):
+    """A fresh database path for this test, seen by the app through DEBATE_DB."""
+    path = tmp_path / "debates.db"
+    monkeypatch.setenv("DEBATE_DB", str(path))
+    return path
+
+
+@pytest.fixture
+def app(db_path):
+    """The whole app (navigation, sidebar and pages) under AppTest, on its own database."""
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest.from_file(str(APP), default_timeout=60)

@@ -1,0 +1,142 @@
+"""New debate page: it renders, starts debates in the background and explains bad input in words."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from debate_core import export, worker
+from debate_core.store import DebateStore
+
+HTML_PASSAGE = "<script>alert('x')</script><b>bold</b> [link](http://example.invalid) :red[red] $x^2$"
+
+
+def _no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _start(at: AppTest) -> str:
+    at.button(key="nd-start").click().run()
+    _no_exception(at)
+    debate_id = at.session_state["debate_id"]
+    assert at.query_params.get("id") == debate_id
+    assert worker.wait(debate_id, 60)
+    return debate_id
+
+
+def test_renders_with_sample_cases_and_offline_label(app):
+    app.run()
+    _no_exception(app)
+    assert app.title[0].value == "New debate"
+    assert app.selectbox(key="nd-sample").options, "the sample cases are offered"
+    labels = [m.value for m in app.sidebar.markdown]
+    assert any("offline \\(rule\\-based agents, no model\\)" in v for v in labels)
+    assert not app.button(key="nd-start").disabled
+
+
+def test_start_a_sample_debate_runs_in_the_background_and_lands_in_the_store(app, db_path):
+    app.run()
+    app.selectbox(key="nd-protocol").set_value("cross_critique").run()
+    debate_id = _start(app)
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert debate["status"] == "completed"
+    assert debate["protocol"] == "cross_critique"
+    assert debate["provider"] == "offline"
+    # The page switched to the debate view, which now shows the verdict and review controls.
+    app.run()
+    _no_exception(app)
+    assert app.button(key=f"accept-{debate_id}")
+
+
+def test_own_question_with_pasted_passages_and_chosen_settings(app, db_path):
+    app.run()
+    app.radio(key="nd-source").set_value("own").run()
+    app.text_area(key="nd-question").set_value("Is the sawah part of the estate?")
+    app.text_area(key="nd-passages").set_value(
+        "E1 | KAN letter | The sawah is harta pusaka tinggi of the kaum.\n"
+        "E2 | Civil Code art. 852 | Children inherit in equal shares.\n"
+        f"E3 | Hostile page | {HTML_PASSAGE}\n"
+    )
+    app.run()
+    _no_exception(app)
+    assert not app.error
+    app.selectbox(key="nd-protocol").set_value("dialectic").run()
+    app.number_input(key="nd-rounds-dialectic").set_value(1).run()
+    debate_id = _start(app)
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert debate["protocol"] == "dialectic"
+    assert debate["settings"]["rounds"] == 1
+    assert [e["id"] for e in debate["case"]["evidence"]] == ["E1", "E2", "E3"]
+    assert debate["case"]["evidence"][2]["text"] == HTML_PASSAGE
+
+
+def test_the_evidence_preview_shows_html_literally(app):
+    app.run()
+    app.radio(key="nd-source").set_value("own").run()
+    app.text_area(key="nd-question").set_value("What does the page say?")
+    app.text_area(key="nd-passages").set_value(f"E1 | Hostile page | {HTML_PASSAGE}")
+    app.run()
+    _no_exception(app)
+    preview = app.dataframe[0].value
+    assert preview["text"].tolist() == [HTML_PASSAGE]
+    assert all(not m.proto.allow_html for m in app.markdown)
+
+
+def test_bad_passages_are_explained_not_raised(app, db_path):
+    app.run()
+    app.radio(key="nd-source").set_value("own").run()
+    app.text_area(key="nd-question").set_value("Q?")
+    app.text_area(key="nd-passages").set_value("E1 | only a source")
+    app.run()
+    _no_exception(app)
+    assert any("passage line 1" in e.value for e in app.error)
+    assert app.button(key="nd-start").disabled
+    # Duplicate ids are refused with the field named, and nothing is saved.
+    app.text_area(key="nd-passages").set_value("E1 | a | one\nE1 | b | two")
+    app.run()
+    assert any("appears twice" in e.value for e in app.error)
+    assert app.button(key="nd-start").disabled
+    assert DebateStore(db_path).count_debates() == 0
+
+
+def test_uploaded_passages_csv(app, db_path):
+    app.run()
+    app.radio(key="nd-source").set_value("own").run()
+    app.text_area(key="nd-question").set_value("Does the daughter inherit?")
+    app.file_uploader(key="nd-upload").upload(
+        "passages.csv", b"id,source,text\nP1,MA 179 K/Sip/1961,Daughters inherit equally with sons.\n", "text/csv")
+    app.run()
+    _no_exception(app)
+    assert app.dataframe[0].value["id"].tolist() == ["P1"]
+    debate_id = _start(app)
+    assert DebateStore(db_path, readonly=True).get_debate(debate_id)["case"]["evidence"][0]["id"] == "P1"
+
+
+def test_openai_provider_needs_a_model_before_it_can_start(app):
+    app.run()
+    app.radio(key="nd-provider").set_value("openai").run()
+    _no_exception(app)
+    assert app.button(key="nd-start").disabled
+    assert any("model name" in w.value for w in app.warning)
+    app.text_input(key="nd-model").set_value("some-model").run()
+    assert not app.button(key="nd-start").disabled
+
+
+def test_replay_of_a_stored_debate_reaches_the_same_verdict(app, db_path):
+    app.run()
+    app.selectbox(key="nd-protocol").set_value("cross_critique").run()
+    first = _start(app)
+    app.switch_page("pages/new_debate.py").run()
+    app.selectbox(key="nd-protocol").set_value("cross_critique").run()
+    app.radio(key="nd-provider").set_value("replay").run()
+    app.radio(key="nd-replay").set_value("stored").run()
+    app.selectbox(key="nd-replay-id").set_value(first).run()
+    _no_exception(app)
+    second = _start(app)
+    store = DebateStore(db_path, readonly=True)
+    a, b = store.get_debate(first), store.get_debate(second)
+    assert b["provider"] == "replay"
+    assert b["status"] == "completed"
+    assert b["verdict"]["answer"] == a["verdict"]["answer"]
+    assert json.dumps(export.cassette(store, second)["calls"]) == json.dumps(export.cassette(store, first)["calls"])

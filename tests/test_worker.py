@@ -1,0 +1,150 @@
+"""The background worker: debates outlive the caller, crashes are saved as failures, dead runs are found."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+import types
+
+import pytest
+from helpers import small_case
+
+from debate_core import worker
+from debate_core.protocols import UnknownProtocol
+from debate_core.providers import make_provider
+from debate_core.runtime import DebateSettings
+from debate_core.store import DebateStore
+
+
+def _store(db_path):
+    return DebateStore(db_path)
+
+
+def test_start_returns_id_at_once_and_the_debate_completes_in_the_store(db_path):
+    started = time.perf_counter()
+    # A delay per call makes the debate take a while, so "returns at once" is measurable.
+    did = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=150),
+                              db_path=db_path)
+    assert time.perf_counter() - started < 1.0
+    store = _store(db_path)
+    assert store.get_debate(did, with_steps=False)["status"] == "running"
+    assert worker.is_running_here(did)
+    assert worker.wait(did, 60)
+    debate = store.get_debate(did)
+    assert debate["status"] == "completed"
+    assert debate["verdict"]["answer"]
+    assert debate["steps"] and all(s["status"] == "ok" for s in debate["steps"])
+    assert debate["settings"]["runner"]["pid"] == worker.runner_info()["pid"]
+    assert not worker.is_running_here(did)
+
+
+def test_debate_keeps_running_after_the_starting_thread_ends(db_path):
+    # A Streamlit script run is a thread that a click can end at any moment; the debate must not care.
+    ids: list[str] = []
+    caller = threading.Thread(target=lambda: ids.append(
+        worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=50), db_path=db_path)))
+    caller.start()
+    caller.join()
+    assert ids and worker.is_running_here(ids[0])
+    assert worker.wait(ids[0], 60)
+    assert _store(db_path).get_debate(ids[0], with_steps=False)["status"] == "completed"
+
+
+def test_unexpected_crash_is_saved_as_failed_with_a_readable_error(db_path, monkeypatch):
+    async def explode(run):
+        raise RuntimeError("disk on fire")
+
+    import debate_core.engine as engine
+
+    monkeypatch.setattr(engine, "get_protocol", lambda name: types.SimpleNamespace(run=explode))
+    did = worker.start_debate(small_case(), "cross_critique", make_provider("offline"), db_path=db_path)
+    assert worker.wait(did, 30)
+    debate = _store(db_path).get_debate(did, with_steps=False)
+    assert debate["status"] == "failed"
+    assert "RuntimeError: disk on fire" in debate["error"]
+    assert "stopped unexpectedly" in debate["error"]
+
+
+def test_failed_step_keeps_the_engine_message(db_path):
+    cassette = {"format": "debate-cassette/1", "protocol": "cross_critique", "calls": []}
+    did = worker.start_debate(small_case(), "cross_critique", make_provider("replay", cassette=cassette),
+                              db_path=db_path)
+    assert worker.wait(did, 30)
+    debate = _store(db_path).get_debate(did, with_steps=False)
+    assert debate["status"] == "failed"
+    assert "r1.answer" in debate["error"]
+
+
+def test_unknown_protocol_is_refused_before_anything_is_saved(db_path):
+    with pytest.raises(UnknownProtocol):
+        worker.start_debate(small_case(), "nonsense", make_provider("offline"), db_path=db_path)
+    assert _store(db_path).count_debates() == 0
+
+
+def test_settings_reach_the_protocol(db_path):
+    did = worker.start_debate(small_case(), "dialectic", make_provider("offline"),
+                              DebateSettings(rounds=1), db_path=db_path)
+    assert worker.wait(did, 30)
+    debate = _store(db_path).get_debate(did)
+    assert debate["status"] == "completed"
+    assert max(s["round"] or 0 for s in debate["steps"]) == 1
+
+
+# ---------------------------------------------------------------------------
+# Debates left running by a dead process
+# ---------------------------------------------------------------------------
+
+
+def _running_row(store, runner):
+    return store.create_debate(small_case(), "cross_critique", {"provider": "offline"},
+                               {"rounds": 2, **({"runner": runner} if runner else {})})
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_running_debate_of_a_dead_process_is_marked_interrupted(db_path):
+    store = _store(db_path)
+    host = worker.runner_info()["host"]
+    dead = _running_row(store, {"pid": _dead_pid(), "host": host})
+    mine_lost = _running_row(store, {"pid": worker.runner_info()["pid"], "host": host})
+    alive_other = _running_row(store, {"pid": 1, "host": host})  # pid 1 always exists
+    unknown = _running_row(store, None)
+
+    found = worker.recover_interrupted(store)
+    assert set(found) == {dead, mine_lost}
+    assert "no longer running" in found[dead]
+    for did in (dead, mine_lost):
+        debate = store.get_debate(did, with_steps=False)
+        assert debate["status"] == "failed"
+        assert debate["error"].startswith("interrupted:")
+    for did in (alive_other, unknown):
+        assert store.get_debate(did, with_steps=False)["status"] == "running"
+
+    # Without a live owner to ask, only silence for longer than the limit counts as death.
+    later = time.time() + worker.DEFAULT_STALE_AFTER_S + 60
+    found = worker.recover_interrupted(store, now=later)
+    assert set(found) == {alive_other, unknown}
+    assert "nothing was written" in found[unknown]
+
+
+def test_a_debate_running_in_this_process_is_never_marked(db_path):
+    did = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=100),
+                              db_path=db_path)
+    store = _store(db_path)
+    far_future = time.time() + 10 * worker.DEFAULT_STALE_AFTER_S
+    assert did not in worker.find_interrupted(store, now=far_future)
+    assert worker.wait(did, 60)
+
+
+def test_find_interrupted_works_on_a_read_only_store(db_path):
+    store = _store(db_path)
+    did = _running_row(store, {"pid": _dead_pid(), "host": worker.runner_info()["host"]})
+    ro = DebateStore(db_path, readonly=True)
+    assert did in worker.find_interrupted(ro)
+    assert ro.get_debate(did, with_steps=False)["status"] == "running"

@@ -1,0 +1,169 @@
+"""What every page shares: the store handles, the settings, the reviewer's name and the sidebar."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from debate_core import views, worker
+from debate_core.app_settings import AppSettings, SettingsError, load_settings
+from debate_core.store import DebateStore, default_db_path
+
+PAGES = {
+    "new": "pages/new_debate.py",
+    "debate": "pages/debate.py",
+    "history": "pages/history.py",
+    "escalations": "pages/escalations.py",
+    "analytics": "pages/analytics.py",
+    "settings": "pages/settings.py",
+}
+
+
+def db_path() -> Path:
+    # Read on every run, not cached: DEBATE_DB decides, and tests point each app at its own file.
+    return default_db_path()
+
+
+@st.cache_resource(show_spinner=False)
+def _prepared(path: str) -> bool:
+    """Create and migrate the database once per process, so pages can open it read-only."""
+    store = DebateStore(path)
+    try:
+        stale = load_settings_quietly(path).stale_after_minutes * 60
+        worker.recover_interrupted(store, stale_after=stale)
+    finally:
+        store.close()
+    return True
+
+
+def read_store() -> DebateStore:
+    """A read-only connection for this script run; pages never write through it."""
+    path = db_path()
+    _prepared(str(path))
+    return DebateStore(path, readonly=True)
+
+
+def recover_interrupted() -> None:
+    """Mark debates whose process died as interrupted; cheap when there are none."""
+    store = read_store()
+    try:
+        stale = load_settings_quietly().stale_after_minutes * 60
+        found = worker.find_interrupted(store, stale_after=stale)
+    finally:
+        store.close()
+    if found:
+        writable = write_store()
+        try:
+            worker.recover_interrupted(writable, stale_after=stale)
+        finally:
+            writable.close()
+
+
+def write_store() -> DebateStore:
+    """A writable connection for one action (a review, settings that touch the store). Close it after."""
+    path = db_path()
+    _prepared(str(path))
+    return DebateStore(path)
+
+
+def load_settings_quietly(path: str | Path | None = None) -> AppSettings:
+    try:
+        return load_settings(path or db_path())
+    except SettingsError:
+        return AppSettings()
+
+
+def app_settings() -> AppSettings:
+    """The saved settings; a broken settings file is reported once per run and the defaults used."""
+    try:
+        return load_settings(db_path())
+    except SettingsError as exc:
+        st.warning(f"{exc}. Using the default settings until it is fixed on the Settings page.")
+        return AppSettings()
+
+
+def auth_configured() -> bool:
+    # st.user only carries is_logged_in when an [auth] section is configured in secrets.
+    return "is_logged_in" in st.user
+
+
+def reviewer() -> str:
+    """The acting reviewer: the signed-in user when authentication is configured, else the sidebar name."""
+    if auth_configured():
+        if st.user.get("is_logged_in"):
+            return str(st.user.get("name") or st.user.get("email") or "").strip()
+        return ""
+    return str(st.session_state.get("reviewer") or "").strip()
+
+
+def sidebar() -> None:
+    settings = load_settings_quietly()
+    with st.sidebar:
+        st.subheader("Reviewer")
+        if auth_configured():
+            if st.user.get("is_logged_in"):
+                st.write(f"Signed in as **{views.md_escape(reviewer())}**")
+                if st.button("Sign out"):
+                    st.logout()
+            else:
+                if st.button("Sign in", type="primary"):
+                    st.login()
+        else:
+            st.session_state.setdefault("reviewer", "")
+            st.text_input("Your name", key="reviewer", placeholder="needed for review actions",
+                          help="Recorded in the audit trail with every review action.")
+        name = reviewer()
+        if name and settings.is_supervisor(name):
+            st.caption("Supervisor: you can approve or override escalations.")
+        st.divider()
+        label = views.provider_label({"provider": settings.default_provider, "model": settings.openai_model,
+                                      "base_url": settings.openai_base_url})
+        st.caption("Default provider")
+        st.markdown(f"**{views.md_escape(label)}**")
+        st.caption("Database")
+        st.code(str(db_path()), language=None)
+        running = worker.running_here()
+        if running:
+            st.caption(f"{len(running)} debate(s) running in the background")
+
+
+def flash(key: str, kind: str, message: str, detail: str | None = None) -> None:
+    """Keep a message for the next run (callbacks run before the page is drawn)."""
+    st.session_state[f"flash:{key}"] = (kind, message, detail)
+
+
+def show_flash(key: str) -> None:
+    item = st.session_state.pop(f"flash:{key}", None)
+    if not item:
+        return
+    kind, message, detail = item
+    box = {"success": st.success, "error": st.error, "warning": st.warning}.get(kind, st.info)
+    box(message)
+    if detail:
+        st.text(detail)
+
+
+def debate_link(debate_id: str, label: str | None = None) -> None:
+    # Page-link labels are markdown, and titles come from users: escape them.
+    st.page_link(PAGES["debate"], label=views.md_escape(label or f"Open debate {debate_id}"), icon=":material/open_in_new:",
+                 query_params={"id": debate_id})
+
+
+def api_key_input(where: str) -> str:
+    """A password field whose value lives in this browser session only (never saved anywhere)."""
+    st.session_state.setdefault("openai_api_key", "")
+    widget = f"api-key-{where}"
+
+    def _keep() -> None:
+        st.session_state["openai_api_key"] = st.session_state.get(widget) or ""
+
+    st.session_state[widget] = st.session_state["openai_api_key"]
+    st.text_input("API key (this session only)", type="password", key=widget, on_change=_keep,
+                  help="Kept in this browser session only. Leave empty to use OPENAI_API_KEY from the "
+                       "server's environment, or for servers that need no key.")
+    if not st.session_state["openai_api_key"]:
+        st.caption("Using OPENAI_API_KEY from the environment." if os.environ.get("OPENAI_API_KEY")
+                   else "No key set: fine for local servers (vLLM, Ollama, llama.cpp) that need none.")
+    return st.session_state["openai_api_key"]

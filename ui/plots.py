@@ -1,0 +1,104 @@
+"""Plotly figures for the debate view and the analytics page (figures only; pages place them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+from debate_core import views
+from debate_core.schemas import SEVERITIES
+
+_LAYOUT = {"margin": {"l": 40, "r": 10, "t": 40, "b": 40}, "height": 300, "legend": {"orientation": "h", "y": -0.25}}
+
+
+def _lines(rows: list[dict[str, Any]], title: str, y_title: str, *, percent: bool = False,
+           y_range: list[float] | None = None) -> go.Figure:
+    fig = go.Figure()
+    names: list[str] = []
+    for r in rows:
+        if r["name"] not in names:
+            names.append(r["name"])
+    for name in names:
+        pts = sorted((r for r in rows if r["name"] == name), key=lambda r: r["round"])
+        ys = [p["value"] * 100 if percent else p["value"] for p in pts]
+        fig.add_trace(go.Scatter(x=[p["round"] for p in pts], y=ys, mode="lines+markers", name=name))
+    fig.update_layout(title=title, xaxis_title="round", yaxis_title=y_title, **_LAYOUT)
+    fig.update_xaxes(dtick=1)
+    if y_range:
+        fig.update_yaxes(range=y_range)
+    return fig
+
+
+def severity_figure(traj: list[dict[str, Any]]) -> go.Figure | None:
+    rows = [t for t in traj if isinstance(t.get("severity"), dict)]
+    if not rows:
+        return None
+    fig = go.Figure()
+    for sev in SEVERITIES:
+        fig.add_trace(go.Bar(x=[t["round"] for t in rows], y=[t["severity"].get(sev, 0) for t in rows],
+                             name=sev, marker_color=views.SEVERITY_HEX[sev]))
+    fig.update_layout(barmode="stack", title="Critiques by severity", xaxis_title="round",
+                      yaxis_title="critiques", **_LAYOUT)
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def trajectory_figures(traj: list[dict[str, Any]]) -> list[tuple[str, go.Figure]]:
+    """Every convergence plot this debate has data for, with a stable key for each."""
+    figs: list[tuple[str, go.Figure]] = []
+    sev = severity_figure(traj)
+    if sev is not None:
+        figs.append(("severity", sev))
+    specs = [
+        ("answer_change", "Answer change per agent", "% changed", True, [0, 100]),
+        ("jaccard", "Rule similarity between rounds (Jaccard)", "Jaccard", False, [0, 1.05]),
+        ("judge_scores", "Judge's top score per reasoner", "score", False, [0, 105]),
+        ("top_score", "Top judge score", "score", False, [0, 105]),
+        ("confidence", "Confidence per agent", "confidence", False, [0, 1.05]),
+        ("stance_weights", "Stance weights", "weight", False, None),
+    ]
+    for key, title, y_title, percent, y_range in specs:
+        rows = views.series(traj, key)
+        if rows:
+            figs.append((key, _lines(rows, title, y_title, percent=percent, y_range=y_range)))
+    return figs
+
+
+def token_figure(usage: list[dict[str, Any]]) -> go.Figure | None:
+    if not usage:
+        return None
+    agents = [u["agent"] for u in usage]
+    fig = go.Figure([
+        go.Bar(x=agents, y=[u["input_tokens"] for u in usage], name="input tokens"),
+        go.Bar(x=agents, y=[u["output_tokens"] for u in usage], name="output tokens"),
+    ])
+    fig.update_layout(barmode="stack", title="Token use per agent", yaxis_title="tokens", **_LAYOUT)
+    return fig
+
+
+def rates_figure(rows: list[dict[str, Any]]) -> go.Figure:
+    protocols = [r["protocol"] for r in rows]
+    fig = go.Figure()
+    for key, name in (("escalation_rate", "escalation"), ("override_rate", "override"),
+                      ("agreement_rate", "reviewer agreed with moderator")):
+        fig.add_trace(go.Bar(x=protocols, y=[(r.get(key) or 0) * 100 for r in rows], name=name))
+    fig.update_layout(barmode="group", title="Rates by protocol", yaxis_title="%", **_LAYOUT)
+    fig.update_yaxes(range=[0, 105])
+    return fig
+
+
+def per_protocol_bar(rows: list[dict[str, Any]], key: str, title: str, y_title: str) -> go.Figure:
+    fig = go.Figure(go.Bar(x=[r["protocol"] for r in rows], y=[r.get(key) or 0 for r in rows]))
+    fig.update_layout(title=title, yaxis_title=y_title, **_LAYOUT)
+    return fig
+
+
+def tokens_box(debates: list[dict[str, Any]]) -> go.Figure:
+    fig = go.Figure()
+    for protocol in sorted({d.get("protocol") or "?" for d in debates}):
+        ys = [int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
+              for d in debates if (d.get("protocol") or "?") == protocol]
+        fig.add_trace(go.Box(y=ys, name=protocol, boxpoints="all"))
+    fig.update_layout(title="Tokens per debate", yaxis_title="tokens", showlegend=False, **_LAYOUT)
+    return fig
