@@ -109,6 +109,18 @@ def test_offline_english_sample_flips_a_missed_aspect():
     assert "The critic is right that keyboard and support fell short" in r2["empath"]["message"]
 
 
+def test_offline_debate_replays_from_its_cassette_to_the_same_verdict():
+    sink = MemorySink()
+    first = run_debate(load_case(EN), "panel", sink=sink)
+    calls = [{"step": e.step_id, "output": e.data["output"]} for _, e in sink.events if e.kind == "turn_finished"]
+    again = run_debate(load_case(EN), "panel", provider=ReplayProvider(
+        {"format": "debate-cassette/1", "protocol": "panel", "calls": calls}))
+    assert again.status == "completed", again.error
+    assert again.verdict == first.verdict
+    assert again.result["override"] == first.result["override"]
+    assert again.trajectory == first.trajectory
+
+
 def test_each_speaker_sees_topic_persona_context_and_history():
     sink = MemorySink()
     res = run_debate(load_case(KO), "panel", sink=sink)

@@ -457,6 +457,8 @@ def analyst_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[di
     else:
         body.append(f"So the sentence as a whole reads {overall}.")
         key_points.append(f"overall sentence label: {overall}")
+    if lang == "en":
+        body = [_capital(b) for b in body]
     return {"speaker": me, "stance": persona.get("stance", "neutral"), "planning": planning,
             "reflection": reflection, "message": " ".join(body), "key_points": key_points}
 
