@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from ..schemas import Case, Evidence
@@ -88,9 +89,15 @@ def kind(ev: Evidence) -> str:
     return "other"
 
 
+@lru_cache(maxsize=1024)
+def _text_hits(text: str) -> tuple[tuple[str, int], ...]:
+    words = set(terms(_split_camel(text)))
+    return tuple((c, len(words & LEXICON[c])) for c in CATEGORIES)
+
+
 def hits(ev: Evidence) -> dict[str, int]:
-    words = set(terms(_split_camel(ev.text)))
-    return {c: len(words & LEXICON[c]) for c in CATEGORIES}
+    # The judge weighs every passage for every hypothesis; the lexicon count depends on the text only.
+    return dict(_text_hits(ev.text))
 
 
 def rules_out(ev: Evidence) -> bool:
