@@ -97,9 +97,35 @@ def _cited_evidence(run: DebateRun, *outputs: AgentOutput | None, extra_text: st
     return prompts.evidence_block([by_id[e] for e in seen])
 
 
-def _dump(model: Any) -> str:
+def _for_prompt(model: Any) -> Any:
     data = model.model_dump(mode="json") if hasattr(model, "model_dump") else model
-    return json.dumps(data, ensure_ascii=False, indent=1)
+    if isinstance(data, dict) and isinstance(data.get("claims"), list):
+        data = {**data, "claims": [_claim_for_prompt(c) for c in data["claims"]]}
+    return data
+
+
+def _dump(model: Any) -> str:
+    return json.dumps(_for_prompt(model), ensure_ascii=False, indent=1)
+
+
+def _claim_for_prompt(claim: dict[str, Any]) -> dict[str, Any]:
+    """The engine's verification marks say something only when a cited id is not in the case;
+    a verified claim is shown as the agent wrote it, which keeps every later prompt shorter."""
+    if claim.get("verified", True) and not claim.get("unverified_evidence"):
+        return {k: v for k, v in claim.items() if k not in ("verified", "unverified_evidence")}
+    return claim
+
+
+def _summary_for_supervisor(summary: dict[str, Any]) -> dict[str, Any]:
+    """The supervisor reads the final revisions in full next to the summary, so the summary names
+    agreed and disputed claims by reference and leaves out the answers, instead of repeating them."""
+    def refs(rows: list[dict[str, Any]]) -> list[str]:
+        return [row["ref"] + ("" if row.get("supported", True) else " (unsupported)") for row in rows]
+
+    compact = {k: v for k, v in summary.items() if k != "answers"}
+    compact["agreed_claims"] = refs(summary.get("agreed_claims", []))
+    compact["disputed_claims"] = refs(summary.get("disputed_claims", []))
+    return compact
 
 
 async def run(run: DebateRun) -> Outcome:
@@ -256,8 +282,9 @@ async def run(run: DebateRun) -> Outcome:
         steps.final("supervisor"), SupervisorOutput, "cross_critique_supervisor",
         {"question": prompts.data_block("question", run.case.question),
          "final_revisions": prompts.data_block("final revisions", json.dumps(
-             {a: o.model_dump(mode="json") for a, o in current.items()}, ensure_ascii=False, indent=1)),
-         "debate_summary": prompts.data_block("debate summary", json.dumps(summary, ensure_ascii=False, indent=1))},
+             {a: _for_prompt(o) for a, o in current.items()}, ensure_ascii=False, indent=1)),
+         "debate_summary": prompts.data_block("debate summary", json.dumps(
+             _summary_for_supervisor(summary), ensure_ascii=False, indent=1))},
         {"finals": current, "summary": summary, "agents": agents},
         stage="supervisor",
     )
