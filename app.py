@@ -1,7 +1,8 @@
 """Debate review workbench: `streamlit run app.py`.
 
-The entry point only sets up navigation and the shared sidebar; each page lives in `pages/` and
-calls `debate_core` for everything that is not layout.
+The entry point only sets up navigation; each page lives in `pages/`, starts with
+`common.page_setup()` (page config, the shared sidebar, recovery of interrupted debates) and calls
+`debate_core` for everything that is not layout.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ if _ROOT not in sys.path:
 
 from ui import common  # noqa: E402
 
-st.set_page_config(page_title="Debate review workbench", page_icon=":material/forum:", layout="wide")
+common.page_config()
 
 pages = {
     "Debates": [
@@ -37,10 +38,4 @@ pages = {
     ],
 }
 page = st.navigation(pages)
-try:
-    common.recover_interrupted()
-except Exception as exc:  # noqa: BLE001 - an unreadable database is explained, not dumped as a traceback
-    st.error(f"The database at {common.db_path()} cannot be opened: {exc}")
-    st.stop()
-common.sidebar()
 page.run()

@@ -7,6 +7,8 @@ import streamlit as st
 from debate_core import views
 from ui import common, plots
 
+common.page_setup()
+
 st.title("Analytics", anchor=False)
 store = common.read_store()
 try:

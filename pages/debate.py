@@ -9,6 +9,8 @@ from debate_core.protocols import get_protocol
 from debate_core.store import NotFound
 from ui import common, render, review
 
+common.page_setup()
+
 settings = common.app_settings()
 
 

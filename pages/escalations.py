@@ -8,6 +8,8 @@ from debate_core import views
 from debate_core.store import NotFound
 from ui import common, render, review
 
+common.page_setup()
+
 esc = views.md_escape
 
 st.title("Escalations", anchor=False)

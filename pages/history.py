@@ -12,6 +12,8 @@ from debate_core.protocols import PROTOCOLS
 from debate_core.store import REVIEW_STATES, NotFound
 from ui import common
 
+common.page_setup()
+
 ANY = "any"
 STATUSES = ["running", "converged", "escalated", "completed", "failed"]
 

@@ -13,6 +13,8 @@ from debate_core.providers.openai_provider import METHODS
 from debate_core.runtime import DebateSettings
 from ui import common
 
+common.page_setup()
+
 st.title("New debate", anchor=False)
 settings = common.app_settings()
 problems: list[str] = []

@@ -9,6 +9,8 @@ from debate_core.app_settings import AppSettings, SettingsError, load_settings, 
 from debate_core.providers.openai_provider import METHODS
 from ui import common
 
+common.page_setup()
+
 st.title("Settings", anchor=False)
 path = common.db_path()
 try:

@@ -28,3 +28,25 @@ def app(db_path):
     from streamlit.testing.v1 import AppTest
 
     return AppTest.from_file(str(APP), default_timeout=60)
+
+
+@pytest.fixture
+def make_debate(db_path):
+    """Run a debate to its end on the offline provider, written to this test's database; returns its id."""
+    from helpers import small_case
+
+    from debate_core.engine import run_debate
+    from debate_core.providers import make_provider
+    from debate_core.runtime import DebateSettings
+    from debate_core.store import DebateStore
+
+    def make(case=None, protocol: str = "cross_critique", **settings):
+        store = DebateStore(db_path)
+        try:
+            result = run_debate(case or small_case(), protocol, provider=make_provider("offline"),
+                                settings=DebateSettings(**settings), store=store)
+        finally:
+            store.close()
+        return result.debate_id
+
+    return make

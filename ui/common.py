@@ -95,7 +95,49 @@ def reviewer() -> str:
         if st.user.get("is_logged_in"):
             return str(st.user.get("name") or st.user.get("email") or "").strip()
         return ""
-    return str(st.session_state.get("reviewer") or "").strip()
+    return str(st.session_state.get(REVIEWER_KEY) or "").strip()
+
+
+def page_config() -> None:
+    st.set_page_config(page_title="Debate review workbench", page_icon=":material/forum:", layout="wide")
+
+
+def page_setup() -> None:
+    """What every page does first: page config, recovery of dead debates, the shared sidebar.
+
+    It lives in the pages rather than only in app.py because Streamlit runs a page file on its own
+    when a `pages/` folder exists and no st.navigation call has been seen yet in the process (the
+    very first run after a start, and every AppTest run after switch_page). When the database
+    cannot be used, it says so and stops the page.
+    """
+    page_config()
+    try:
+        recover_interrupted()
+    except Exception as exc:  # noqa: BLE001 - an unusable database is explained, not dumped as a traceback
+        st.error(f"The database at {db_path()} cannot be opened: {exc}")
+        sidebar()
+        st.stop()
+    sidebar()
+
+
+REVIEWER_KEY = "reviewer_name"
+
+
+def _keep(widget: str, target: str) -> None:
+    st.session_state[target] = st.session_state.get(widget) or ""
+
+
+def name_input() -> None:
+    """The reviewer's name, kept in a plain session key so it survives every page change.
+
+    A widget's own state is dropped when the page changes, so the widget is re-seeded from the
+    plain key on every run and copies its value back when edited.
+    """
+    st.session_state.setdefault(REVIEWER_KEY, "")
+    st.session_state["reviewer-input"] = st.session_state[REVIEWER_KEY]
+    st.text_input("Your name", key="reviewer-input", on_change=_keep, args=("reviewer-input", REVIEWER_KEY),
+                  placeholder="needed for review actions",
+                  help="Recorded in the audit trail with every review action.")
 
 
 def sidebar() -> None:
@@ -111,9 +153,7 @@ def sidebar() -> None:
                 if st.button("Sign in", type="primary"):
                     st.login()
         else:
-            st.session_state.setdefault("reviewer", "")
-            st.text_input("Your name", key="reviewer", placeholder="needed for review actions",
-                          help="Recorded in the audit trail with every review action.")
+            name_input()
         name = reviewer()
         if name and settings.is_supervisor(name):
             st.caption("Supervisor: you can approve or override escalations.")
@@ -155,12 +195,9 @@ def api_key_input(where: str) -> str:
     """A password field whose value lives in this browser session only (never saved anywhere)."""
     st.session_state.setdefault("openai_api_key", "")
     widget = f"api-key-{where}"
-
-    def _keep() -> None:
-        st.session_state["openai_api_key"] = st.session_state.get(widget) or ""
-
     st.session_state[widget] = st.session_state["openai_api_key"]
     st.text_input("API key (this session only)", type="password", key=widget, on_change=_keep,
+                  args=(widget, "openai_api_key"),
                   help="Kept in this browser session only. Leave empty to use OPENAI_API_KEY from the "
                        "server's environment, or for servers that need no key.")
     if not st.session_state["openai_api_key"]:

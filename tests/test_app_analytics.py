@@ -1,0 +1,46 @@
+"""Analytics page: the numbers across debates and by protocol."""
+
+from __future__ import annotations
+
+from helpers import small_case
+
+from debate_core import views
+from debate_core.store import DebateStore
+
+
+def _metrics(app) -> dict[str, str]:
+    return {m.label: m.value for m in app.metric}
+
+
+def test_empty_state(app):
+    app.run()
+    app.switch_page("pages/analytics.py").run()
+    assert not app.exception
+    assert any("No debates yet" in i.value for i in app.info)
+
+
+def test_rates_and_agreement(app, make_debate, db_path):
+    a = make_debate(small_case(), "cross_critique")
+    b = make_debate(small_case(), "cross_critique")
+    c = make_debate(small_case(), "dialectic")  # flagged by the moderator on this case
+    make_debate(small_case(), "panel")  # not reviewed
+    store = DebateStore(db_path)
+    store.review(a, action="accept", reviewer="ann")
+    store.review(b, action="override", reviewer="bob", answer="Other answer.", reason="Wrong share.")
+    store.review(c, action="escalate", reviewer="ann", reason="Needs a supervisor.")
+    store.review(c, action="approve", reviewer="sue", supervisor=True)
+    rows = {r["protocol"]: r for r in store.analytics()}
+    store.close()
+
+    app.run()
+    app.switch_page("pages/analytics.py").run()
+    assert not app.exception
+    m = _metrics(app)
+    assert m["debates"] == "4"
+    assert m["escalation rate"] == "25%"  # 1 of 4 completed debates was flagged
+    assert m["override rate"] == "33%"  # 1 of 3 reviewed
+    assert m["reviewers agreed"] == "67%"  # accepted a, approved c
+    table = {r["protocol"]: r for r in app.dataframe[0].value.to_dict("records")}
+    assert table["cross_critique"]["override rate"] == views.pct(rows["cross_critique"]["override_rate"]) == "50%"
+    assert table["dialectic"]["reviewers agreed"] == "100%"
+    assert len(app.get("plotly_chart")) == 3

@@ -1,0 +1,208 @@
+"""Debate page: live and detail views, untrusted text shown literally, and the review actions."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import small_case
+from streamlit.testing.v1 import AppTest
+
+from debate_core import views, worker
+from debate_core.providers import make_provider
+from debate_core.schemas import Case
+from debate_core.store import DebateStore
+
+HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
+
+
+def _open(app: AppTest, debate_id: str, reviewer: str | None = "ann") -> AppTest:
+    app.run()
+    if reviewer is not None:
+        # The sidebar's name field keeps its value in session state under this key.
+        app.session_state["reviewer_name"] = reviewer
+    app.switch_page("pages/debate.py")
+    app.query_params["id"] = debate_id
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
+def _store(db_path) -> DebateStore:
+    return DebateStore(db_path, readonly=True)
+
+
+def _texts(app: AppTest) -> list[str]:
+    return [t.value for t in app.text]
+
+
+@pytest.mark.parametrize("protocol", ["cross_critique", "panel", "refinement", "dialectic", "arbitration"])
+def test_detail_view_renders_for_every_protocol(app, make_debate, protocol):
+    case = small_case()
+    if protocol == "arbitration":
+        case = Case.model_validate({**case.model_dump(), "reports": [
+            {"agent": "a1", "metric": "share", "value": 25, "unit": "%", "citation": "E1", "confidence": 0.8},
+            {"agent": "a2", "metric": "share", "value": 50, "unit": "%", "citation": "E2", "confidence": 0.7},
+        ]})
+    debate_id = make_debate(case, protocol)
+    _open(app, debate_id)
+    assert views.md_escape(case.title) == app.title[0].value
+    tab_labels = [t.label for t in app.tabs]
+    assert {"Rounds", "Claims", "Critiques", "Verdict", "Plots"} <= set(tab_labels)
+    assert app.button(key=f"accept-{debate_id}")
+    assert app.get("plotly_chart"), "convergence and token plots are drawn"
+
+
+def test_protocol_views_show_their_own_artifacts(app, make_debate):
+    refinement = make_debate(small_case(), "refinement")
+    _open(app, refinement)
+    assert any(s.value == "Judge scores per hypothesis" for s in app.subheader)
+    dialectic = make_debate(small_case(), "dialectic")
+    _open(app, dialectic)
+    assert any(s.value == "Thesis, antithesis, synthesis" for s in app.subheader)
+    panel = make_debate(small_case(), "panel")
+    _open(app, panel)
+    assert any(s.value == "Persona stances" for s in app.subheader)
+    assert app.chat_message, "panel turns are chat messages"
+
+
+def test_claims_table_marks_evidence_and_links_passages(app, make_debate, db_path):
+    debate_id = make_debate(small_case(), "cross_critique")
+    _open(app, debate_id)
+    claims = _store(db_path).claims(debate_id)
+    table = next(df.value for df in app.dataframe if "evidence check" in df.value.columns
+                 or "verified" in df.value.columns)
+    assert len(table) == len(claims)
+    assert set(table["claim"]) == {c["claim_id"] for c in claims}
+    # Selecting a claim shows the text of the passages its evidence ids name.
+    app.session_state["claims-done"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    app.run()
+    first = table.iloc[0]
+    passages = {e["id"]: e["text"] for e in small_case().model_dump()["evidence"]}
+    for eid in first["evidence"]:
+        assert passages[eid] in _texts(app)
+
+
+def test_untrusted_html_in_evidence_and_question_is_shown_literally(app, make_debate):
+    data = small_case().model_dump()
+    data["title"] = "Hostile <b>title</b>"
+    data["question"] = f"Which rule applies? {HOSTILE}"
+    data["evidence"][0]["text"] = f"Blood relatives inherit in equal shares. {HOSTILE}"
+    debate_id = make_debate(Case.model_validate(data), "cross_critique")
+    _open(app, debate_id)
+    assert data["question"] in _texts(app)
+    assert data["evidence"][0]["text"] in _texts(app)  # the Evidence tab, via st.text
+    assert app.title[0].value == views.md_escape(data["title"])
+    for m in app.markdown:
+        assert not m.proto.allow_html
+        assert "<script>" not in m.value, "raw tags never reach markdown unescaped"
+
+
+def test_accept(app, make_debate, db_path):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    app.button(key=f"accept-{debate_id}").click().run()
+    assert not app.exception
+    assert any("accepted by ann" in s.value for s in app.success)
+    debate = _store(db_path).get_debate(debate_id)
+    assert debate["review_state"] == "accepted"
+    [entry] = debate["reviews"]
+    assert (entry["reviewer"], entry["action"], entry["state_before"], entry["state_after"]) == (
+        "ann", "accept", "pending", "accepted")
+
+
+def test_override_requires_answer_and_reason(app, make_debate, db_path):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    app.text_area(key=f"override-answer-{debate_id}").set_value("The sawah stays with the kaum.")
+    app.button(key=f"override-submit-{debate_id}").click().run()
+    assert any("needs a reason" in e.value for e in app.error)
+    assert _store(db_path).get_debate(debate_id)["review_state"] == "pending"
+
+    app.text_area(key=f"override-answer-{debate_id}").set_value("The sawah stays with the kaum.")
+    app.text_area(key=f"override-reason-{debate_id}").set_value("E3 and E4 say it is pusaka tinggi.")
+    app.button(key=f"override-submit-{debate_id}").click().run()
+    assert not app.exception
+    debate = _store(db_path).get_debate(debate_id)
+    assert debate["review_state"] == "overridden"
+    assert debate["final_answer"] == "The sawah stays with the kaum."
+    entry = debate["reviews"][-1]
+    assert entry["reason"] == "E3 and E4 say it is pusaka tinggi."
+    assert entry["answer_after"] == "The sawah stays with the kaum."
+    assert entry["answer_before"] == debate["verdict"]["answer"]
+
+
+def test_escalate_requires_a_reason_then_goes_to_the_queue(app, make_debate, db_path):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    app.button(key=f"escalate-submit-{debate_id}").click().run()
+    assert any("needs a reason" in e.value for e in app.error)
+    app.text_area(key=f"escalate-reason-{debate_id}").set_value("Conflicting supreme court decisions.")
+    app.button(key=f"escalate-submit-{debate_id}").click().run()
+    assert not app.exception
+    assert [d["id"] for d in _store(db_path).escalation_queue()] == [debate_id]
+
+
+def test_review_needs_a_reviewer_name(app, make_debate, db_path):
+    debate_id = make_debate()
+    _open(app, debate_id, reviewer=None)
+    assert any("Enter your name" in w.value for w in app.warning)
+    app.button(key=f"accept-{debate_id}").click().run()
+    assert any("Enter your name in the sidebar" in e.value for e in app.error)
+    assert _store(db_path).reviews(debate_id) == []
+
+
+def test_two_reviewers_at_once_the_second_is_told_and_keeps_their_input(db_path, make_debate):
+    debate_id = make_debate()
+    first = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "ann")
+    second = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "bob")
+    first.button(key=f"accept-{debate_id}").click().run()
+    second.text_area(key=f"override-answer-{debate_id}").set_value("Bob's corrected answer")
+    second.text_area(key=f"override-reason-{debate_id}").set_value("Bob's careful reason")
+    second.button(key=f"override-submit-{debate_id}").click().run()
+    assert not second.exception
+    [warning] = [w.value for w in second.warning if "was not saved" in w.value]
+    assert "changed by someone else" in warning
+    assert any("Bob's careful reason" in t and "Bob's corrected answer" in t for t in _texts(second))
+    debate = _store(db_path).get_debate(debate_id)
+    assert debate["review_state"] == "accepted"
+    assert [(r["reviewer"], r["action"]) for r in debate["reviews"]] == [("ann", "accept")]
+
+
+def test_live_view_while_running_then_review_when_done(app, db_path):
+    debate_id = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=300),
+                                    db_path=db_path)
+    _open(app, debate_id)
+    assert ":blue-badge[running]" in [m.value for m in app.markdown]
+    [bar] = app.get("progress")
+    assert bar.proto.text.startswith("round ")
+    assert all(b.key != f"accept-{debate_id}" for b in app.button), "no review before the verdict"
+    assert worker.wait(debate_id, 60)
+    app.run()
+    assert not app.exception
+    assert app.button(key=f"accept-{debate_id}")
+
+
+def test_failed_debate_explains_the_error(app, db_path):
+    cassette = {"format": "debate-cassette/1", "protocol": "cross_critique", "calls": []}
+    debate_id = worker.start_debate(small_case(), "cross_critique", make_provider("replay", cassette=cassette),
+                                    db_path=db_path)
+    assert worker.wait(debate_id, 30)
+    _open(app, debate_id)
+    assert any("failed" in e.value for e in app.error)
+    assert any("cassette has no entry" in t for t in _texts(app))
+    assert all(b.key != f"accept-{debate_id}" for b in app.button)
+
+
+def test_unknown_id_and_empty_database_are_explained(app):
+    _open(app, "no-such-debate")
+    assert any("no debate with id" in e.value for e in app.error)
+    app.query_params.clear()
+    app.session_state["debate_id"] = None
+    app.run()
+    assert not app.exception
+    assert any("No debates yet" in i.value for i in app.info)
+
+
+def _app_path():
+    from conftest import APP
+
+    return APP

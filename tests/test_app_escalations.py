@@ -1,0 +1,80 @@
+"""Escalations page: the queue, supervisors' approve and override, and who may act."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from debate_core.app_settings import AppSettings, save_settings
+from debate_core.store import DebateStore
+
+
+def _escalated(make_debate, db_path, reason="Two supreme court lines conflict.") -> str:
+    debate_id = make_debate()
+    store = DebateStore(db_path)
+    store.review(debate_id, action="escalate", reviewer="ann", reason=reason)
+    store.close()
+    return debate_id
+
+
+def _open(app: AppTest, name: str | None) -> AppTest:
+    app.run()
+    if name is not None:
+        app.session_state["reviewer_name"] = name
+    app.switch_page("pages/escalations.py").run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
+def test_empty_queue_explains_itself(app):
+    _open(app, None)
+    assert any("queue is empty" in s.value for s in app.success)
+    assert any("No supervisors are named yet" in i.value for i in app.info)
+
+
+def test_supervisor_approves(app, make_debate, db_path):
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    debate_id = _escalated(make_debate, db_path)
+    _open(app, "sue")  # names match without regard to case
+    assert "Two supreme court lines conflict." in [t.value for t in app.text]
+    app.text_area(key=f"approve-reason-{debate_id}").set_value("The verdict follows E3.")
+    app.button(key=f"approve-submit-{debate_id}").click().run()
+    assert not app.exception
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert debate["review_state"] == "approved"
+    last = debate["reviews"][-1]
+    assert (last["reviewer"], last["role"], last["action"], last["state_before"]) == (
+        "sue", "supervisor", "approve", "escalated")
+    assert any("queue is empty" in s.value for s in app.success)
+
+
+def test_supervisor_override_needs_a_reason(app, make_debate, db_path):
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    debate_id = _escalated(make_debate, db_path)
+    _open(app, "Sue")
+    app.text_area(key=f"override-answer-{debate_id}").set_value("The kaum keeps the sawah.")
+    app.button(key=f"sup-override-submit-{debate_id}").click().run()
+    assert any("needs a reason" in e.value for e in app.error)
+    app.text_area(key=f"override-answer-{debate_id}").set_value("The kaum keeps the sawah.")
+    app.text_area(key=f"override-reason-{debate_id}").set_value("E4 is the nagari council's finding.")
+    app.button(key=f"sup-override-submit-{debate_id}").click().run()
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert debate["review_state"] == "overridden"
+    assert debate["final_answer"] == "The kaum keeps the sawah."
+    assert debate["reviews"][-1]["role"] == "supervisor"
+
+
+def test_only_supervisors_can_decide(app, make_debate, db_path):
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    debate_id = _escalated(make_debate, db_path)
+    _open(app, "bob")
+    assert any("Only supervisors" in i.value and "bob is not one of them" in i.value for i in app.info)
+    assert all(not (b.key or "").endswith(debate_id) for b in app.button)
+
+
+def test_moderator_flagged_debates_are_listed_for_reviewers(app, make_debate, db_path):
+    from helpers import small_case
+
+    flagged = make_debate(small_case(), "dialectic")  # this case does not converge offline: flagged
+    assert DebateStore(db_path, readonly=True).get_debate(flagged, with_steps=False)["needs_human_review"]
+    _open(app, None)
+    assert any(s.value.startswith("Flagged by the moderator, awaiting a reviewer (1)") for s in app.subheader)

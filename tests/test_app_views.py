@@ -1,0 +1,129 @@
+"""Pure view helpers behind the pages: escaping, passage parsing, rows, groups, diffs and summaries."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+from helpers import small_case
+
+from debate_core import views
+from debate_core.cases import CaseError
+from debate_core.store import DebateStore
+
+
+def test_md_escape_neutralises_every_markdown_and_html_construct():
+    raw = "<script>alert(1)</script> **b** [l](http://x) ![i](http://x/i.png) :red[r] $x$ `c` &lt; # h"
+    out = views.md_escape(raw)
+    for construct in ("<script>", "**b**", "[l](", "![i]", ":red[", "$x$", "`c`"):
+        assert construct not in out
+    assert "\\&lt;" in out  # an entity shows as typed instead of turning into "<"
+    # Removing the escapes gives the original text back: nothing is lost, only made literal.
+    assert out.replace("\\", "") == raw.replace("\\", "")
+    assert views.md_escape(None) == ""
+
+
+def test_parse_passages_and_errors():
+    got = views.parse_passages("# comment\nE1 | Src | text with | a pipe\n\nE2|S2|t2")
+    assert got == [{"id": "E1", "source": "Src", "text": "text with | a pipe"},
+                   {"id": "E2", "source": "S2", "text": "t2"}]
+    with pytest.raises(CaseError, match="passage line 2"):
+        views.parse_passages("E1 | S | t\nE2 | no text")
+
+
+def test_passages_from_upload_formats():
+    case_json = json.dumps({"evidence": [{"id": "A", "source": "s", "text": "t"}]}).encode()
+    assert views.passages_from_upload("case.json", case_json)[0]["id"] == "A"
+    assert views.passages_from_upload("p.csv", b"id,source,text\nB,s,t\n")[0] == {"id": "B", "source": "s", "text": "t"}
+    assert views.passages_from_upload("p.txt", b"C | s | t")[0]["id"] == "C"
+    with pytest.raises(CaseError, match="missing text"):
+        views.passages_from_upload("p.csv", b"id,source\nB,s\n")
+    with pytest.raises(CaseError, match="invalid JSON"):
+        views.passages_from_upload("p.json", b"{")
+
+
+def test_build_case_is_stable_and_validated():
+    passages = [{"id": "E1", "source": "s", "text": "t"}]
+    a = views.build_case("Q?", passages)
+    assert a.id == views.build_case("Q?", passages).id != views.build_case("Other?", passages).id
+    assert a.title == "Q?"
+    with pytest.raises(CaseError, match="question"):
+        views.build_case("  ", passages)
+    with pytest.raises(CaseError, match="at least one evidence passage"):
+        views.build_case("Q?", [])
+
+
+def test_claim_rows_mark_unknown_evidence_as_unverified():
+    case = small_case().model_dump()
+    claims = [
+        {"round": 1, "agent": "nla", "claim_id": "C1", "statement": "s", "evidence": ["E1"], "verified": 1},
+        {"round": 1, "agent": "nla", "claim_id": "C2", "statement": "s", "evidence": ["E1", "E99"],
+         "verified": 0, "unverified_evidence": ["E99"]},
+        {"round": 1, "agent": "nla", "claim_id": "C3", "statement": "s", "evidence": []},
+    ]
+    rows = views.claim_rows(claims, case)
+    assert [r["verified"] for r in rows] == ["✔ verified", "✘ unverified: E99", "✘ no evidence"]
+    assert rows[0]["passages"] == "[E1] Blood relatives inherit in equal shares."
+
+
+def test_critique_groups_by_target_claim_worst_first():
+    crit = [
+        {"target": "ala", "target_claim_id": "C1", "severity": "MINOR", "round": 1},
+        {"target": "nla", "target_claim_id": "C2", "severity": "MAJOR", "round": 1},
+        {"target": "ala", "target_claim_id": "C1", "severity": "CRITICAL", "round": 2},
+    ]
+    groups = views.critique_groups(crit)
+    assert [(g["target"], g["claim"], g["worst"]) for g in groups] == [("ala", "C1", "CRITICAL"), ("nla", "C2", "MAJOR")]
+    assert [c["severity"] for c in groups[0]["critiques"]] == ["CRITICAL", "MINOR"]
+
+
+def test_word_diff():
+    assert views.word_diff("a b c", "a x c") == [("=", "a"), ("-", "b"), ("+", "x"), ("=", "c")]
+    md = views.diff_markdown(views.word_diff("<b>", "<i>"))
+    assert "<b>" not in md and ":red[~~\\<b\\>~~]" in md
+
+
+def test_trajectory_falls_back_to_round_closed_events():
+    events = [{"kind": "round_closed", "data": {"round": 1, "metrics": {"severity": {"MAJOR": 2}}}},
+              {"kind": "warning", "data": {}}]
+    assert views.trajectory({"trajectory": []}, events) == [{"round": 1, "severity": {"MAJOR": 2}}]
+    stored = [{"round": 2, "jaccard": 0.9}, {"round": 1, "jaccard": 0.5}]
+    assert [t["round"] for t in views.trajectory({"trajectory": stored}, events)] == [1, 2]
+    assert views.series(stored, "jaccard") == [{"round": 2, "name": "jaccard", "value": 0.9},
+                                                {"round": 1, "name": "jaccard", "value": 0.5}]
+
+
+def test_display_status():
+    assert views.display_status({"status": "running"}) == "running"
+    assert views.display_status({"status": "completed", "needs_human_review": True, "converged": True}) == "escalated"
+    assert views.display_status({"status": "completed", "converged": True}) == "converged"
+    assert views.display_status({"status": "completed"}) == "completed"
+    assert views.display_status({"status": "failed"}) == "failed"
+
+
+def test_summarize_agrees_with_the_store_per_protocol(make_debate, db_path):
+    ids = [make_debate(small_case(), p) for p in ("cross_critique", "cross_critique", "dialectic")]
+    store = DebateStore(db_path)
+    store.review(ids[0], action="accept", reviewer="ann")
+    store.review(ids[1], action="override", reviewer="ann", answer="x", reason="y")
+    debates = store.list_debates(limit=100)
+    for row in store.analytics():
+        mine = views.summarize([d for d in debates if d["protocol"] == row["protocol"]])
+        for key in ("escalation_rate", "override_rate", "agreement_rate", "rounds_to_converge", "tokens_per_debate"):
+            assert mine[key] == pytest.approx(row[key]), key
+
+
+def test_zip_files_is_deterministic():
+    files = {"b.json": "{}", "a.md": "# x"}
+    data = views.zip_files(files)
+    assert data == views.zip_files(dict(reversed(list(files.items()))))
+    assert zipfile.ZipFile(io.BytesIO(data)).namelist() == ["a.md", "b.json"]
+
+
+def test_protocol_catalogue_lists_every_protocol_with_defaults():
+    cat = {p["name"]: p for p in views.protocol_catalogue()}
+    assert set(cat) == {"cross_critique", "panel", "refinement", "dialectic", "arbitration"}
+    assert [a["id"] for a in cat["cross_critique"]["agents"]] == ["nla", "ala"]
+    assert cat["cross_critique"]["max_rounds"] == 3
