@@ -72,7 +72,7 @@ try:
     })
 
     st.subheader("Open or export", anchor=False)
-    labels = {r["id"]: f"{r['id']} · {r['status']} · {r['question'][:80]}" for r in rows}
+    labels = {r["id"]: f"{r['id']} · {r['status']} · {r['review']} · {r['question'][:80]}" for r in rows}
     chosen = st.selectbox("Debate", list(labels), format_func=labels.get, key="h-chosen")
     b1, b2, b3, b4 = st.columns(4)
     if b1.button("Open debate", type="primary", key="h-open", icon=":material/open_in_new:"):

@@ -1,0 +1,145 @@
+"""End to end in a real browser: `streamlit run app.py`, driven by headless Chromium through Playwright.
+
+A reviewer poses a question with evidence, watches the debate run and reach a verdict on screen,
+accepts it, and finds it in History. Needs Debian's chromium (/usr/bin/chromium) and the
+playwright Python package; Playwright's own browser download is not used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+QUESTION = "Does the zanzibarite rice field belong to the estate of the deceased mamak?"
+PASSAGES = (
+    "E1 | Surat keterangan KAN | The sawah is harta pusaka tinggi of the kaum, managed by the mamak.\n"
+    "E2 | KUHPerdata art. 852 | Children inherit from their parents in equal shares.\n"
+    "E3 | Hostile page | <script>window.__pwned = 1</script><b>not bold</b>"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("streamlit did not become healthy in time")
+
+
+@pytest.fixture
+def server(tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)")
+    pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
+    port = _free_port()
+    env = {**os.environ, "DEBATE_DB": str(tmp_path / "debates.db")}
+    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - closed below, after the server stops
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture
+def page(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+        pg.set_default_timeout(30_000)
+        try:
+            yield pg
+        except BaseException:
+            pg.screenshot(path=str(tmp_path / "failure.png"))
+            raise
+        finally:
+            browser.close()
+
+
+def test_pose_watch_accept_and_find_in_history(server, page):
+    from playwright.sync_api import expect
+
+    page.goto(server)
+    expect(page.get_by_role("heading", name="New debate")).to_be_visible()
+    expect(page.get_by_text("offline (rule-based agents, no model)").first).to_be_visible()
+
+    name = page.get_by_role("textbox", name="Your name")
+    name.fill("e2e-reviewer")
+    name.press("Enter")
+
+    page.get_by_text("Write a question", exact=True).click()
+    question = page.get_by_role("textbox", name="Question", exact=True)
+    question.fill(QUESTION)
+    passages = page.get_by_role("textbox", name="Paste passages")
+    passages.fill(PASSAGES)
+    passages.press("Control+Enter")
+    # The evidence preview lists the three passages (the hostile one as text, not markup).
+    expect(page.get_by_text("3 passage(s)")).to_be_visible()
+
+    # A small delay per call keeps the debate running long enough to watch it live.
+    delay = page.get_by_role("spinbutton", name="Delay per call (ms)")
+    delay.fill("400")
+    delay.press("Enter")
+    page.get_by_role("button", name="Start debate").click()
+
+    page.wait_for_url(re.compile(r"/debate\?id="))
+    debate_id = re.search(r"id=([\w-]+)", page.url).group(1)
+    expect(page.get_by_text(re.compile(r"step\(s\) done, \d+ running"))).to_be_visible(timeout=15_000)
+    expect(page.get_by_text("Moderator's verdict", exact=True).first).to_be_visible(timeout=120_000)
+    assert page.evaluate("() => window.__pwned === undefined"), "evidence text must never run as script"
+    page.get_by_role("tab", name="Evidence", exact=True).click()
+    panel = page.get_by_role("tabpanel", name="Evidence")
+    expect(panel.get_by_text("<script>window.__pwned = 1</script><b>not bold</b>", exact=True)).to_be_visible()
+
+    page.get_by_role("button", name="Accept verdict").click()
+    expect(page.get_by_text("accepted by e2e-reviewer").first).to_be_visible()
+
+    page.get_by_role("link", name="History").click()
+    expect(page.get_by_role("heading", name="History")).to_be_visible()
+    search = page.get_by_role("textbox", name="Search questions, answers and claims")
+    search.fill("zanzibarite")
+    search.press("Enter")
+    expect(page.get_by_text("1 of 1 debate(s)")).to_be_visible()
+    expect(page.get_by_role("combobox", name="Debate", exact=True)).to_have_value(
+        re.compile(re.escape(debate_id) + r" · \w+ · accepted · Does the zanzibarite"))
