@@ -152,11 +152,12 @@ class DebateRun:
         key = parse_step_id(step_id)
         stage = stage or key.stage
         messages = prompts.render(prompt, **variables)
-        prompt_tokens = messages_tokens(messages)
         limit = self.settings.max_tokens_per_call
+        total = self.settings.max_total_tokens
+        # Estimating a long prompt costs about a millisecond; only the bounds below need it.
+        prompt_tokens = messages_tokens(messages) if limit or total else 0
         if limit and prompt_tokens > limit:
             raise self._fail_bound(step_id, f"the prompt has about {prompt_tokens} tokens, over the per-call bound {limit}")
-        total = self.settings.max_total_tokens
         if total and self.usage.input_tokens + self.usage.output_tokens + prompt_tokens > total:
             raise self._fail_bound(
                 step_id,
@@ -195,6 +196,15 @@ class DebateRun:
             message = f"step {step_id} was cancelled because another call of the same stage failed"
             self.emit("turn_failed", step_id, call=call, error=message, raw=None, attempts=0, errors=[message])
             raise
+        # Leaving the limiter woke the next waiting call, but it only starts once this task yields.
+        # Yield before the follow-up work (checks, recording, the protocol's next step) so the freed
+        # slot is used at once; otherwise calls that finish together hand their slots over together,
+        # and the engine's work between them adds to the latency of every wave.
+        cancelled: asyncio.CancelledError | None = None
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError as exc:  # a sibling failed meanwhile: this call still finished
+            cancelled = exc
         self.usage.add(result.usage)
         self.agent_usage[key.agent or stage].add(result.usage)
         if postprocess is not None:
@@ -203,6 +213,8 @@ class DebateRun:
         self.emit("turn_finished", step_id, call=call, output=result.output.model_dump(mode="json"),
                   raw=result.raw, attempts=result.attempts, errors=result.errors,
                   latency_ms=round(result.latency_ms, 2), model=result.model, **result.usage.as_dict())
+        if cancelled is not None:
+            raise cancelled
         return result.output
 
     def _fail_bound(self, step_id: str, message: str) -> DebateFailed:
