@@ -1,8 +1,7 @@
 """Debate review workbench: `streamlit run app.py`.
 
-The entry point only sets up navigation; each page lives in `pages/`, starts with
-`common.page_setup()` (page config, the shared sidebar, recovery of interrupted debates) and calls
-`debate_core` for everything that is not layout.
+The entry point sets up navigation and the shared sidebar; each page lives in `pages/`, starts with
+`common.page_setup()` and calls `debate_core` for everything that is not layout.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ common.page_config()
 
 pages = {
     "Debates": [
-        st.Page(common.PAGES["new"], title="New debate", icon=":material/add_comment:", url_path="new",
+        st.Page(common.PAGES["new"], title="New debate", icon=":material/add_comment:", url_path="new_debate",
                 default=True),
         st.Page(common.PAGES["debate"], title="Debate", icon=":material/forum:", url_path="debate"),
         st.Page(common.PAGES["history"], title="History", icon=":material/history:", url_path="history"),
@@ -38,4 +37,5 @@ pages = {
     ],
 }
 page = st.navigation(pages)
+common.app_shell_setup()
 page.run()

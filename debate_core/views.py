@@ -467,11 +467,13 @@ def contradiction_rows(debate: dict[str, Any], steps: list[dict[str, Any]]) -> l
         c = described.get(idx, {})
         rows.append({
             "contradiction": idx,
-            "metric": c.get("metric") or _nested(c, "agent1", "metric"),
-            "agent1": _report_text(c.get("agent1") or c.get("finding1")),
-            "agent2": _report_text(c.get("agent2") or c.get("finding2")),
+            "metric": c.get("metric_name") or c.get("metric"),
+            "severity": c.get("severity"),
+            "agent1": _finding(c, "agent1"),
+            "agent2": _finding(c, "agent2"),
+            "why": "; ".join(str(r) for r in c.get("reasons") or []),
             "resolution": out.get("resolution"), "action": out.get("action"),
-            "recommended_value": out.get("recommended_value"),
+            "recommended_value": None if out.get("recommended_value") is None else str(out.get("recommended_value")),
             "recommended_citation": out.get("recommended_citation"),
             "confidence": out.get("confidence"), "explanation": out.get("explanation"),
         })
@@ -479,23 +481,16 @@ def contradiction_rows(debate: dict[str, Any], steps: list[dict[str, Any]]) -> l
     return rows
 
 
-def _nested(d: dict[str, Any], *keys: str) -> Any:
-    for k in keys:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(k)
-    return d
-
-
-def _report_text(report: Any) -> str:
-    if not isinstance(report, dict):
-        return "" if report is None else str(report)
-    value = report.get("value")
-    unit = report.get("unit") or ""
-    bits = [str(report.get("agent") or "?") + ":", f"{value} {unit}".strip()]
-    if report.get("citation"):
-        bits.append(f"({report['citation']})")
-    return " ".join(bits)
+def _finding(c: dict[str, Any], who: str) -> str:
+    """One side of a contradiction as 'agent: value unit (citation)', from the flat fields seed 004 uses."""
+    name = c.get(f"{who}_name")
+    if name is None:
+        return ""
+    value = c.get(f"{who}_value")
+    unit = c.get(f"{who}_unit") or ""
+    text = f"{name}: {'' if value is None else value}{unit if unit == '%' else ' ' + unit}".rstrip()
+    cite = c.get(f"{who}_citation") or c.get(f"{who}_source")
+    return f"{text} ({cite})" if cite else text
 
 
 # ---------------------------------------------------------------------------
@@ -507,7 +502,7 @@ def history_rows(debates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "id": d["id"], "created": (d.get("created_at") or "")[:19].replace("T", " "),
-            "protocol": d.get("protocol"), "status": display_status(d),
+            "title": d.get("title") or "", "protocol": d.get("protocol"), "status": display_status(d),
             "review": REVIEW_STATE_LABELS.get(d.get("review_state") or "pending", d.get("review_state")),
             "reviewed_by": d.get("reviewed_by") or "", "question": d.get("question") or "",
             "answer": d.get("final_answer") or "", "rounds": d.get("rounds"),

@@ -66,7 +66,10 @@ try:
         st.info("No debate matches these filters. Clear the search or set a filter back to 'any'.")
         st.stop()
     rows = views.history_rows(debates)
-    st.dataframe(rows, hide_index=True, key="h-table", column_config={
+    st.dataframe(rows, hide_index=True, key="h-table", column_order=[
+        "created", "title", "protocol", "status", "review", "reviewed_by", "rounds", "tokens", "answer",
+        "question", "provider", "id"], column_config={
+        "title": st.column_config.TextColumn("title", width="medium"),
         "question": st.column_config.TextColumn("question", width="large"),
         "answer": st.column_config.TextColumn("answer", width="large"),
     })

@@ -23,10 +23,24 @@ def db_path(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def app(db_path):
-    """The whole app (navigation, sidebar and pages) under AppTest, on its own database."""
+def app(db_path, monkeypatch):
+    """The whole app (navigation, sidebar and pages) under AppTest, on its own database.
+
+    AppTest forgets before every run that st.navigation was already called, so with a `pages/`
+    folder it would run a switched-to page on its own first (Streamlit's older multipage mode).
+    A real server forgets nothing after its first run; this keeps AppTest in the same state.
+    `page_setup`'s own recovery from that mode is tested separately without this patch.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
     return AppTest.from_file(str(APP), default_timeout=60)
 
 

@@ -127,3 +127,16 @@ def test_protocol_catalogue_lists_every_protocol_with_defaults():
     assert set(cat) == {"cross_critique", "panel", "refinement", "dialectic", "arbitration"}
     assert [a["id"] for a in cat["cross_critique"]["agents"]] == ["nla", "ala"]
     assert cat["cross_critique"]["max_rounds"] == 3
+
+
+def test_contradiction_rows_join_findings_and_rulings():
+    debate = {"result": {"contradictions": [{
+        "index": 1, "metric_name": "unemployment", "severity": "high", "reasons": ["values differ by 20%"],
+        "agent1_name": "A", "agent1_value": 0.1, "agent1_unit": "%", "agent1_citation": "GCC-STAT",
+        "agent2_name": "B", "agent2_value": 0.12, "agent2_unit": "%", "agent2_citation": "World Bank"}]}}
+    steps = [{"step_id": "c1.arbitrate.arbiter", "stage": "arbitrate", "status": "ok", "seq": 1, "call": 1,
+              "output": {"resolution": "both_valid", "action": "use_both", "recommended_value": 0.12,
+                         "confidence": 0.8, "explanation": "Different periods."}}]
+    [row] = views.contradiction_rows(debate, steps)
+    assert (row["metric"], row["agent1"], row["agent2"]) == ("unemployment", "A: 0.1% (GCC-STAT)", "B: 0.12% (World Bank)")
+    assert (row["resolution"], row["action"], row["recommended_value"]) == ("both_valid", "use_both", "0.12")

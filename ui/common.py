@@ -102,22 +102,33 @@ def page_config() -> None:
     st.set_page_config(page_title="Debate review workbench", page_icon=":material/forum:", layout="wide")
 
 
-def page_setup() -> None:
-    """What every page does first: page config, recovery of dead debates, the shared sidebar.
-
-    It lives in the pages rather than only in app.py because Streamlit runs a page file on its own
-    when a `pages/` folder exists and no st.navigation call has been seen yet in the process (the
-    very first run after a start, and every AppTest run after switch_page). When the database
-    cannot be used, it says so and stops the page.
-    """
-    page_config()
+def app_shell_setup() -> None:
+    """What app.py does on every run before the page: recover dead debates, draw the shared sidebar."""
     try:
         recover_interrupted()
     except Exception as exc:  # noqa: BLE001 - an unusable database is explained, not dumped as a traceback
-        st.error(f"The database at {db_path()} cannot be opened: {exc}")
         sidebar()
+        st.error(f"The database at {db_path()} cannot be opened: {exc}")
         st.stop()
     sidebar()
+
+
+def page_setup() -> None:
+    """First call of every page: make sure the page runs inside app.py's navigation.
+
+    With a `pages/` folder next to the entry point, Streamlit runs a page file on its own (its
+    older multipage mode) until some run in the process has called st.navigation: the first request
+    after a server start, when it is a deep link such as /debate?id=..., and every AppTest run after
+    switch_page. The page would then lack the shared sidebar and the real navigation, so it asks
+    once for a rerun in navigation mode, which goes through app.py to the same page.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without the older mode
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 REVIEWER_KEY = "reviewer_name"

@@ -80,9 +80,10 @@ def token_figure(usage: list[dict[str, Any]]) -> go.Figure | None:
 def rates_figure(rows: list[dict[str, Any]]) -> go.Figure:
     protocols = [r["protocol"] for r in rows]
     fig = go.Figure()
-    for key, name in (("escalation_rate", "escalation"), ("override_rate", "override"),
-                      ("agreement_rate", "reviewer agreed with moderator")):
-        fig.add_trace(go.Bar(x=protocols, y=[(r.get(key) or 0) * 100 for r in rows], name=name))
+    for key, name, color in (("escalation_rate", "escalation", "#ff7f0e"), ("override_rate", "override", "#d62728"),
+                             ("agreement_rate", "reviewer agreed with moderator", "#2ca02c")):
+        fig.add_trace(go.Bar(x=protocols, y=[(r.get(key) or 0) * 100 for r in rows], name=name,
+                             marker_color=color))
     fig.update_layout(barmode="group", title="Rates by protocol", yaxis_title="%", **_LAYOUT)
     fig.update_yaxes(range=[0, 105])
     return fig

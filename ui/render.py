@@ -234,16 +234,17 @@ def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str)
         key=f"claims-{key}",
         on_select="rerun",
         selection_mode="single-row",
+        column_order=["round", "agent", "claim", "verified", "confidence", "statement", "evidence", "passages"],
         column_config={
             "round": st.column_config.NumberColumn("round", width="small"),
             "agent": st.column_config.TextColumn("agent", width="small"),
             "claim": st.column_config.TextColumn("claim", width="small"),
             "statement": st.column_config.TextColumn("statement", width="large"),
-            "evidence": st.column_config.ListColumn("evidence ids"),
-            "verified": st.column_config.TextColumn("evidence check"),
+            "evidence": st.column_config.ListColumn("evidence ids", width="medium"),
+            "verified": st.column_config.TextColumn("evidence check", width="small"),
             "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0,
                                                           format="%.2f"),
-            "passages": st.column_config.TextColumn("passage text", width="large"),
+            "passages": st.column_config.TextColumn("passage text", width="medium"),
         },
     )
     selected = list(getattr(getattr(event, "selection", None), "rows", []) or [])
@@ -321,8 +322,12 @@ def protocol_views(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
                 anti = r.get("antithesis")
                 if anti:
                     st.markdown(f"Critic recommends **{esc(anti.get('recommendation'))}**")
-                    for item in (anti.get("issues") or []) + (anti.get("edge_cases") or []):
-                        st.markdown(f"- {esc(item)}")
+                    for title, key in (("Issues", "issues"), ("Edge cases", "edge_cases"),
+                                       ("Contradictions", "contradictions")):
+                        if anti.get(key):
+                            st.markdown(f"*{title}*")
+                            for item in anti[key]:
+                                st.markdown(f"- {esc(item)}")
                 if r["diff"]:
                     st.markdown("Change to the rule (removed struck through, added in bold):")
                     st.markdown(views.diff_markdown(r["diff"]))

@@ -1,0 +1,79 @@
+"""The app shell: navigation, the shared sidebar, the reviewer's identity and recovery of dead runs."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from debate_core import worker
+from debate_core.app_settings import AppSettings, save_settings
+from debate_core.store import DebateStore
+
+
+def test_sidebar_shows_reviewer_database_and_offline_provider(app, db_path):
+    app.run()
+    assert not app.exception
+    assert app.sidebar.text_input(key="reviewer-input").value == ""
+    assert str(db_path) in [c.value for c in app.sidebar.code]
+    assert "**offline \\(rule\\-based agents, no model\\)**" in [m.value for m in app.sidebar.markdown]
+
+
+def test_reviewer_name_survives_page_changes(app):
+    app.run()
+    app.sidebar.text_input(key="reviewer-input").set_value("ann").run()
+    for page in ("pages/history.py", "pages/analytics.py", "pages/new_debate.py"):
+        app.switch_page(page).run()
+        assert app.sidebar.text_input(key="reviewer-input").value == "ann"
+    assert app.session_state["reviewer_name"] == "ann"
+
+
+def test_supervisor_is_recognised_in_the_sidebar(app, db_path):
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    app.run()
+    app.sidebar.text_input(key="reviewer-input").set_value("sue").run()
+    assert any("Supervisor" in c.value for c in app.sidebar.caption)
+
+
+def test_signed_in_user_is_the_reviewer_when_authentication_is_configured(app, make_debate, db_path):
+    debate_id = make_debate()
+    app.user = {"is_logged_in": True, "name": "Ann Reviewer", "email": "ann@example.org"}
+    app.run()
+    assert not app.sidebar.text_input, "no free-text name when the user is signed in"
+    assert any("Ann Reviewer" in m.value for m in app.sidebar.markdown)
+    app.switch_page("pages/debate.py")
+    app.query_params["id"] = debate_id
+    app.run()
+    app.button(key=f"accept-{debate_id}").click().run()
+    assert DebateStore(db_path, readonly=True).reviews(debate_id)[0]["reviewer"] == "Ann Reviewer"
+
+
+def test_signed_out_user_is_offered_sign_in(app):
+    app.user = {"is_logged_in": False}
+    app.run()
+    assert not app.exception
+    assert [b.label for b in app.sidebar.button] == ["Sign in"]
+
+
+def test_a_page_run_on_its_own_reenters_the_navigation(db_path):
+    # Without the conftest patch AppTest runs a switched-to page file alone, as a real server does
+    # for a deep link that is its very first request; page_setup must bring back the app shell.
+    from conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    at.switch_page("pages/history.py").run()
+    assert not at.exception
+    assert at.title[0].value == "History"
+    assert at.sidebar.text_input(key="reviewer-input") is not None
+
+
+def test_debates_of_a_dead_process_are_marked_when_the_app_runs(app, db_path):
+    from helpers import small_case
+
+    store = DebateStore(db_path)
+    dead = store.create_debate(small_case(), "cross_critique", {"provider": "offline"},
+                               {"runner": {"pid": 2**22 + 17, "host": worker.runner_info()["host"]}})
+    store.close()
+    app.run()
+    assert not app.exception
+    debate = DebateStore(db_path, readonly=True).get_debate(dead, with_steps=False)
+    assert debate["status"] == "failed"
+    assert debate["error"].startswith("interrupted:")
