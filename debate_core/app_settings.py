@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -36,6 +36,8 @@ class AppSettings(BaseModel):
     offline_latency_ms: float = Field(default=0.0, ge=0.0, le=10_000.0)
     refresh_seconds: float = Field(default=1.0, ge=0.2, le=60.0)
     stale_after_minutes: float = Field(default=30.0, ge=1.0)
+    # Saved New-debate presets: protocol -> preset name -> {"agents": [...], "rounds": n, "options": {...}}.
+    presets: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)
 
     @field_validator("supervisors", mode="before")
     @classmethod
@@ -96,3 +98,18 @@ def save_settings(settings: AppSettings, db_path: str | Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def save_preset(db_path: str | Path, protocol: str, name: str, preset: dict[str, Any]) -> AppSettings:
+    """Add or replace one saved preset, keeping every other setting as it is on disk."""
+    name = (name or "").strip()
+    if not name:
+        raise SettingsError("a preset needs a name")
+    if name == "default":
+        raise SettingsError("'default' is the protocol's own settings; choose another name")
+    current = load_settings(db_path)
+    presets = {p: dict(v) for p, v in current.presets.items()}
+    presets.setdefault(protocol, {})[name] = {k: preset[k] for k in ("agents", "rounds", "options") if k in preset}
+    updated = current.model_copy(update={"presets": presets})
+    save_settings(updated, db_path)
+    return updated

@@ -159,6 +159,27 @@ def passages_from_upload(name: str, data: bytes) -> list[dict[str, Any]]:
     return parse_passages(text)
 
 
+def parse_options(text: str) -> dict[str, Any]:
+    """Protocol options typed as KEY=VALUE lines, read like the CLI's --option: JSON values, else text."""
+    out: dict[str, Any] = {}
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise CaseError(f"option line {number}: expected KEY=VALUE, got {line[:60]!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def format_options(options: dict[str, Any] | None) -> str:
+    return "\n".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (options or {}).items())
+
+
 def build_case(question: str, passages: list[dict[str, Any]], *, title: str | None = None,
                domain_hint: str | None = None) -> Case:
     """A case from a typed question and passages; the id is derived from the content so it is stable."""

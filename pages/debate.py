@@ -82,7 +82,7 @@ if debate_id:
         debate, steps, claims, critiques, events = _load(debate_id)
     except NotFound:
         st.title("Debate", anchor=False)
-        st.error(f"There is no debate with id {debate_id!r} in {common.db_path()}.")
+        st.error(f"There is no debate with id {views.md_escape(repr(debate_id))} in {views.md_escape(common.db_path())}.")
         st.page_link(common.PAGES["history"], label="Find debates on the History page", icon=":material/history:")
         st.stop()
     st.session_state["debate_id"] = debate_id

@@ -7,6 +7,7 @@ import json
 import streamlit as st
 
 from debate_core import export, views, worker
+from debate_core.app_settings import SettingsError, save_preset
 from debate_core.cases import CaseError, load_case, parse_case, sample_cases
 from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
@@ -86,7 +87,7 @@ else:
             problems.append(str(exc))
 
 for p in problems:
-    st.error(p)
+    st.error(views.md_escape(p))
 if case is not None:
     with st.expander(f"Case: {views.md_escape(case.title)} · {len(case.evidence)} passage(s)", expanded=source != "sample"):
         st.markdown("**Question**")
@@ -97,6 +98,25 @@ if case is not None:
                          column_config={"text": st.column_config.TextColumn("text", width="large")})
         if case.reports:
             st.caption(f"{len(case.reports)} agent report(s) for arbitration")
+
+
+
+def _save_preset(protocol: str, current: str, known: dict, by_id: dict) -> None:
+    """Save the settings on screen as a named preset and select it (a callback, so before the page draws)."""
+    state = st.session_state
+    name = (state.get(f"nd-preset-name-{protocol}") or "").strip()
+    chosen = [by_id.get(a, known.get(a, {"id": a})) for a in state.get(f"nd-agents-{protocol}-{current}") or []]
+    try:
+        options = views.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
+        save_preset(common.db_path(), protocol, name,
+                    {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1),
+                     "options": options})
+    except (CaseError, SettingsError, OSError) as exc:
+        common.flash("preset", "error", f"Preset not saved: {exc}")
+        return
+    state[f"nd-preset-{protocol}"] = name
+    state[f"nd-preset-name-{protocol}"] = ""
+    common.flash("preset", "success", f"Saved preset {views.md_escape(name)} for {protocol}; it is selected now.")
 
 # ---------------------------------------------------------------------------
 # Protocol, preset, agents, rounds
@@ -110,19 +130,43 @@ if not available:
 c1, c2 = st.columns(2)
 protocol = c1.selectbox("Protocol", available, key="nd-protocol", format_func=lambda n: n.replace("_", " "))
 info = catalogue[protocol]
-presets = {"default": {}, **info["presets"]}
-preset_name = c2.selectbox("Preset", list(presets), key=f"nd-preset-{protocol}")
+saved_presets = settings.presets.get(protocol, {})
+presets = {"default": {}, **info["presets"], **saved_presets}
+preset_name = c2.selectbox("Preset", list(presets), key=f"nd-preset-{protocol}",
+                           help="'default' is the protocol's own settings; others are presets saved below.")
 preset = presets[preset_name]
 if info["doc"]:
     st.caption(info["doc"])
-agents = [dict(a) for a in (preset.get("agents") or info["agents"])]
+known = {a["id"]: dict(a) for a in info["agents"]}
+agents = [{**known.get(a["id"], {}), **a} if isinstance(a, dict) else {**known.get(str(a), {}), "id": str(a)}
+          for a in (preset.get("agents") or info["agents"])]
 agent_ids = [a["id"] for a in agents]
+by_id = {a["id"]: a for a in agents}
 c3, c4 = st.columns([3, 1])
-chosen_agents = c3.multiselect("Agents", agent_ids, default=agent_ids, key=f"nd-agents-{protocol}-{preset_name}")
+chosen_agents = c3.multiselect("Agents", agent_ids, default=agent_ids, key=f"nd-agents-{protocol}-{preset_name}",
+                               accept_new_options=True, help="Type a new id to add an agent (where the protocol "
+                               "takes any number of agents).")
 lo, hi = info["min_rounds"], max(info["min_rounds"], info["max_rounds"])
 default_rounds = min(hi, max(lo, int(preset.get("rounds") or info["rounds"])))
 rounds = c4.number_input("Rounds (at most)", min_value=lo, max_value=hi, value=default_rounds, step=1,
-                         key=f"nd-rounds-{protocol}")
+                         key=f"nd-rounds-{protocol}-{preset_name}")
+with st.expander("Protocol options and presets"):
+    options_text = st.text_area(
+        "Options, one KEY=VALUE per line (values are JSON, as with the CLI's --option)",
+        value=views.format_options(preset.get("options")), key=f"nd-options-{protocol}-{preset_name}",
+        placeholder="max_claims=8\nconvergence_mode=\"any\"")
+    options: dict = {}
+    try:
+        options = views.parse_options(options_text)
+    except CaseError as exc:
+        problems.append(str(exc))
+        st.error(views.md_escape(exc))
+    p1, p2 = st.columns([3, 1], vertical_alignment="bottom")
+    p1.text_input("Save these agents, rounds and options as a preset", key=f"nd-preset-name-{protocol}",
+                  placeholder="preset name")
+    p2.button("Save preset", key=f"nd-preset-save-{protocol}", on_click=_save_preset,
+              args=(protocol, preset_name, known, by_id))
+    common.show_flash("preset")
 unavailable = [n for n, p in catalogue.items() if p["error"]]
 if unavailable:
     st.caption("Not available in this installation: " + ", ".join(unavailable))
@@ -199,7 +243,7 @@ if case is None and not problems:
 if not chosen_agents:
     blockers.append("Choose at least one agent.")
 for b in blockers:
-    st.warning(b)
+    st.warning(views.md_escape(b))
 ready = case is not None and not problems and not blockers
 if st.button("Start debate", type="primary", disabled=not ready, key="nd-start", icon=":material/play_arrow:"):
     try:
@@ -210,12 +254,12 @@ if st.button("Start debate", type="primary", disabled=not ready, key="nd-start",
         run_settings = DebateSettings(
             rounds=int(rounds),
             agents=None if chosen_agents == agent_ids and not preset.get("agents")
-            else [a for a in agents if a["id"] in chosen_agents],
-            options=dict(preset.get("options") or {}),
+            else [by_id.get(a, known.get(a, {"id": a})) for a in chosen_agents],
+            options=options,
         )
         debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path())
     except (ValueError, CassetteError) as exc:
-        st.error(f"The debate could not start: {exc}")
+        st.error(f"The debate could not start: {views.md_escape(exc)}")
     else:
         st.session_state["debate_id"] = debate_id
         st.switch_page(common.PAGES["debate"], query_params={"id": debate_id})

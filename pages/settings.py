@@ -16,9 +16,9 @@ path = common.db_path()
 try:
     current = load_settings(path)
 except SettingsError as exc:
-    st.error(f"{exc}. Saving below replaces it with valid settings.")
+    st.error(f"{views.md_escape(exc)}. Saving below replaces it with valid settings.")
     current = AppSettings()
-st.caption(f"Saved in {settings_path(path)}, next to the database {path}.")
+st.caption(f"Saved in {views.md_escape(settings_path(path))}, next to the database {views.md_escape(path)}.")
 
 flash = st.session_state.pop("settings-flash", None)
 if flash:
@@ -60,9 +60,9 @@ if submitted:
                           offline_latency_ms=latency, refresh_seconds=refresh, stale_after_minutes=stale)
         saved = save_settings(new, path)
     except (ValueError, OSError) as exc:
-        st.error(f"Not saved: {exc}")
+        st.error(f"Not saved: {views.md_escape(exc)}")
     else:
-        st.session_state["settings-flash"] = f"Saved to {saved}."
+        st.session_state["settings-flash"] = f"Saved to {views.md_escape(saved)}."
         st.rerun()
 
 st.subheader("API key", anchor=False)

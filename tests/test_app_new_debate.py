@@ -62,7 +62,7 @@ def test_own_question_with_pasted_passages_and_chosen_settings(app, db_path):
     _no_exception(app)
     assert not app.error
     app.selectbox(key="nd-protocol").set_value("dialectic").run()
-    app.number_input(key="nd-rounds-dialectic").set_value(1).run()
+    app.number_input(key="nd-rounds-dialectic-default").set_value(1).run()
     debate_id = _start(app)
     debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
     assert debate["protocol"] == "dialectic"
@@ -140,3 +140,35 @@ def test_replay_of_a_stored_debate_reaches_the_same_verdict(app, db_path):
     assert b["status"] == "completed"
     assert b["verdict"]["answer"] == a["verdict"]["answer"]
     assert json.dumps(export.cassette(store, second)["calls"]) == json.dumps(export.cassette(store, first)["calls"])
+
+
+def test_options_agents_and_saved_presets(app, db_path):
+    from debate_core.app_settings import load_settings
+
+    app.run()
+    app.selectbox(key="nd-protocol").set_value("cross_critique").run()
+    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "ala", "kha"])
+    app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4\nnot an option")
+    app.run()
+    assert any("option line 2" in e.value for e in app.error)
+    assert app.button(key="nd-start").disabled
+    app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4")
+    app.number_input(key="nd-rounds-cross_critique-default").set_value(2)
+    app.text_input(key="nd-preset-name-cross_critique").set_value("three agents")
+    app.run()
+    app.button(key="nd-preset-save-cross_critique").click().run()
+    assert not app.exception
+    saved = load_settings(db_path).presets["cross_critique"]["three agents"]
+    assert [a["id"] for a in saved["agents"]] == ["nla", "ala", "kha"]
+    assert saved["agents"][0]["focus"], "known agents keep their role and focus"
+    assert (saved["rounds"], saved["options"]) == (2, {"max_claims": 4})
+
+    assert app.selectbox(key="nd-preset-cross_critique").value == "three agents"
+    assert any("Saved preset three agents" in m.value for m in app.success)
+    assert app.multiselect(key="nd-agents-cross_critique-three agents").value == ["nla", "ala", "kha"]
+    debate_id = _start(app)
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert [a["id"] for a in debate["settings"]["agents"]] == ["nla", "ala", "kha"]
+    assert debate["settings"]["options"] == {"max_claims": 4}
+    assert debate["status"] == "completed"
+    assert {s["agent"] for s in debate["steps"] if s["stage"] == "answer"} == {"nla", "ala", "kha"}

@@ -80,7 +80,7 @@ def app_settings() -> AppSettings:
     try:
         return load_settings(db_path())
     except SettingsError as exc:
-        st.warning(f"{exc}. Using the default settings until it is fixed on the Settings page.")
+        st.warning(f"{views.md_escape(exc)}. Using the default settings until it is fixed on the Settings page.")
         return AppSettings()
 
 
@@ -108,7 +108,7 @@ def app_shell_setup() -> None:
         recover_interrupted()
     except Exception as exc:  # noqa: BLE001 - an unusable database is explained, not dumped as a traceback
         sidebar()
-        st.error(f"The database at {db_path()} cannot be opened: {exc}")
+        st.error(f"The database at {views.md_escape(db_path())} cannot be opened: {views.md_escape(exc)}")
         st.stop()
     sidebar()
 

@@ -396,7 +396,7 @@ def transcript(steps: list[dict[str, Any]]) -> None:
         label += f" · {s.get('status')}"
         with st.expander(label):
             meta = {k: s.get(k) for k in ("model", "attempts", "input_tokens", "output_tokens", "latency_ms")}
-            st.caption(" · ".join(f"{k} {v}" for k, v in meta.items() if v is not None))
+            st.caption(" · ".join(f"{k} {esc(v)}" for k, v in meta.items() if v is not None))
             if s.get("errors"):
                 st.markdown("**Validation errors (re-asked)**")
                 for e in s["errors"]:

@@ -44,20 +44,20 @@ def _act(debate_id: str, action: str, version: int, supervisor: bool) -> None:
                           if x)
         common.flash(
             debate_id, "warning",
-            f"Your {action} was not saved: {exc}. The page now shows the current state; "
+            f"Your {action} was not saved: {esc(exc)}. The page now shows the current state; "
             "your input is kept below so you can reuse it." if typed else
-            f"Your {action} was not saved: {exc}. The page now shows the current state.",
+            f"Your {action} was not saved: {esc(exc)}. The page now shows the current state.",
             typed or None,
         )
         return
     except (ReviewError, NotFound) as exc:
-        common.flash(debate_id, "error", f"Not saved: {exc}")
+        common.flash(debate_id, "error", f"Not saved: {esc(exc)}")
         return
     for key in (answer_key, reason_key):
         st.session_state.pop(key, None)
     done = {"accept": "accepted", "override": "overridden", "escalate": "escalated to a supervisor",
             "approve": "approved"}[action]
-    common.flash(debate_id, "success", f"Debate {done} by {entry['reviewer']}; recorded in the audit trail.")
+    common.flash(debate_id, "success", f"Debate {done} by {esc(entry['reviewer'])}; recorded in the audit trail.")
 
 
 def reviewer_controls(debate: dict[str, Any]) -> None:
