@@ -6,6 +6,7 @@ The entry point sets up navigation and the shared sidebar; each page lives in `p
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ _ROOT = str(Path(__file__).resolve().parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+from debate_core import views  # noqa: E402
 from ui import common  # noqa: E402
 
 common.page_config()
@@ -38,4 +40,11 @@ pages = {
 }
 page = st.navigation(pages)
 common.app_shell_setup()
-page.run()
+try:
+    page.run()
+except Exception as exc:  # noqa: BLE001 - st.rerun/st.stop are BaseExceptions and pass through
+    # A reviewer gets a sentence, not a traceback; the traceback goes to the server log.
+    logging.getLogger("debate_app").exception("page %s failed", page.title)
+    st.error(f"This page stopped because of an unexpected error ({type(exc).__name__}: "
+             f"{views.md_escape(exc)}). Nothing was lost: debates and reviews are in the database. "
+             "Reload the page; if it happens again, the server log has the details.")

@@ -77,3 +77,20 @@ def test_debates_of_a_dead_process_are_marked_when_the_app_runs(app, db_path):
     debate = DebateStore(db_path, readonly=True).get_debate(dead, with_steps=False)
     assert debate["status"] == "failed"
     assert debate["error"].startswith("interrupted:")
+
+
+def test_an_unexpected_page_error_is_explained_without_a_traceback(app, make_debate, monkeypatch):
+    from debate_core import views
+
+    make_debate()
+
+    def broken(debates):
+        raise RuntimeError("summary exploded")
+
+    monkeypatch.setattr(views, "summarize", broken)
+    app.run()
+    app.switch_page("pages/analytics.py").run()
+    assert not app.exception
+    [error] = [e.value for e in app.error]
+    assert "unexpected error (RuntimeError: summary exploded)" in error
+    assert "Traceback" not in error
