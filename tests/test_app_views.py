@@ -140,3 +140,21 @@ def test_contradiction_rows_join_findings_and_rulings():
     [row] = views.contradiction_rows(debate, steps)
     assert (row["metric"], row["agent1"], row["agent2"]) == ("unemployment", "A: 0.1% (GCC-STAT)", "B: 0.12% (World Bank)")
     assert (row["resolution"], row["action"], row["recommended_value"]) == ("both_valid", "use_both", "0.12")
+
+
+def test_every_per_round_measure_gets_a_plot():
+    from ui import plots
+
+    traj = [
+        {"round": 1, "severity": {"CRITICAL": 1, "MAJOR": 2, "MINOR": 0}, "answer_change": {"nla": 0.4},
+         "open_severity": {"CRITICAL": 0, "MAJOR": 1}, "polarity_balance": {"positive": 1.0, "negative": 0.6},
+         "stage": "revision", "converged": False},
+        {"round": 2, "severity": {"CRITICAL": 0, "MAJOR": 1, "MINOR": 1}, "answer_change": {"nla": 0.1},
+         "open_severity": {"CRITICAL": 0, "MAJOR": 0}, "polarity_balance": {"positive": 1.0, "negative": 0.6},
+         "stage": "revision", "converged": True},
+    ]
+    figs = dict(plots.trajectory_figures(traj))
+    assert set(figs) == {"severity", "answer_change", "open_severity", "polarity_balance"}
+    assert [t.name for t in figs["open_severity"].data] == ["CRITICAL", "MAJOR", "MINOR"]
+    assert list(figs["answer_change"].data[0].y) == [40.0, 10.0]
+    assert plots.trajectory_figures([]) == []

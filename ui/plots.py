@@ -30,15 +30,16 @@ def _lines(rows: list[dict[str, Any]], title: str, y_title: str, *, percent: boo
     return fig
 
 
-def severity_figure(traj: list[dict[str, Any]]) -> go.Figure | None:
-    rows = [t for t in traj if isinstance(t.get("severity"), dict)]
+def severity_figure(traj: list[dict[str, Any]], key: str = "severity",
+                    title: str = "Critiques by severity") -> go.Figure | None:
+    rows = [t for t in traj if isinstance(t.get(key), dict)]
     if not rows:
         return None
     fig = go.Figure()
     for sev in SEVERITIES:
-        fig.add_trace(go.Bar(x=[t["round"] for t in rows], y=[t["severity"].get(sev, 0) for t in rows],
+        fig.add_trace(go.Bar(x=[t["round"] for t in rows], y=[t[key].get(sev, 0) for t in rows],
                              name=sev, marker_color=views.SEVERITY_HEX[sev]))
-    fig.update_layout(barmode="stack", title="Critiques by severity", xaxis_title="round",
+    fig.update_layout(barmode="stack", title=title, xaxis_title="round",
                       yaxis_title="critiques", **_LAYOUT)
     fig.update_xaxes(dtick=1)
     return fig
@@ -62,7 +63,27 @@ def trajectory_figures(traj: list[dict[str, Any]]) -> list[tuple[str, go.Figure]
         rows = views.series(traj, key)
         if rows:
             figs.append((key, _lines(rows, title, y_title, percent=percent, y_range=y_range)))
+    # Whatever else a protocol measures per round gets a plain chart, so no measure goes unseen.
+    done = {"round", "severity", *(spec[0] for spec in specs)}
+    for key in sorted({k for t in traj for k in t} - done):
+        if all(set(t.get(key) or {}) <= set(SEVERITIES) for t in traj if isinstance(t.get(key), dict)) and any(
+                isinstance(t.get(key), dict) and t[key] for t in traj):
+            fig = severity_figure(traj, key, key.replace("_", " ").capitalize())
+            if fig is not None:
+                figs.append((key, fig))
+            continue
+        rows = views.series(traj, key)
+        if rows:
+            figs.append((key, _generic(rows, key.replace("_", " ").capitalize())))
     return figs
+
+
+def _generic(rows: list[dict[str, Any]], title: str) -> go.Figure:
+    if len({r["round"] for r in rows}) > 1:
+        return _lines(rows, title, "value")
+    fig = go.Figure(go.Bar(x=[r["name"] for r in rows], y=[r["value"] for r in rows]))
+    fig.update_layout(title=f"{title} (round {rows[0]['round']})", **_LAYOUT)
+    return fig
 
 
 def token_figure(usage: list[dict[str, Any]]) -> go.Figure | None:
