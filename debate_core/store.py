@@ -150,6 +150,31 @@ def _m0001(db: sqlite_utils.Database) -> None:
     )
 
 
+@migration("0002_list_and_search_indexes")
+def _m0002(db: sqlite_utils.Database) -> None:
+    """Keep listing and search instant as history grows (bench/store_scale.py measures it).
+
+    A debate row is wide (its case, result and summary JSON spill over several pages), so every
+    filter and the date ordering must be answerable from an index without reading the row. The
+    full-text row of a debate is found by its rowid, kept in `debates.search_rowid`: matching by the
+    unindexed `debate_id` column scans the whole search table."""
+    db["debates"].add_column("search_rowid", int)
+    rows = db.execute("SELECT rowid, debate_id FROM debate_search").fetchall()
+    db.conn.executemany("UPDATE debates SET search_rowid = ? WHERE id = ?", rows)
+    db["debates"].create_index(["created_at", "id"])
+    db["debates"].create_index(["protocol", "created_at", "id"])
+    db["debates"].create_index(["status", "needs_human_review", "created_at", "id"])
+    db["debates"].create_index(["review_state", "created_at", "id"])
+    # Search with any filter is answered from this one index: the match, the order and the filters.
+    db["debates"].create_index(
+        ["search_rowid", "created_at", "id", "protocol", "status", "needs_human_review", "review_state"]
+    )
+    db["reviews"].create_index(["reviewer", "debate_id"])
+    # Every column the per-protocol analytics read, so the Analytics page never scans the table.
+    db["debates"].create_index(["protocol", "status", "needs_human_review", "converged", "rounds", "review_state",
+                                "input_tokens", "output_tokens"])
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -228,6 +253,10 @@ class DebateStore(EventSink):
                 },
                 pk="id",
             )
+            search_rowid = self.db.execute(
+                "INSERT INTO debate_search (debate_id, question, answer, claims) VALUES (?, ?, '', '')",
+                [debate_id, case.question],
+            ).lastrowid
             self.db["debates"].insert(
                 {
                     "id": debate_id, "case_id": case.id, "title": case.title, "question": case.question,
@@ -236,11 +265,8 @@ class DebateStore(EventSink):
                     "settings": _dump(settings), "case_json": case.model_dump_json(), "status": "running",
                     "created_at": now, "updated_at": now, "version": 0, "review_state": "pending",
                     "calls": 0, "input_tokens": 0, "output_tokens": 0, "resumed_from": resumed_from,
+                    "search_rowid": search_rowid,
                 }
-            )
-            self.db.execute(
-                "INSERT INTO debate_search (debate_id, question, answer, claims) VALUES (?, ?, '', '')",
-                [debate_id, case.question],
             )
         return debate_id
 
@@ -360,7 +386,7 @@ class DebateStore(EventSink):
             if r[0]
         )
         self.db.execute(
-            "UPDATE debate_search SET answer = ?, claims = ? WHERE debate_id = ?",
+            f"UPDATE debate_search SET answer = ?, claims = ? WHERE rowid = {_SEARCH_ROW}",
             [verdict.get("answer") or "", claims_text, debate_id],
         )
 
@@ -434,21 +460,25 @@ class DebateStore(EventSink):
         limit: int = 100,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
+        searching = bool(search and search.strip())
+        # With a search, the search index answers every filter too; `+` keeps SQLite from starting
+        # at a filter's own index instead, which would read thousands of wide rows.
+        col = "+d." if searching else "d."
         where, params = ["1 = 1"], []
         if protocol:
-            where.append("d.protocol = ?")
+            where.append(f"{col}protocol = ?")
             params.append(protocol)
         if status:
-            where.append("d.status = ?")
+            where.append(f"{col}status = ?")
             params.append(status)
         if review_state:
-            where.append("d.review_state = ?")
+            where.append(f"{col}review_state = ?")
             params.append(review_state)
         if reviewer:
-            where.append("EXISTS (SELECT 1 FROM reviews r WHERE r.debate_id = d.id AND r.reviewer = ?)")
+            where.append(f"{col}id IN (SELECT r.debate_id FROM reviews r WHERE r.reviewer = ?)")
             params.append(reviewer)
         if needs_review is not None:
-            where.append("d.needs_human_review = ?")
+            where.append(f"{col}needs_human_review = ?")
             params.append(int(needs_review))
         if since:
             where.append("d.created_at >= ?")
@@ -456,14 +486,19 @@ class DebateStore(EventSink):
         if until:
             where.append("d.created_at < ?")
             params.append(until)
-        if search and search.strip():
-            where.append("d.id IN (SELECT debate_id FROM debate_search WHERE debate_search MATCH ?)")
-            params.append(_fts_query(search))
+        if searching:
+            where.append("d.search_rowid IN (SELECT rowid FROM debate_search WHERE debate_search MATCH ?)")
+            params.append(_fts_query(search or ""))
+        # Two steps: pick the page of rows from the indexes alone, then read only those wide rows.
+        page = (
+            f"SELECT d.rowid FROM debates d WHERE {' AND '.join(where)}"
+            " ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?"
+        )
         sql = (
             "SELECT d.id, d.case_id, d.title, d.question, d.protocol, d.provider, d.model, d.status, d.created_at,"
             " d.finished_at, d.rounds, d.converged, d.convergence_reason, d.needs_human_review, d.final_answer,"
             " d.confidence, d.review_state, d.reviewed_by, d.calls, d.input_tokens, d.output_tokens, d.error"
-            f" FROM debates d WHERE {' AND '.join(where)} ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?"
+            f" FROM debates d WHERE d.rowid IN ({page}) ORDER BY d.created_at DESC, d.id DESC"
         )
         return list(self.db.query(sql, [*params, int(limit), int(offset)]))
 
@@ -568,7 +603,8 @@ class DebateStore(EventSink):
             }
             self.db["reviews"].insert(entry)
             if action == "override":
-                self.db.execute("UPDATE debate_search SET answer = ? WHERE debate_id = ?", [new_answer, debate_id])
+                self.db.execute(f"UPDATE debate_search SET answer = ? WHERE rowid = {_SEARCH_ROW}",
+                                [new_answer, debate_id])
         return {**entry, "version": version + 1}
 
 
@@ -588,6 +624,10 @@ def _decode_debate(row: dict[str, Any]) -> dict[str, Any]:
     d["converged"] = bool(d.get("converged"))
     d["needs_human_review"] = bool(d.get("needs_human_review"))
     return d
+
+
+# The full-text row of the debate bound to the query's `?`.
+_SEARCH_ROW = "(SELECT search_rowid FROM debates WHERE id = ?)"
 
 
 def _fts_query(text: str) -> str:
