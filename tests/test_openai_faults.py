@@ -415,8 +415,22 @@ def test_json_mode_sends_the_schema_and_parses_content(probe: None) -> None:
     with FaultServer(StepScript(json_only, {})) as server:
         result, store = run(provider(server.base_url, method="json_mode"))
     assert result.status == "completed", result.error
-    last = bodies_for(server, "r1.answer.a")[0]["messages"][-1]
-    assert last["role"] == "system" and '"claims"' in last["content"]
+    sent = bodies_for(server, "r1.answer.a")[0]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert sent[0]["content"].startswith("You are debate agent a.") and '"claims"' in sent[0]["content"]
+
+
+def test_json_mode_reply_cut_at_the_limit_is_fed_back_with_its_usage(probe: None) -> None:
+    cut = json.dumps(VALID["final"])[:25]
+    script = {"final.supervisor": [content(cut, finish="length")]}
+    with FaultServer(StepScript(lambda step, body: content(json.dumps(valid_for(step))), script)) as server:
+        result, store = run(provider(server.base_url, method="json_mode", max_tokens=50))
+    assert result.status == "completed", result.error
+    row = finished(store, result, "final.supervisor")
+    assert row["attempts"] == 2 and "cut off at the output limit of 50 tokens" in row["errors"][0]
+    first = bodies_for(server, "final.supervisor")[0]
+    assert row["input_tokens"] > prompt_tokens(first)  # both attempts' usage, the cut one included
+    assert bodies_for(server, "final.supervisor")[1]["messages"][-2] == {"role": "assistant", "content": cut}
 
 
 def test_a_server_refusing_every_method_fails_cleanly(probe: None) -> None:

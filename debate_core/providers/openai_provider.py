@@ -283,13 +283,18 @@ class OpenAIProvider(Provider):
     def _lc_messages(messages: list[dict[str, str]], output_model: type[BaseModel], method: str) -> list[Any]:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-        kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
-        out = [kinds.get(m["role"], HumanMessage)(content=m["content"]) for m in messages]
+        messages = list(messages)
         if method == "json_mode":
-            # json_object mode carries no schema, so the model has to read it.
+            # json_object mode carries no schema, so the model has to read it. It joins the first
+            # system message: some chat templates refuse a system message anywhere else.
             schema = json.dumps(output_model.model_json_schema(), ensure_ascii=False)
-            out.append(SystemMessage(content=f"Reply with one JSON object that follows this JSON schema:\n{schema}"))
-        return out
+            note = f"Reply with one JSON object that follows this JSON schema:\n{schema}"
+            if messages and messages[0]["role"] == "system":
+                messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}
+            else:
+                messages.insert(0, {"role": "system", "content": note})
+        kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+        return [kinds.get(m["role"], HumanMessage)(content=m["content"]) for m in messages]
 
     def _slot(self) -> asyncio.Semaphore | None:
         if not self.max_concurrency:
