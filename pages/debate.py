@@ -64,6 +64,12 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
     with tabs[6]:
         render.passages(debate.get("case"))
     with tabs[7]:
+        if debate.get("status") != "running":
+            store = common.read_store()
+            try:
+                render.export_buttons(store, debate["id"], f"d-{key}")
+            finally:
+                store.close()
         render.transcript(steps)
 
 

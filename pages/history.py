@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import streamlit as st
 
-from debate_core import export, views
+from debate_core import views
 from debate_core.protocols import PROTOCOLS
-from debate_core.store import REVIEW_STATES, NotFound
-from ui import common
+from debate_core.store import REVIEW_STATES
+from ui import common, render
 
 common.page_setup()
 
@@ -77,21 +76,11 @@ try:
     st.subheader("Open or export", anchor=False)
     labels = {r["id"]: f"{r['id']} · {r['status']} · {r['review']} · {r['question'][:80]}" for r in rows}
     chosen = st.selectbox("Debate", list(labels), format_func=labels.get, key="h-chosen")
-    b1, b2, b3, b4 = st.columns(4)
+    b1, b2 = st.columns([1, 3], vertical_alignment="center")
     if b1.button("Open debate", type="primary", key="h-open", icon=":material/open_in_new:"):
         st.session_state["debate_id"] = chosen
         st.switch_page(common.PAGES["debate"], query_params={"id": chosen})
-    try:
-        files = export.export_files(store, chosen)
-        b2.download_button("Transcript files (.zip)", views.zip_files(files), file_name=f"{chosen}-transcript.zip",
-                           mime="application/zip", key="h-dl-zip", on_click="ignore")
-        b3.download_button("Cassette (.json)", json.dumps(export.cassette(store, chosen), ensure_ascii=False,
-                                                          indent=2),
-                           file_name=f"{chosen}-cassette.json", mime="application/json", key="h-dl-cassette",
-                           on_click="ignore")
-        b4.download_button("Claims and critiques (.csv)", export.claims_csv(store, chosen),
-                           file_name=f"{chosen}-claims.csv", mime="text/csv", key="h-dl-csv", on_click="ignore")
-    except NotFound:
-        st.warning("That debate was just removed.")
+    with b2:
+        render.export_buttons(store, chosen, "h")
 finally:
     store.close()

@@ -206,3 +206,10 @@ def _app_path():
     from conftest import APP
 
     return APP
+
+
+def test_exports_are_offered_on_a_finished_debate(app, make_debate):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    assert {b.label for b in app.get("download_button")} == {
+        "Transcript files (.zip)", "Cassette (.json)", "Claims and critiques (.csv)"}

@@ -6,11 +6,13 @@ Model and evidence text is untrusted: it goes through `views.md_escape` into mar
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
 
-from debate_core import views
+from debate_core import export, views
+from debate_core.store import DebateStore, NotFound
 from ui import plots
 
 esc = views.md_escape
@@ -409,3 +411,21 @@ def transcript(steps: list[dict[str, Any]]) -> None:
                 if isinstance(m, dict):
                     st.caption(str(m.get("role")))
                     st.code(str(m.get("content") or ""), language=None, wrap_lines=True)
+
+
+def export_buttons(store: DebateStore, debate_id: str, key: str) -> None:
+    """Downloads of one debate: its transcript files (zip), its replay cassette, its claims and critiques."""
+    try:
+        files = export.export_files(store, debate_id)
+        cassette = json.dumps(export.cassette(store, debate_id), ensure_ascii=False, indent=2)
+        claims_csv = export.claims_csv(store, debate_id)
+    except NotFound:
+        st.warning("That debate is no longer in the database.")
+        return
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Transcript files (.zip)", views.zip_files(files), file_name=f"{debate_id}-transcript.zip",
+                       mime="application/zip", key=f"{key}-dl-zip", on_click="ignore")
+    c2.download_button("Cassette (.json)", cassette, file_name=f"{debate_id}-cassette.json",
+                       mime="application/json", key=f"{key}-dl-cassette", on_click="ignore")
+    c3.download_button("Claims and critiques (.csv)", claims_csv, file_name=f"{debate_id}-claims.csv",
+                       mime="text/csv", key=f"{key}-dl-csv", on_click="ignore")
