@@ -35,8 +35,10 @@ base_url() { echo "http://$HOST:$PORT/v1"; }
 answers() {
     "$PYTHON" - "$(base_url)/models" <<'EOF'
 import sys, urllib.request
+# A loopback server: never through an HTTP proxy from the environment.
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 try:
-    with urllib.request.urlopen(sys.argv[1], timeout=3) as r:
+    with opener.open(sys.argv[1], timeout=3) as r:
         sys.exit(0 if r.status == 200 else 1)
 except Exception:
     sys.exit(1)
