@@ -243,7 +243,7 @@ def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str)
             "claim": st.column_config.TextColumn("claim", width="small"),
             "statement": st.column_config.TextColumn("statement", width="large"),
             "evidence": st.column_config.ListColumn("evidence ids", width="medium"),
-            "verified": st.column_config.TextColumn("evidence check", width="small"),
+            "verified": st.column_config.TextColumn("evidence check", width="medium"),
             "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0,
                                                           format="%.2f"),
             "passages": st.column_config.TextColumn("passage text", width="medium"),
