@@ -483,8 +483,10 @@ def test_provider_concurrency_limit_holds_across_parallel_steps(probe: None) -> 
     assert result.status == "completed" and server.max_in_flight == 2
 
     with FaultServer(StepScript(slowish, {})) as server:
-        result, _ = run(provider(server.base_url, max_concurrency=1))
-    assert result.status == "completed" and server.max_in_flight == 1
+        shared = provider(server.base_url, max_concurrency=1)
+        # One provider, two debates, each on its own event loop (as in the CLI and the app's worker).
+        results = [run(shared)[0] for _ in range(2)]
+    assert [r.status for r in results] == ["completed", "completed"] and server.max_in_flight == 1
 
 
 # -- the real cross-critique protocol -----------------------------------------------------------

@@ -29,6 +29,7 @@ import os
 import random
 import re
 import time
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -201,7 +202,10 @@ class OpenAIProvider(Provider):
         self.max_tokens = int(max_tokens) if max_tokens else None
         self.max_concurrency = int(max_concurrency) if max_concurrency else None
         self._clients: dict[str, Any] = {}
-        self._slots: dict[int, asyncio.Semaphore] = {}
+        # Keyed by the loop itself, weakly: a semaphore works on one loop only, and an id could be reused.
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self.model!r}, base_url={public_url(self.base_url)!r})"
@@ -299,10 +303,10 @@ class OpenAIProvider(Provider):
     def _slot(self) -> asyncio.Semaphore | None:
         if not self.max_concurrency:
             return None
-        key = id(asyncio.get_running_loop())
-        if key not in self._slots:
-            self._slots[key] = asyncio.Semaphore(self.max_concurrency)
-        return self._slots[key]
+        loop = asyncio.get_running_loop()
+        if loop not in self._slots:
+            self._slots[loop] = asyncio.Semaphore(self.max_concurrency)
+        return self._slots[loop]
 
     # -- the call -------------------------------------------------------------
     async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
