@@ -162,7 +162,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = _settings_from_args(args, module)
     store = _store(args.db)
     sink = ProgressSink(store, quiet=args.quiet)
-    debate_id = store.create_debate(case, args.protocol, provider.public_config(), settings.as_dict())
+    from .worker import runner_info
+
+    # Record which process runs the debate, so the app can tell at once when a killed CLI left it running.
+    stored_settings = {**settings.as_dict(), "runner": runner_info()}
+    debate_id = store.create_debate(case, args.protocol, provider.public_config(), stored_settings)
     result = run_debate(case, args.protocol, provider=provider, settings=settings, sink=sink, debate_id=debate_id)
     return _emit_result(result, args.json)
 
