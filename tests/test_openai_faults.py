@@ -545,3 +545,11 @@ def test_cross_critique_supervisor_that_never_answers_in_json_fails_cleanly() ->
     row = failed(store, result, "final.supervisor")
     assert row["raw_output"] == prose and row["attempts"] == 2
     assert sum(1 for r in store.steps(result.debate_id) if r["status"] == "ok") >= 4
+
+
+def test_debates_one_after_another_in_one_process_reuse_nothing_from_a_closed_loop(probe: None) -> None:
+    # The CLI runs one debate per process; the app's worker and resumed debates run several, each
+    # with its own event loop, against the same server.
+    with FaultServer(StepScript(default_valid, {})) as server:
+        results = [run(provider(server.base_url))[0] for _ in range(3)]
+    assert [r.status for r in results] == ["completed"] * 3, [r.error for r in results]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 
 import pytest
@@ -113,7 +114,13 @@ def test_options_reach_the_provider() -> None:
     assert (config["method"], config["max_tokens"], config["max_concurrency"]) == ("json_mode", 256, 2)
     assert provider.retry.base_delay == 0.2 and provider.retry.max_delay == 3.0
     assert provider.method_fallback is False
-    client = provider._client("m")
+    async def build() -> tuple[object, object]:
+        return provider._client("m"), provider._client("m")
+
+    client, again = asyncio.run(build())
+    other, _ = asyncio.run(build())
+    # One client per model and event loop: pooled connections never cross loops.
+    assert client is again and client is not other
     # One retry policy: the client's own is off.
     assert client.max_retries == 0
     assert client.openai_api_key.get_secret_value() == KEY

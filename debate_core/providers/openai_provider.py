@@ -201,8 +201,11 @@ class OpenAIProvider(Provider):
         self.agent_models = parse_agent_models(agent_models)
         self.max_tokens = int(max_tokens) if max_tokens else None
         self.max_concurrency = int(max_concurrency) if max_concurrency else None
-        self._clients: dict[str, Any] = {}
-        # Keyed by the loop itself, weakly: a semaphore works on one loop only, and an id could be reused.
+        # Per event loop, keyed weakly by the loop itself: semaphores and HTTP connections work on
+        # one loop only, and a loop's id can be reused after it is gone.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
         self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
@@ -241,7 +244,10 @@ class OpenAIProvider(Provider):
 
     # -- building the call ----------------------------------------------------
     def _client(self, model: str) -> Any:
-        if model not in self._clients:
+        loop = asyncio.get_running_loop()
+        clients = self._clients.setdefault(loop, {})
+        if model not in clients:
+            import openai
             from langchain_openai import ChatOpenAI
 
             kwargs: dict[str, Any] = {
@@ -251,11 +257,16 @@ class OpenAIProvider(Provider):
                 "timeout": self.timeout,
                 # One retry policy, ours: the client's own retries would multiply the waits.
                 "max_retries": 0,
+                # ChatOpenAI otherwise shares one cached async HTTP client per base URL across the
+                # process; its pooled connections belong to the loop that opened them, so a second
+                # debate on a new loop (the app's worker, a resumed debate) would fail with
+                # "Event loop is closed". One client per loop avoids that.
+                "http_async_client": openai.DefaultAsyncHttpxClient(),
             }
             if self.base_url:
                 kwargs["base_url"] = self.base_url
-            self._clients[model] = ChatOpenAI(**kwargs)
-        return self._clients[model]
+            clients[model] = ChatOpenAI(**kwargs)
+        return clients[model]
 
     def _structured(self, model: str, output_model: type[BaseModel], method: str, cap: int | None) -> Any:
         call_kwargs: dict[str, Any] = {}
