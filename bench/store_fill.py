@@ -243,13 +243,13 @@ def fill(db: Path, debates: int, seed: int = 7, progress: bool = True) -> dict[s
     meta = {"generator": GENERATOR_VERSION, "debates": debates, "large_debate": large_id, "counts": counts,
             "fill_seconds": round(time.perf_counter() - started, 1), "bytes": db.stat().st_size,
             "batch": 200, "rates": rates}
-    Path(f"{db}.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    Path(f"{db}-meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     return meta
 
 
 def ensure(db: Path, debates: int, rebuild: bool = False) -> dict[str, Any]:
     """Reuse a database this generator already filled with the same number of debates."""
-    meta_file = Path(f"{db}.json")
+    meta_file = Path(f"{db}-meta.json")
     if not rebuild and db.exists() and meta_file.exists():
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
         if meta.get("generator") == GENERATOR_VERSION and meta.get("debates") == debates:
