@@ -64,9 +64,10 @@ def test_full_debate_through_the_cli_ends_cleanly_with_usage_and_raw_outputs(tmp
         "--provider", "openai", "--base-url", BASE_URL, "--model", "smollm2", "--json", "--db", str(db),
         # The server answers one request at a time and keeps generating for a client that timed out,
         # so: one call in flight, a timeout above the slowest capped reply, and replies capped by the
-        # per-call bound (prompts are ~1300 estimated tokens, leaving ~600 for the JSON).
+        # per-call bound (first prompts are ~1300 estimated tokens; a re-ask also carries the
+        # rejected reply, ~100-300 tokens from this model). The debate budget bounds the run.
         "--rounds", "2", "--max-attempts", "2", "--timeout", "300", "--concurrency", "1",
-        "--max-tokens-per-call", "1900", "--max-total-tokens", "15000",
+        "--max-tokens-per-call", "2600", "--max-total-tokens", "12000",
     ]
     env = {**os.environ, "OPENAI_API_KEY": FAKE_KEY}
     started = time.perf_counter()
