@@ -26,6 +26,7 @@ import benchlib
 from benchlib import Figure
 
 from debate_core.engine import run_debate
+from debate_core.events import MemorySink
 from debate_core.protocols import PROTOCOLS
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings, Limiter
@@ -79,6 +80,20 @@ def measure(protocol: str, store: DebateStore, latency_ms: float, repeats: int) 
     }
 
 
+def limit_honoured(latency_ms: float, limit: int = 2) -> tuple[int, int]:
+    """The widest stage of the arbitration sample run with `DebateSettings(concurrency=limit)` and no
+    limiter passed in (so the engine takes the shared one): calls in flight inside the provider,
+    from each call's finish time and its recorded latency, against the stage's width."""
+    case = benchlib.case_for("arbitration")
+    _, cassette = benchlib.record_cassette(case, "arbitration")
+    sink = MemorySink()
+    run_debate(case, "arbitration", provider=ReplayProvider(cassette, latency_ms=latency_ms),
+               settings=DebateSettings(concurrency=limit), sink=sink)
+    windows = [benchlib.Call(e.step_id, 1, e.ts - e.data["latency_ms"] / 1000.0, e.ts)
+               for _, e in sink.events if e.kind == "turn_finished"]
+    return benchlib.widest_stage(windows), len(windows)
+
+
 class _Ev:
     """A stored event row seen through the attributes `calls_from_events` reads."""
 
@@ -89,7 +104,7 @@ class _Ev:
 def main() -> None:
     args = benchlib.parse_args(__doc__.splitlines()[0], _extra)
     latency_ms = args.latency_ms or (50.0 if args.quick else 100.0)
-    repeats = args.repeats or (1 if args.quick else 5)
+    repeats = args.repeats or (3 if args.quick else 5)
     cmd = benchlib.command("critical_path.py", args)
     print(f"Critical path at {latency_ms:.0f} ms per call, replayed cassettes, SQLite store as sink, "
           f"fastest of {repeats} run(s)\n")
@@ -117,6 +132,11 @@ def main() -> None:
          "stage overhead", "speed-up", "same verdict"], rows)
     print("\nstage overhead = (wall@L - wall@0) / (stages x L); speed-up = one-by-one wall / wall with the "
           "default limit; ideal = calls / stages")
+    in_flight, width = limit_honoured(latency_ms)
+    print(f"\nconcurrency limit: arbitration's stage of {width} calls with DebateSettings(concurrency=2) had at "
+          f"most {in_flight} calls inside the provider at once")
+    figures.append(Figure("critical path: DebateSettings(concurrency=2) on a 5-call stage, most calls in flight",
+                          str(in_flight), "2", in_flight == 2, cmd))
     for protocol in failures:
         figures.append(Figure(f"critical path: {protocol}", "not measured (the sample debate failed)", "", None, cmd))
     benchlib.report(figures, args)
