@@ -80,18 +80,32 @@ def measure(protocol: str, store: DebateStore, latency_ms: float, repeats: int) 
     }
 
 
+class CountingReplay(ReplayProvider):
+    """A replay provider that counts how many of its calls are in flight at once."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.in_flight = self.most = self.calls = 0
+
+    async def complete(self, req):
+        self.in_flight += 1
+        self.calls += 1
+        self.most = max(self.most, self.in_flight)
+        try:
+            return await super().complete(req)
+        finally:
+            self.in_flight -= 1
+
+
 def limit_honoured(latency_ms: float, limit: int = 2) -> tuple[int, int]:
-    """The widest stage of the arbitration sample run with `DebateSettings(concurrency=limit)` and no
-    limiter passed in (so the engine takes the shared one): calls in flight inside the provider,
-    from each call's finish time and its recorded latency, against the stage's width."""
+    """The most calls inside the provider at once when the arbitration sample (one stage of five
+    calls) runs with `DebateSettings(concurrency=limit)` and no limiter passed in, so the engine
+    takes the shared one for that size."""
     case = benchlib.case_for("arbitration")
     _, cassette = benchlib.record_cassette(case, "arbitration")
-    sink = MemorySink()
-    run_debate(case, "arbitration", provider=ReplayProvider(cassette, latency_ms=latency_ms),
-               settings=DebateSettings(concurrency=limit), sink=sink)
-    windows = [benchlib.Call(e.step_id, 1, e.ts - e.data["latency_ms"] / 1000.0, e.ts)
-               for _, e in sink.events if e.kind == "turn_finished"]
-    return benchlib.widest_stage(windows), len(windows)
+    provider = CountingReplay(cassette, latency_ms=latency_ms)
+    run_debate(case, "arbitration", provider=provider, settings=DebateSettings(concurrency=limit), sink=MemorySink())
+    return provider.most, provider.calls
 
 
 class _Ev:
