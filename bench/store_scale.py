@@ -31,7 +31,8 @@ RUNS = 7
 
 
 def _extra(parser) -> None:
-    parser.add_argument("--db", default=str(benchlib.ROOT / "data" / "bench_store.db"))
+    parser.add_argument("--db", default=None,
+                        help="database file (default data/bench_store.db, with --quick data/bench_store_quick.db)")
     parser.add_argument("--debates", type=int, default=None, help="debates in the database (default 10000)")
     parser.add_argument("--rebuild", action="store_true", help="fill the database again even if it exists")
     parser.add_argument("--no-pages", action="store_true", help="skip the AppTest page timings")
@@ -97,7 +98,7 @@ def query_table(store: DebateStore, large_id: str) -> dict[str, list[tuple[str, 
     return out
 
 
-def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[str]]] | str:
+def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[str], str]] | str:
     """Run the History and Debate pages under AppTest on the big database; seconds per run."""
     root = benchlib.ROOT
     for page in ("pages/history.py", "pages/debate.py", "app.py"):
@@ -121,7 +122,7 @@ def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[
     try:
         app = AppTest.from_file(str(root / "app.py"), default_timeout=120)
         app.run()  # the default page, opening and migrating the database once, as a server's first visitor
-        out: dict[str, tuple[float, float, list[str]]] = {}
+        out: dict[str, tuple[float, float, list[str], str]] = {}
         for label, page, params in (("History page", "pages/history.py", {}),
                                     ("Debate page (large debate)", "pages/debate.py", {"id": large_id})):
             times = []
@@ -133,7 +134,10 @@ def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[
                 app.run()
                 times.append(time.perf_counter() - started)
             errors = [e.message for e in app.exception]
-            out[label] = (times[0], statistics.median(times), errors)
+            shown = [t.value for t in app.title][:1] + [c.value for c in app.caption if " of " in c.value][:1]
+            shown.append(f"{len(app.dataframe)} table(s), {len(app.tabs)} tab(s), "
+                         f"{len(app.get('plotly_chart'))} chart(s)")
+            out[label] = (times[0], statistics.median(times), errors, "; ".join(shown))
         return out
     finally:
         os.chdir(previous)
@@ -142,7 +146,7 @@ def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[
 
 def main() -> None:
     args = benchlib.parse_args(__doc__.splitlines()[0], _extra)
-    db = Path(args.db)
+    db = Path(args.db or benchlib.ROOT / "data" / ("bench_store_quick.db" if args.quick else "bench_store.db"))
     debates = args.debates or (2000 if args.quick else 10000)
     cmd = benchlib.command("store_scale.py", args)
     print(f"Store at scale: {db} with {debates} debates")
@@ -191,9 +195,9 @@ def main() -> None:
         print(f"AppTest page timings skipped: {pages}")
         figures.append(Figure("pages at scale", f"not measured: {pages}", f"< {PAGE_GOAL_S} s", None, cmd))
     else:
-        benchlib.print_table(["page (AppTest run)", "first s", "median s", "exceptions"],
-                             [[k, f"{a:.2f}", f"{b:.2f}", len(e)] for k, (a, b, e) in pages.items()])
-        for label, (_first, median, errors) in pages.items():
+        benchlib.print_table(["page (AppTest run)", "first s", "median s", "exceptions", "what it showed"],
+                             [[k, f"{a:.2f}", f"{b:.2f}", len(e), shown[:110]] for k, (a, b, e, shown) in pages.items()])
+        for label, (_first, median, errors, _shown) in pages.items():
             ok = median < PAGE_GOAL_S and not errors
             value = f"{median:.2f} s" + (f" ({len(errors)} exception(s): {errors[0][:80]})" if errors else "")
             figures.append(Figure(f"{label} at {debates} debates, AppTest run", value, f"< {PAGE_GOAL_S} s", ok, cmd))
