@@ -80,7 +80,8 @@ def _provider_from_args(args: argparse.Namespace) -> Any:
         "model": args.model, "base_url": args.base_url, "temperature": args.temperature, "timeout": args.timeout,
         "max_attempts": args.max_attempts, "method": args.method, "latency_ms": args.latency_ms,
         "agent_models": {k: str(v) for k, v in _kv(args.agent_model, "--agent-model").items()} or None,
-        "max_tokens": args.max_tokens_per_call, "cassette": args.cassette,
+        "max_tokens": args.max_output_tokens, "cassette": args.cassette,
+        "transport_retries": args.transport_retries,
     }
     try:
         return make_provider(args.provider, **options)
@@ -266,7 +267,9 @@ def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None
                    help="structured output method (default: json_schema for OpenAI, function_calling otherwise)")
     p.add_argument("--agent-model", action="append", metavar="AGENT=MODEL", help="per-agent model override")
     p.add_argument("--latency-ms", type=float, default=0.0, help="simulated latency per call (offline, replay)")
-    p.add_argument("--max-tokens-per-call", type=int)
+    p.add_argument("--max-tokens-per-call", type=int, help="bound on prompt plus reply tokens of one call")
+    p.add_argument("--max-output-tokens", type=int, help="cap on the reply tokens of one call (openai)")
+    p.add_argument("--transport-retries", type=int, help="retries on 429, 5xx, timeouts and refused connections (openai)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -67,7 +67,7 @@ def test_full_debate_through_the_cli_ends_cleanly_with_usage_and_raw_outputs(tmp
         # per-call bound (first prompts are ~1300 estimated tokens; a re-ask also carries the
         # rejected reply, ~100-300 tokens from this model). The debate budget bounds the run.
         "--rounds", "2", "--max-attempts", "2", "--timeout", "300", "--concurrency", "1",
-        "--max-tokens-per-call", "2600", "--max-total-tokens", "12000",
+        "--max-output-tokens", "400", "--max-tokens-per-call", "4000", "--max-total-tokens", "12000",
     ]
     env = {**os.environ, "OPENAI_API_KEY": FAKE_KEY}
     started = time.perf_counter()

@@ -140,7 +140,7 @@ async def run(run: DebateRun) -> Outcome:
     mode = str(_option(run, "convergence_mode", "any"))
     evidence_ids = set(run.case.evidence_by_id())
     case_evidence = prompts.evidence_block(run.case.evidence)
-    domain_hint = run.case.domain_hint or "(none)"
+    domain_hint = prompts.data_block("domain hint", run.case.domain_hint or "(none)")
 
     def checked(step_id: str):
         def post(output: AgentOutput) -> AgentOutput:
