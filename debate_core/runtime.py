@@ -9,7 +9,10 @@ persists as they happen.
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+import contextlib
+import threading
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,28 +34,80 @@ class DebateFailed(Exception):
 
 
 class Limiter:
-    """A concurrency limit shared by every debate that runs on one event loop."""
+    """A concurrency limit shared by every debate in the process, whichever thread and event loop it
+    runs on: the app runs each debate in its own worker thread, and they all draw from one limit.
+
+    Slots are handed over first come, first served: a release passes its slot straight to the
+    oldest waiter (waking it on its own loop), so a busy loop cannot starve the others.
+    """
 
     def __init__(self, limit: int = 8) -> None:
         self.limit = max(1, int(limit))
-        self._sems: dict[int, asyncio.Semaphore] = {}
+        self._lock = threading.Lock()
+        self._in_use = 0
+        self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
 
-    def semaphore(self) -> asyncio.Semaphore:
+    @property
+    def in_use(self) -> int:
+        return self._in_use
+
+    async def acquire(self) -> None:
         loop = asyncio.get_running_loop()
-        key = id(loop)
-        if key not in self._sems:
-            self._sems[key] = asyncio.Semaphore(self.limit)
-        return self._sems[key]
+        with self._lock:
+            if self._in_use < self.limit and not self._waiters:
+                self._in_use += 1
+                return
+            fut: asyncio.Future[None] = loop.create_future()
+            self._waiters.append((loop, fut))
+        try:
+            await fut
+        except asyncio.CancelledError:
+            with self._lock:
+                if (loop, fut) in self._waiters:
+                    self._waiters.remove((loop, fut))
+                    raise
+            # The slot was handed to us as we were cancelled: pass it on instead of leaking it.
+            if fut.done() and not fut.cancelled():
+                self.release()
+            raise
+
+    def release(self) -> None:
+        with self._lock:
+            if self._waiters:
+                loop, fut = self._waiters.popleft()
+                loop.call_soon_threadsafe(self._hand_over, fut)
+                return
+            self._in_use -= 1
+
+    def _hand_over(self, fut: asyncio.Future[None]) -> None:
+        if fut.cancelled():
+            self.release()  # the waiter gave up before the slot arrived
+        else:
+            fut.set_result(None)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        await self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+    def semaphore(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """`async with limiter.semaphore():` holds one slot for the duration of a call."""
+        return self.slot()
 
 
 _LIMITERS: dict[int, Limiter] = {}
+_LIMITERS_LOCK = threading.Lock()
 
 
 def shared_limiter(limit: int) -> Limiter:
-    """One limiter per configured size, shared across debates in this process."""
-    if limit not in _LIMITERS:
-        _LIMITERS[limit] = Limiter(limit)
-    return _LIMITERS[limit]
+    """One limiter per configured size, shared across debates (and threads) in this process."""
+    with _LIMITERS_LOCK:
+        if limit not in _LIMITERS:
+            _LIMITERS[limit] = Limiter(limit)
+        return _LIMITERS[limit]
 
 
 @dataclass

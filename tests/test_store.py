@@ -150,3 +150,29 @@ def test_a_real_debate_lands_in_the_store(store):
     assert len(store.critiques(result.debate_id)) == 6
     kinds = [e["kind"] for e in store.events(result.debate_id)]
     assert kinds[0] == "debate_started" and kinds[-1] == "completed" and kinds.count("round_closed") == 2
+
+
+def test_upgrade_from_the_first_schema_links_existing_search_rows(tmp_path):
+    """A database written before migration 0002: its search rows get linked to their debates."""
+    import sqlite_utils
+
+    from debate_core.store import _m0001
+
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    _m0001(old)
+    old["_migrations"].insert({"name": "0001_initial", "applied_at": "2026-01-01T00:00:00Z"}, pk="name")
+    old["debates"].insert({"id": "old-1", "case_id": "c", "title": "t", "question": "Who keeps the sawah?",
+                           "protocol": "cross_critique", "status": "completed", "created_at": "2026-01-01T00:00:00Z",
+                           "final_answer": "Pusaka tinggi stays with the kaum.", "review_state": "pending",
+                           "version": 0, "calls": 0, "input_tokens": 0, "output_tokens": 0})
+    old.execute("INSERT INTO debate_search (debate_id, question, answer, claims) VALUES (?, ?, ?, '')",
+                ["old-1", "Who keeps the sawah?", "Pusaka tinggi stays with the kaum."])
+    old.conn.commit()
+    old.close()
+    upgraded = DebateStore(path)
+    assert {r["name"] for r in upgraded.db["_migrations"].rows} == {n for n, _ in MIGRATIONS}
+    assert [r["id"] for r in upgraded.list_debates(search="pusaka")] == ["old-1"]
+    upgraded.review("old-1", action="override", reviewer="ann", answer="Nothing is divided yet.", reason="pending")
+    assert [r["id"] for r in upgraded.list_debates(search="nothing divided")] == ["old-1"]
+    assert upgraded.list_debates(search="kaum") == []  # the old answer left the index with the override
