@@ -20,7 +20,7 @@ from typing import Any
 
 from ..moderator.panel import TermIndex, normalize_text
 from . import register
-from .text import bm25_rank
+from .text import bm25_rank, mentioned_ids
 
 # ---------------------------------------------------------------------------
 # Reading the evidence
@@ -655,16 +655,6 @@ def _pick_sentence(text: str, query: str, want_caveat: bool | None) -> str:
     return max(enumerate(sents), key=key)[1]
 
 
-def cited_ids(text: str, ids: list[str]) -> list[str]:
-    """Evidence ids a text cites, in order of first mention (ids are matched as whole tokens)."""
-    hits = []
-    for ev_id in ids:
-        m = re.search(rf"(?<![\w-]){re.escape(ev_id)}(?![\w-])", text or "")
-        if m:
-            hits.append((m.start(), ev_id))
-    return [i for _, i in sorted(hits)]
-
-
 def _passage_turn(case: Any, r: Reading, persona: dict[str, Any], rnd: int, history: list[dict[str, Any]],
                   personas: list[dict[str, Any]]) -> dict[str, Any]:
     """Cases without aspects: the panel weighs passages. The critic presses qualifying passages, the
@@ -675,7 +665,7 @@ def _passage_turn(case: Any, r: Reading, persona: dict[str, Any], rnd: int, hist
     by_id = case.evidence_by_id()
     ids = list(by_id)
     pool = (r.ranked or ids)[:6]
-    mine = [i for t in history if t.get("speaker") == me for i in cited_ids(str(t.get("message")), ids)]
+    mine = [i for t in history if t.get("speaker") == me for i in mentioned_ids(str(t.get("message")), ids)]
     want = {"con": True, "pro": False}.get(stance)
     if want is None:
         order = pool
@@ -691,7 +681,7 @@ def _passage_turn(case: Any, r: Reading, persona: dict[str, Any], rnd: int, hist
     replies = []
     for turn in _last_turns(history, me) if rnd > 1 else []:
         who = display_name(str(turn.get("speaker")), personas, lang)
-        theirs = [i for i in cited_ids(str(turn.get("message")), ids) if i not in picks]
+        theirs = [i for i in mentioned_ids(str(turn.get("message")), ids) if i not in picks]
         if not theirs:
             continue
         other = theirs[0]
@@ -842,12 +832,12 @@ def _passage_judge(case: Any, r: Reading, turns: list[dict[str, Any]], personas:
     contested: dict[str, list[str]] = {}
     for t in turns:
         sp = str(t.get("speaker"))
-        own = cited_ids(" ".join(str(k) for k in t.get("key_points") or []), ids) or \
-            cited_ids(str(t.get("message")), ids)
+        own = mentioned_ids(" ".join(str(k) for k in t.get("key_points") or []), ids) or \
+            mentioned_ids(str(t.get("message")), ids)
         for ev_id in own:
             if sp not in cited.setdefault(ev_id, []):
                 cited[ev_id].append(sp)
-        for ev_id in cited_ids(str(t.get("message")), ids):
+        for ev_id in mentioned_ids(str(t.get("message")), ids):
             if ev_id not in own and sp not in contested.setdefault(ev_id, []):
                 contested[ev_id].append(sp)
     rank = {ev_id: n for n, ev_id in enumerate(r.ranked or ids)}
