@@ -40,6 +40,12 @@ MAX_PASSAGES = 8
 EXTRA_PASSAGES = 2
 
 
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "tolerant (10% before a contradiction)": {"options": {"value_threshold": 0.10}},
+    "three arbiters voting": {"agents": [{"id": "arbiter"}, {"id": "arbiter2"}, {"id": "arbiter3"}]},
+}
+
 def _option(options: dict[str, Any], key: str, default: Any) -> Any:
     return options[key] if key in options else default
 

@@ -58,6 +58,29 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
 ]
 
 
+
+# Presets offered by the app (and usable as --rounds/--agents/--option on the CLI).
+PRESETS: dict[str, dict[str, Any]] = {
+    "two rounds, no extension": {"rounds": 2},
+    "strict convergence (all three criteria)": {"options": {"convergence_mode": "all"}},
+    "three agents: national, adat, Islamic law": {
+        "agents": [
+            {"id": "nla"},
+            {"id": "ala"},
+            {
+                "id": "ila",
+                "name": "Islamic Law Agent",
+                "domain": "islamic",
+                "framework": "Islamic law (Kompilasi Hukum Islam and faraid)",
+                "role": "Islamic Law Agent (ILA)",
+                "focus": "Kompilasi Hukum Islam, faraid shares and Religious Court (Pengadilan Agama) practice",
+                "keywords": ["Kompilasi Hukum Islam", "KHI", "faraid", "Islam", "Islamic", "syarak", "Pengadilan Agama",
+                             "religious court", "Muslim", "wasiat", "hibah", "harta bersama", "Kitabullah"],
+            },
+        ]
+    },
+}
+
 def _option(run: DebateRun, key: str, default: Any) -> Any:
     return run.settings.options.get(key, default)
 

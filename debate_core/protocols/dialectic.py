@@ -32,6 +32,13 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
 ]
 
 
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "strict stability (Jaccard 0.95)": {"options": {"convergence_threshold": 0.95}},
+    "always check ASP syntax": {"options": {"asp_check": "always"}},
+    "five rounds": {"rounds": 5},
+}
+
 def _agents(run: DebateRun) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     agents = run.agent_ids(DEFAULT_AGENTS)
     ids = [a.get("id") for a in agents]

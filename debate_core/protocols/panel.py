@@ -51,6 +51,14 @@ _NO_CONSENSUS = re.compile(
 # ---------------------------------------------------------------------------
 
 
+
+# The seed's ablations (section 8) as presets.
+PRESETS: dict[str, dict[str, Any]] = {
+    "abl_no_debate (moderator only)": {"options": {"enable_debate": False, "enable_debate_override": False}},
+    "abl_no_debate_override": {"options": {"enable_debate": True, "enable_debate_override": False}},
+    "one round": {"rounds": 1},
+}
+
 def _bool(options: dict[str, Any], key: str, default: bool) -> bool:
     value = options.get(key, default)
     if isinstance(value, bool):

@@ -39,6 +39,13 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
 ]
 
 
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "quick (2 rounds)": {"rounds": 2},
+    "demanding judge (review below 85)": {"options": {"review_score_threshold": 85}},
+    "patient (plateau under 2 points)": {"options": {"plateau_points": 2}},
+}
+
 def judge_output_model(expected: dict[str, int]) -> type[JudgeOutput]:
     """JudgeOutput that is only valid when it scores every hypothesis of this round exactly once."""
 
