@@ -89,7 +89,7 @@ def _provider_from_args(args: argparse.Namespace) -> Any:
         raise BadInput(str(exc)) from exc
 
 
-def _settings_from_args(args: argparse.Namespace, module: Any) -> DebateSettings:
+def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
     if args.rounds is not None and not 1 <= args.rounds <= 10:
         raise BadInput(f"--rounds must be between 1 and 10, got {args.rounds}")
     agents = None
@@ -150,7 +150,7 @@ def _emit_result(result: DebateResult, as_json: bool) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        module = get_protocol(args.protocol)
+        get_protocol(args.protocol)
     except UnknownProtocol as exc:
         raise BadInput(str(exc)) from exc
     try:
@@ -160,7 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     provider = _provider_from_args(args)
     if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
         raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
-    settings = _settings_from_args(args, module)
+    settings = _settings_from_args(args)
     store = _store(args.db)
     sink = ProgressSink(store, quiet=args.quiet)
     from .worker import runner_info
@@ -276,8 +276,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m debate_core", description="Run and review structured debates.")
     parser.add_argument("--db", help="SQLite database (default: $DEBATE_DB or data/debates.db)")
     sub = parser.add_subparsers(dest="command", required=True)
+    db_flag = argparse.ArgumentParser(add_help=False)
+    db_flag.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
 
-    run = sub.add_parser("run", help="run a debate on a case file")
+    run = sub.add_parser("run", parents=[db_flag], help="run a debate on a case file")
     run.add_argument("case", help="case JSON file")
     run.add_argument("--protocol", required=True, help=", ".join(PROTOCOLS))
     _add_provider_flags(run)
@@ -288,49 +290,43 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-total-tokens", type=int, help="token budget for the whole debate")
     run.add_argument("--json", action="store_true", help="print the result object as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    run.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
     run.set_defaults(func=cmd_run)
 
-    resume = sub.add_parser("resume", help="continue a failed or interrupted debate from its failed step")
+    resume = sub.add_parser("resume", parents=[db_flag], help="continue a failed or interrupted debate from its failed step")
     resume.add_argument("id")
     _add_provider_flags(resume, default_provider=None)
     resume.add_argument("--json", action="store_true")
     resume.add_argument("--quiet", action="store_true")
-    resume.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
     resume.set_defaults(func=cmd_resume)
 
-    lst = sub.add_parser("list", help="list stored debates")
+    lst = sub.add_parser("list", parents=[db_flag], help="list stored debates")
     lst.add_argument("--protocol")
     lst.add_argument("--status")
     lst.add_argument("--review-state")
     lst.add_argument("--search", help="full-text search over questions, answers and claims")
     lst.add_argument("--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
-    lst.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
     lst.set_defaults(func=cmd_list)
 
-    show = sub.add_parser("show", help="show one debate")
+    show = sub.add_parser("show", parents=[db_flag], help="show one debate")
     show.add_argument("id")
     show.add_argument("--json", action="store_true")
-    show.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
     show.set_defaults(func=cmd_show)
 
-    exp = sub.add_parser("export", help="export transcript files, a cassette or a CSV")
+    exp = sub.add_parser("export", parents=[db_flag], help="export transcript files, a cassette or a CSV")
     exp.add_argument("id")
     exp.add_argument("--dir", help="write the seed's transcript files and transcript.md here")
     exp.add_argument("--cassette", help="write a replay cassette to this file")
     exp.add_argument("--csv", help="write claims and critiques as CSV to this file")
-    exp.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
     exp.set_defaults(func=cmd_export)
 
-    rev = sub.add_parser("review", help="accept, override or escalate a verdict")
+    rev = sub.add_parser("review", parents=[db_flag], help="accept, override or escalate a verdict")
     rev.add_argument("id")
     rev.add_argument("--action", required=True, choices=("accept", "override", "escalate", "approve"))
     rev.add_argument("--reviewer", required=True)
     rev.add_argument("--answer", help="corrected answer (override)")
     rev.add_argument("--reason", help="required for override and escalate")
     rev.add_argument("--supervisor", action="store_true", help="act as supervisor on an escalated debate")
-    rev.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
     rev.set_defaults(func=cmd_review)
     return parser
 
