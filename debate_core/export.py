@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .moderator import cross_critique as cc_rules
 from .providers.replay import CASSETTE_FORMAT
 
 # Secrets never leave the process: a provider config is stored without its key, and exports
@@ -115,18 +116,39 @@ def cassette(store: Any, debate_id: str) -> dict[str, Any]:
     }
 
 
+def _history_text(record: cc_rules.CritiqueRecord) -> str:
+    """A critique's state over time, e.g. "r1.critique.ala.nla open; r2.revise.nla addressed, not confirmed"."""
+    parts = []
+    for h in record.history:
+        text = cc_rules.STATE_LABELS.get(h["state"], h["state"])
+        if h["state"] == cc_rules.RESOLVED and h.get("by"):
+            text += f" ({h['by']})"
+        parts.append(f"{h['step']} {text}")
+    return "; ".join(parts)
+
+
 def claims_csv(store: Any, debate_id: str) -> str:
+    """Claims, critiques (with their state now and over time) and the critics' reviews of earlier critiques."""
+    debate = store.get_debate(debate_id)
+    ledger = {(r.raised_in, r.item.critique.id, r.call): r
+              for r in cc_rules.ledger_from_steps(debate["steps"]).records}
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["kind", "step", "round", "agent", "target", "id", "target_claim_id", "text", "evidence",
-                     "confidence", "verified", "issue_type", "severity", "suggested_fix"])
+                     "confidence", "verified", "issue_type", "severity", "suggested_fix", "state", "history"])
     for c in store.claims(debate_id):
         writer.writerow(["claim", c["step_id"], c["round"], c["agent"], "", c["claim_id"], "", c["statement"],
-                         " ".join(c["evidence"]), c["confidence"], "yes" if c["verified"] else "no", "", "", ""])
+                         " ".join(c["evidence"]), c["confidence"], "yes" if c["verified"] else "no", "", "", "", "", ""])
     for k in store.critiques(debate_id):
+        rec = ledger.get((k["step_id"], k["critique_id"], k["call"])) or ledger.get((k["step_id"], k["critique_id"], None))
+        state = rec.label() if rec is not None else "not used (re-asked)"
         writer.writerow(["critique", k["step_id"], k["round"], k["critic"], k["target"], k["critique_id"],
                          k["target_claim_id"], k["description"], "", "", "", k["issue_type"], k["severity"],
-                         k["suggested_fix"]])
+                         k["suggested_fix"], state, _history_text(rec) if rec is not None else ""])
+    for step in _final_calls(debate["steps"]):
+        for r in (step["output"] or {}).get("previous") or []:
+            writer.writerow(["review", step["step_id"], step["round"], step["agent"], step["target"], r.get("id"), "",
+                             r.get("note") or "", "", "", "", "", "", "", r.get("status"), ""])
     return buf.getvalue()
 
 
@@ -161,8 +183,21 @@ def transcript_markdown(debate: dict[str, Any]) -> str:
                 for k in value:
                     lines.append(f"  - {k['id']} on {k['target_claim_id']} [{k['severity']} {k['issue_type']}]: "
                                  f"{k['description']} Fix: {k['suggested_fix']}")
+            elif key == "previous":
+                if value:
+                    lines.append("review of earlier critiques:")
+                for r in value:
+                    lines.append(f"  - {r.get('id')}: {r.get('status')}" + (f": {r['note']}" if r.get("note") else ""))
             elif key not in ("verified", "unverified_evidence"):
                 lines.append(f"{key}: {_fmt_value(value)}")
+        lines.append("")
+    records = cc_rules.ledger_from_steps(debate["steps"]).records
+    if records:
+        lines.append("## Critique states")
+        for r in records:
+            k = r.item.critique
+            lines.append(f"  - {r.item.critic} on {r.item.target}.{k.target_claim_id} {k.id} [{k.severity} {k.issue_type}]: "
+                         f"{r.label()}. {_history_text(r)}" + (f". Critic's note: {r.note}" if r.note else ""))
         lines.append("")
     verdict = debate.get("verdict") or {}
     if verdict:

@@ -150,8 +150,23 @@ class Critique(_Out):
         return v
 
 
+class CritiqueReview(_Out):
+    """The critic's word on one of its own earlier critiques of the same target (from round 2 on):
+    only the critic closes a CRITICAL or MAJOR critique, by marking it `resolved`."""
+
+    id: str = Field(min_length=1)
+    status: Literal["resolved", "maintained"]
+    note: str = ""
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _lower(cls, v: Any) -> Any:
+        return v.lower().strip() if isinstance(v, str) else v
+
+
 class CritiqueOutput(_Out):
     critiques: list[Critique] = Field(default_factory=list)
+    previous: list[CritiqueReview] = Field(default_factory=list)
 
 
 class SupervisorOutput(_Out):

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .cases import CaseError, parse_case
+from .moderator import cross_critique as cc_rules
 from .protocols import PROTOCOLS, get_protocol
 from .schemas import SEVERITIES, Case
 
@@ -259,9 +260,13 @@ def evidence_index(case: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     return {e["id"]: e for e in ((case or {}).get("evidence") or []) if isinstance(e, dict) and "id" in e}
 
 
-def claim_rows(claims: list[dict[str, Any]], case: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """One row per claim: its evidence ids, whether each is a real passage, and the passages' text."""
+def claim_rows(claims: list[dict[str, Any]], case: dict[str, Any] | None,
+               steps: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One row per claim: its evidence ids, whether each is a real passage, and the passages' text.
+    Given the debate's steps, also the critiques of that version of the claim with their state when
+    the agent's next version was written (or at the end)."""
     passages = evidence_index(case)
+    on_claim = _critiques_by_claim_version(steps) if steps else {}
     rows = []
     for c in claims:
         ids = list(c.get("evidence") or [])
@@ -286,15 +291,80 @@ def claim_rows(claims: list[dict[str, Any]], case: dict[str, Any] | None) -> lis
             "passages": "\n\n".join(
                 f"[{e}] {passages[e].get('text', '')}" for e in ids if e in passages
             ),
+            "critiques": on_claim.get((c.get("step_id"), c.get("claim_id")), ""),
         })
     return rows
 
 
-def critique_groups(critiques: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Critiques grouped by the claim they target (target agent + claim id), worst first inside a group."""
+def critique_ledger(steps: list[dict[str, Any]]) -> dict[tuple[str, str], cc_rules.CritiqueRecord]:
+    """(step that raised it, critique id) -> the critique's record with its state over time, rebuilt
+    from the stored steps the way the debate computed it."""
+    ledger = cc_rules.ledger_from_steps(latest_ok_calls_in_order(steps))
+    return {(r.raised_in, r.item.critique.id): r for r in ledger.records}
+
+
+def latest_ok_calls_in_order(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every successful call in run order (a re-asked step keeps all its calls: the rules pick one)."""
+    return sorted((s for s in steps if s.get("status") == "ok"), key=lambda s: (s.get("seq") or 0, s.get("call") or 1))
+
+
+def _step_order(steps: list[dict[str, Any]]) -> dict[str, int]:
+    order: dict[str, int] = {}
+    for s in latest_ok_calls_in_order(steps):
+        order.setdefault(s["step_id"], len(order))
+    return order
+
+
+def _state_at(record: cc_rules.CritiqueRecord, order: dict[str, int], limit: int) -> str | None:
+    """The record's state label after the steps up to `limit` in run order, None before it was raised."""
+    seen = [h for h in record.history if order.get(h["step"], 1 << 30) <= limit]
+    if not seen:
+        return None
+    last = seen[-1]
+    text = cc_rules.STATE_LABELS.get(last["state"], last["state"])
+    return f"{text} ({last['by']})" if last["state"] == cc_rules.RESOLVED and last.get("by") else text
+
+
+def _critiques_by_claim_version(steps: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(answer/revise step, claim id) -> "critic Kn SEVERITY: state; ..." for the critiques of that
+    version of the claim, each in its state just before the agent's next version (or at the end)."""
+    records = list(critique_ledger(steps).values())
+    order = _step_order(steps)
+    versions: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for s in latest_calls(steps):
+        if s.get("stage") in ("answer", "revise") and s.get("status") == "ok" and s["step_id"] in order:
+            versions[s.get("agent") or ""].append((order[s["step_id"]], s["step_id"]))
+    out: dict[tuple[str, str], str] = {}
+    for agent, seq in versions.items():
+        seq.sort()
+        for i, (start, sid) in enumerate(seq):
+            end = seq[i + 1][0] - 1 if i + 1 < len(seq) else len(order)
+            for rec in records:
+                if rec.item.target != agent:
+                    continue
+                state = _state_at(rec, order, end)
+                if state is None or (rec.state == cc_rules.RESOLVED and _closed_before(rec, order, start)):
+                    continue
+                key = (sid, rec.item.critique.target_claim_id)
+                text = f"{rec.item.critic} {rec.item.critique.id} {rec.item.critique.severity}: {state}"
+                out[key] = f"{out[key]}; {text}" if key in out else text
+    return out
+
+
+def _closed_before(record: cc_rules.CritiqueRecord, order: dict[str, int], start: int) -> bool:
+    closing = [h for h in record.history if h["state"] == cc_rules.RESOLVED]
+    return bool(closing) and order.get(closing[-1]["step"], 1 << 30) < start
+
+
+def critique_groups(critiques: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Critiques grouped by the claim they target (target agent + claim id), worst first inside a group.
+    Given the debate's steps, each critique also carries its current `state` label."""
     order = {s: i for i, s in enumerate(SEVERITIES)}
+    ledger = critique_ledger(steps) if steps else {}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for c in critiques:
+        if ledger:
+            c = {**c, "state": _state_label(ledger, c)}
         groups[(c.get("target") or "?", c.get("target_claim_id") or "?")].append(c)
     out = []
     for (target, claim_id), items in groups.items():
@@ -306,14 +376,37 @@ def critique_groups(critiques: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def critique_rows(critiques: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {"round": c.get("round"), "critic": c.get("critic"), "target": c.get("target"),
-         "critique": c.get("critique_id"), "target_claim_id": c.get("target_claim_id"),
-         "issue_type": c.get("issue_type"), "severity": c.get("severity"),
-         "description": c.get("description"), "suggested_fix": c.get("suggested_fix")}
-        for c in critiques
-    ]
+SUPERSEDED = "not used (re-asked)"
+
+
+def _state_label(ledger: dict[tuple[str, str], cc_rules.CritiqueRecord], row: dict[str, Any]) -> str:
+    rec = ledger.get((row.get("step_id"), row.get("critique_id")))
+    if rec is None or (rec.call is not None and row.get("call") is not None and row.get("call") != rec.call):
+        return SUPERSEDED
+    return rec.label()
+
+
+def critique_rows(critiques: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One row per stored critique. Given the debate's steps, also its state now, its state at the end
+    of each round (open, addressed, not confirmed, maintained, resolved) and the critic's last note."""
+    ledger = critique_ledger(steps) if steps else {}
+    rounds = sorted({h["round"] for r in ledger.values() for h in r.history})
+    rows = []
+    for c in critiques:
+        row = {"round": c.get("round"), "critic": c.get("critic"), "target": c.get("target"),
+               "critique": c.get("critique_id"), "target_claim_id": c.get("target_claim_id"),
+               "issue_type": c.get("issue_type"), "severity": c.get("severity"),
+               "description": c.get("description"), "suggested_fix": c.get("suggested_fix")}
+        if ledger:
+            state = _state_label(ledger, c)
+            rec = None if state == SUPERSEDED else ledger.get((c.get("step_id"), c.get("critique_id")))
+            row["state"] = state
+            for n in rounds:
+                after = rec.state_after(n) if rec is not None else None
+                row[f"after round {n}"] = cc_rules.STATE_LABELS.get(after, "") if after else ""
+            row["critic note"] = rec.note if rec is not None else ""
+        rows.append(row)
+    return rows
 
 
 # ---------------------------------------------------------------------------

@@ -51,9 +51,9 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
     with tabs[0]:
         render.rounds(steps)
     with tabs[1]:
-        render.claims(claims, debate.get("case"), key)
+        render.claims(claims, debate.get("case"), key, steps)
     with tabs[2]:
-        render.critiques(critiques)
+        render.critiques(critiques, steps)
     with tabs[3]:
         render.verdict(debate)
     with tabs[4]:

@@ -37,7 +37,9 @@ def test_rates_and_agreement(app, make_debate, db_path):
     assert not app.exception
     m = _metrics(app)
     assert m["debates"] == "4"
-    assert m["escalation rate"] == "25%"  # 1 of 4 completed debates was flagged
+    # 3 of 4 completed debates were flagged: the dialectic one, and both cross-critique debates, where a
+    # norm-conflict critique of ala.C3 stays open because its critic keeps it.
+    assert m["escalation rate"] == "75%"
     assert m["override rate"] == "33%"  # 1 of 3 reviewed
     assert m["reviewers agreed"] == "67%"  # accepted a, approved c
     table = {r["protocol"]: r for r in app.dataframe[0].value.to_dict("records")}

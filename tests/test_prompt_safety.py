@@ -101,6 +101,8 @@ def test_another_agents_text_is_fenced_in_the_critique_prompt() -> None:
         question=prompts.data_block("question", "Is the will valid?"),
         target_output=prompts.data_block("nla output", json.dumps(hostile)),
         evidence=prompts.data_block("evidence", "(none)"), min_critiques="2", reask="",
+        earlier=prompts.data_block("your earlier critiques of this agent, still open", json.dumps(
+            [{"id": "K1", "description": INJECTION}])), first_new_id="K2", review_note="",
     )
     assert "Adat Law Agent (ALA)" in messages[0]["content"] and PAYLOAD not in messages[0]["content"]
     assert PAYLOAD in messages[1]["content"] and PAYLOAD not in outside_data(messages[1]["content"])

@@ -129,7 +129,9 @@ def _step_body(step: dict[str, Any]) -> None:
         for c in out.get("critiques") or []:
             counts[c.get("severity")] = counts.get(c.get("severity"), 0) + 1
         st.markdown(" ".join(f":{views.SEVERITY_COLORS[s]}-badge[{s} {n}]" for s, n in counts.items() if n)
-                    or "no critiques")
+                    or "no new critiques")
+        for r in out.get("previous") or []:
+            st.markdown(f"- earlier {esc(r.get('id'))}: **{esc(r.get('status'))}** {esc(r.get('note'))}")
     elif "message" in out and "planning" in out:
         st.markdown(esc(out.get("message")))
         for p in out.get("key_points") or []:
@@ -222,8 +224,9 @@ def rounds(steps: list[dict[str, Any]]) -> None:
 # ---------------------------------------------------------------------------
 
 
-def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str) -> None:
-    rows = views.claim_rows(claims_, case)
+def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str,
+           steps: list[dict[str, Any]] | None = None) -> None:
+    rows = views.claim_rows(claims_, case, steps)
     if not rows:
         st.info("No claims yet. Protocols whose agents make claims (cross critique) list them here.")
         return
@@ -236,7 +239,8 @@ def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str)
         key=f"claims-{key}",
         on_select="rerun",
         selection_mode="single-row",
-        column_order=["round", "agent", "claim", "verified", "confidence", "statement", "evidence", "passages"],
+        column_order=["round", "agent", "claim", "verified", "confidence", "statement", "critiques", "evidence",
+                      "passages"],
         column_config={
             "round": st.column_config.NumberColumn("round", width="small"),
             "agent": st.column_config.TextColumn("agent", width="small"),
@@ -247,6 +251,10 @@ def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str)
             "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0,
                                                           format="%.2f"),
             "passages": st.column_config.TextColumn("passage text", width="medium"),
+            "critiques": st.column_config.TextColumn(
+                "critiques of this version", width="medium",
+                help="each critique of the claim and its state before the agent's next version: open, "
+                     "addressed, not confirmed, maintained or resolved"),
         },
     )
     selected = list(getattr(getattr(event, "selection", None), "rows", []) or [])
@@ -270,8 +278,8 @@ def passages(case: dict[str, Any] | None, ids: list[str] | None = None, *, title
             st.text(p.get("text") or "")
 
 
-def critiques(critiques_: list[dict[str, Any]]) -> None:
-    groups = views.critique_groups(critiques_)
+def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None) -> None:
+    groups = views.critique_groups(critiques_, steps)
     if not groups:
         st.info("No critiques yet. Protocols with critique steps (cross critique) show them here, "
                 "grouped by the claim they target.")
@@ -283,12 +291,13 @@ def critiques(critiques_: list[dict[str, Any]]) -> None:
             for c in g["critiques"]:
                 sev = c.get("severity") or "?"
                 color = views.SEVERITY_COLORS.get(sev, "gray")
+                state = f" · *{esc(c['state'])}*" if c.get("state") else ""
                 st.markdown(f":{color}-badge[{esc(sev)}] **{esc(c.get('issue_type'))}** · "
-                            f"round {esc(c.get('round'))}, by {esc(c.get('critic'))}")
+                            f"round {esc(c.get('round'))}, by {esc(c.get('critic'))}{state}")
                 st.markdown(esc(c.get("description")))
                 st.markdown(f"*Fix:* {esc(c.get('suggested_fix'))}")
     with st.expander("All critiques as a table"):
-        st.dataframe(views.critique_rows(critiques_), hide_index=True)
+        st.dataframe(views.critique_rows(critiques_, steps), hide_index=True)
 
 
 # ---------------------------------------------------------------------------

@@ -1,9 +1,13 @@
-"""Seed 000 rules as plain functions: evidence checks, open critiques, convergence (section 5),
+"""Seed 000 rules as plain functions: evidence checks, critique states, convergence (section 5),
 escalation (section 6) and the debate summary the supervisor receives (section 7).
 
-"Open" critiques: a critique stays open until the target's next revision addresses the claim it
-names, i.e. drops the claim, rewrites its statement, changes its evidence or lowers its confidence
-by at least 0.05. Adding an assumption alone keeps the claim as it was: the agent maintained it.
+Critique states. A critique is raised `open`. When the target's next revision edits the claim it
+names (rewrites the statement, changes the evidence or lowers the confidence by at least 0.05) it
+becomes `addressed_not_confirmed`: the edit may have answered a different critique, so a CRITICAL
+or MAJOR critique stays open until its own critic, reviewing it in a later critique step
+(`previous`), marks it `resolved`; `maintained` keeps it open. Dropping the claim closes any
+critique of it. A MINOR critique closes on an edit. Adding an assumption alone leaves the claim as
+it was: the agent maintained it.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..convergence import ANSWER_CHANGE_THRESHOLD, answer_change, severity_counts
-from ..schemas import AgentOutput, Claim, Critique
+from ..schemas import AgentOutput, Claim, Critique, CritiqueOutput, CritiqueReview
 
 UNSUPPORTED_LIMIT = 0.30  # section 6: escalate when an agent has no evidence for > 30% of its claims
 MAX_CLAIMS = 10  # section 8: limit 8-10 main claims per agent
@@ -20,6 +24,19 @@ MIN_CRITIQUES = 3  # section 8: at least 3 critiques per agent in round 1
 CONFIDENCE_DROP = 0.05
 DOMAIN_ISSUES = ("conflict", "domain_mismatch")
 ESCALATING_CRITICAL = ("evidence_gap", "conflict")  # evidence validity or norm conflict
+SEVERE = ("CRITICAL", "MAJOR")
+
+# Critique states, in the order a critique usually passes through them.
+OPEN = "open"
+ADDRESSED = "addressed_not_confirmed"
+RESOLVED = "resolved"
+MAINTAINED = "maintained"
+STATES = (OPEN, ADDRESSED, MAINTAINED, RESOLVED)
+STATE_LABELS = {OPEN: "open", ADDRESSED: "addressed, not confirmed", MAINTAINED: "maintained", RESOLVED: "resolved"}
+# Why a critique closed.
+BY_CRITIC = "critic"
+BY_DROP = "claim dropped"
+BY_EDIT = "edited, MINOR"
 
 
 def _clip(text: str, limit: int = 200) -> str:
@@ -71,39 +88,236 @@ def unsupported_share(output: AgentOutput) -> float:
     return sum(not is_supported(c) for c in output.claims) / len(output.claims)
 
 
-def claim_addressed(before: AgentOutput, after: AgentOutput | None, claim_id: str) -> bool:
-    if after is None:
-        return False
+def claim_change(before: AgentOutput, after: AgentOutput, claim_id: str) -> str:
+    """What a revision did to the claim a critique names: "dropped", "edited" or "unchanged".
+
+    A claim the target never made counts as dropped: there is nothing left for it to answer."""
     old = next((c for c in before.claims if c.id == claim_id), None)
     new = next((c for c in after.claims if c.id == claim_id), None)
-    if old is None:
-        return True  # the critique named a claim that never existed: nothing left to resolve
-    if new is None:
-        return True  # dropped
-    return (
+    if old is None or new is None:
+        return "dropped"
+    edited = (
         new.statement.strip() != old.statement.strip()
         or sorted(new.evidence) != sorted(old.evidence)
         or new.confidence <= old.confidence - CONFIDENCE_DROP
     )
+    return "edited" if edited else "unchanged"
 
 
-def open_critiques(
-    critiques: list[AddressedCritique],
-    before: dict[str, AgentOutput],
-    after: dict[str, AgentOutput] | None,
-) -> list[AddressedCritique]:
-    """Critiques the following revision did not address (all of them when there was no revision)."""
-    if after is None:
-        return list(critiques)
-    return [
-        c for c in critiques
-        if not claim_addressed(before[c.target], after.get(c.target), c.critique.target_claim_id)
-    ]
+def state_after_revision(severity: str, state: str, change: str) -> tuple[str, str | None]:
+    """Rule: a dropped claim closes every critique of it; an edit closes a MINOR critique and leaves a
+    CRITICAL or MAJOR one "addressed, not confirmed" (still open: only its critic closes it); an
+    untouched claim keeps the critique where it was. Returns (state, closed_by)."""
+    if state == RESOLVED:
+        return state, None
+    if change == "dropped":
+        return RESOLVED, BY_DROP
+    if change == "edited":
+        return (ADDRESSED, None) if severity in SEVERE else (RESOLVED, BY_EDIT)
+    return state, None
+
+
+def state_after_review(state: str, closed_by: str | None, status: str) -> tuple[str, str | None]:
+    """Rule: the critic's own word decides, `resolved` closes and `maintained` keeps it open, except
+    that a critique whose claim was dropped stays closed (there is no claim left to keep it on)."""
+    if closed_by == BY_DROP:
+        return state, closed_by
+    return (RESOLVED, BY_CRITIC) if status == "resolved" else (MAINTAINED, None)
+
+
+@dataclass
+class CritiqueRecord:
+    """One critique and its state over time (one history entry per step that changed it)."""
+
+    item: AddressedCritique
+    raised_in: str
+    call: int | None = None  # which call of a re-asked step raised it (None: the only one)
+    state: str = OPEN
+    closed_by: str | None = None
+    note: str = ""
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state != RESOLVED
+
+    @property
+    def severe(self) -> bool:
+        return self.item.critique.severity in SEVERE
+
+    def key(self) -> tuple[str, str, str]:
+        return self.item.critic, self.item.target, self.item.critique.id
+
+    def move(self, step_id: str, round_no: int, state: str, closed_by: str | None, note: str = "") -> None:
+        if state == self.state and closed_by == self.closed_by and not note:
+            return
+        self.state, self.closed_by = state, closed_by
+        if note:
+            self.note = note
+        self.history.append({"step": step_id, "round": round_no, "state": state, "by": closed_by, "note": note})
+
+    def label(self) -> str:
+        text = STATE_LABELS[self.state]
+        return f"{text} ({self.closed_by})" if self.state == RESOLVED and self.closed_by else text
+
+    def state_after(self, round_no: int) -> str | None:
+        """The state at the end of a round, None before the critique was raised."""
+        seen = [h for h in self.history if h["round"] <= round_no]
+        return seen[-1]["state"] if seen else None
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.item.critique
+        return {"critic": self.item.critic, "target": self.item.target, "round": self.item.round, "id": c.id,
+                "claim": f"{self.item.target}.{c.target_claim_id}", "severity": c.severity,
+                "issue_type": c.issue_type, "description": c.description, "suggested_fix": c.suggested_fix,
+                "raised_in": self.raised_in, "state": self.state, "closed_by": self.closed_by,
+                "note": self.note, "history": [dict(h) for h in self.history]}
+
+
+class CritiqueLedger:
+    """Every critique of a debate with its state, fed in the order the steps ran."""
+
+    def __init__(self) -> None:
+        self.records: list[CritiqueRecord] = []
+
+    def raised(self, step_id: str, round_no: int, critic: str, target: str, critiques: list[Critique],
+               call: int | None = None) -> list[AddressedCritique]:
+        items = [AddressedCritique(critic=critic, target=target, round=round_no, critique=k) for k in critiques]
+        for item in items:
+            rec = CritiqueRecord(item=item, raised_in=step_id, call=call)
+            rec.history.append({"step": step_id, "round": round_no, "state": OPEN, "by": None, "note": ""})
+            self.records.append(rec)
+        return items
+
+    def revised(self, step_id: str, round_no: int, agent: str, before: AgentOutput, after: AgentOutput) -> None:
+        for rec in self.records:
+            if rec.item.target != agent or not rec.is_open:
+                continue
+            change = claim_change(before, after, rec.item.critique.target_claim_id)
+            state, by = state_after_revision(rec.item.critique.severity, rec.state, change)
+            rec.move(step_id, round_no, state, by)
+
+    def reviewed(self, step_id: str, round_no: int, critic: str, target: str, reviews: list[CritiqueReview]) -> list[str]:
+        """Apply the critic's word on its earlier critiques of this target; unknown ids are reported, not fatal."""
+        mine = {rec.item.critique.id: rec for rec in self.records
+                if rec.item.critic == critic and rec.item.target == target and rec.raised_in != step_id}
+        warnings = []
+        for review in reviews:
+            rec = mine.get(review.id)
+            if rec is None:
+                warnings.append(f"{critic} reviewed critique {review.id}, which is not one of its earlier critiques "
+                                f"of {target}; ignored")
+                continue
+            state, by = state_after_review(rec.state, rec.closed_by, review.status)
+            rec.move(step_id, round_no, state, by, review.note.strip() or review.status)
+        return warnings
+
+    def earlier(self, critic: str, target: str) -> list[CritiqueRecord]:
+        """The critic's own critiques of this target that are still open: what its next critique step reviews."""
+        return [r for r in self.records if r.item.critic == critic and r.item.target == target and r.is_open]
+
+    def raised_before(self, critic: str, target: str) -> list[tuple[str, str, str]]:
+        """(claim, issue type, severity) of every critique the critic has raised on this target."""
+        return [(r.item.critique.target_claim_id, r.item.critique.issue_type, r.item.critique.severity)
+                for r in self.records if r.item.critic == critic and r.item.target == target]
+
+    def used_ids(self, critic: str, target: str) -> set[str]:
+        return {r.item.critique.id for r in self.records if r.item.critic == critic and r.item.target == target}
+
+    def open_records(self, target: str | None = None) -> list[CritiqueRecord]:
+        return [r for r in self.records if r.is_open and (target is None or r.item.target == target)]
+
+    def open(self) -> list[AddressedCritique]:
+        return [r.item for r in self.open_records()]
+
+    def severe_open_pairs(self) -> list[tuple[str, str]]:
+        pairs = []
+        for r in self.open_records():
+            if r.severe and (r.item.critic, r.item.target) not in pairs:
+                pairs.append((r.item.critic, r.item.target))
+        return pairs
+
+    def state_counts(self) -> dict[str, int]:
+        return {s: sum(1 for r in self.records if r.state == s) for s in STATES}
+
+
+def unique_critique_ids(output: CritiqueOutput, used: set[str]) -> tuple[CritiqueOutput, list[str]]:
+    """Give new critiques ids the critic has not used on this target before, so `previous` can name
+    each earlier critique unambiguously. Renamed ids continue the K numbering."""
+    taken = set(used)
+    numbers = [int(i[1:]) for i in taken | {k.id for k in output.critiques} if i[:1] == "K" and i[1:].isdigit()]
+    next_no = max(numbers, default=0) + 1
+    renamed: list[Critique] = []
+    warnings = []
+    for k in output.critiques:
+        if k.id in taken:
+            new_id = f"K{next_no}"
+            next_no += 1
+            warnings.append(f"critique id {k.id} was already used by this critic on this target; stored as {new_id}")
+            k = k.model_copy(update={"id": new_id})
+        taken.add(k.id)
+        renamed.append(k)
+    if not warnings:
+        return output, []
+    return output.model_copy(update={"critiques": renamed}), warnings
+
+
+def kept_critique_call(outputs: list[CritiqueOutput]) -> int:
+    """Section 8's re-ask: of the calls of one critique step, the one used is the later call unless it
+    raised fewer critiques than the one before. Returns its index."""
+    kept = 0
+    for i in range(1, len(outputs)):
+        if len(outputs[i].critiques) >= len(outputs[kept].critiques):
+            kept = i
+    return kept
+
+
+def ledger_from_steps(steps: list[dict[str, Any]]) -> CritiqueLedger:
+    """Rebuild the critique states from stored steps (plain dicts in run order with step_id, stage,
+    round, agent, target, call, status, output), the way the debate computed them."""
+    calls: dict[str, list[dict[str, Any]]] = {}
+    order: list[str] = []
+    for s in steps:
+        if s.get("status") != "ok" or not isinstance(s.get("output"), dict):
+            continue
+        if s["step_id"] not in calls:
+            order.append(s["step_id"])
+        calls.setdefault(s["step_id"], []).append(s)
+    ledger = CritiqueLedger()
+    latest: dict[str, AgentOutput] = {}
+    for sid in order:
+        group = calls[sid]
+        stage, round_no = group[0].get("stage"), group[0].get("round") or 0
+        agent, target = group[0].get("agent"), group[0].get("target")
+        try:
+            if stage in ("answer", "revise"):
+                out = AgentOutput.model_validate(group[-1]["output"])
+                if stage == "revise" and agent in latest:
+                    ledger.revised(sid, round_no, agent, latest[agent], out)
+                latest[agent] = out
+            elif stage == "critique":
+                outs = [CritiqueOutput.model_validate(s["output"]) for s in group]
+                kept = kept_critique_call(outs)
+                ledger.reviewed(sid, round_no, agent, target, outs[kept].previous)
+                ledger.raised(sid, round_no, agent, target, outs[kept].critiques, call=group[kept].get("call"))
+        except ValueError:
+            continue  # a stored output that no longer validates says nothing about states
+    return ledger
+
+
+def converged(criteria: dict[str, bool], open_counts: dict[str, int], mode: str = "any") -> bool:
+    """Section 5 read with sections 4 and 6: "kecuali ada kritik CRITICAL". A debate is converged only
+    when no CRITICAL critique is open *and* the section-5 criteria hold: any one of them in the
+    seed's reading ("salah satu kondisi terpenuhi", mode "any"), every one of them in mode "all"."""
+    if open_counts.get("CRITICAL", 0):
+        return False
+    values = list(criteria.values())
+    return all(values) if mode == "all" else any(values)
 
 
 @dataclass
 class Assessment:
-    """Where a debate stands after a revision: the section 5 criteria and the open critiques."""
+    """Where a debate stands after a step: the section 5 criteria and the open critiques."""
 
     round: int
     open: list[AddressedCritique]
@@ -113,33 +327,43 @@ class Assessment:
     reasons: list[str] = field(default_factory=list)
 
     @property
+    def open_counts(self) -> dict[str, int]:
+        return severity_counts(c.critique for c in self.open)
+
+    @property
     def converged(self) -> bool:
-        values = list(self.criteria.values())
-        return all(values) if self.mode == "all" else any(values)
+        return converged(self.criteria, self.open_counts, self.mode)
+
+    @property
+    def severe_open(self) -> bool:
+        counts = self.open_counts
+        return bool(counts["CRITICAL"] or counts["MAJOR"])
 
     def metrics(self) -> dict[str, Any]:
         return {
-            "open_severity": severity_counts(c.critique for c in self.open),
+            "open_severity": self.open_counts,
             "answer_change": self.answer_change,
             "criteria": self.criteria,
             "converged": self.converged,
         }
 
 
+def answer_changes(before: dict[str, AgentOutput], after: dict[str, AgentOutput]) -> dict[str, float]:
+    return {a: answer_change(before[a].answer, after[a].answer) for a in after if a in before}
+
+
 def assess(
     round_no: int,
-    critiques: list[AddressedCritique],
-    before: dict[str, AgentOutput],
-    after: dict[str, AgentOutput] | None,
+    still_open: list[AddressedCritique],
+    changes: dict[str, float],
     *,
     change_threshold: float = ANSWER_CHANGE_THRESHOLD,
     mode: str = "any",
 ) -> Assessment:
-    """Section 5. The seed ends the debate when *any one* of its conditions holds ("salah satu kondisi
-    terpenuhi"); `mode="all"` requires all three, for teams that want the stricter reading."""
-    still_open = open_critiques(critiques, before, after)
+    """Section 5 over the critiques still open and the answer changes of the latest revision. The
+    seed ends the debate when *any one* of its conditions holds; `mode="all"` requires all three.
+    Either way `converged` also requires that no CRITICAL critique is open."""
     counts = severity_counts(c.critique for c in still_open)
-    changes = {a: answer_change(before[a].answer, after[a].answer) for a in (after or {}) if a in before}
     domain_open = [c for c in still_open if c.critique.issue_type in DOMAIN_ISSUES and c.critique.severity != "MINOR"]
     criteria = {
         "no_critical_at_most_one_major": counts["CRITICAL"] == 0 and counts["MAJOR"] <= 1,
@@ -195,10 +419,11 @@ def escalation_reasons(
 def debate_summary(
     finals: dict[str, AgentOutput],
     assessment: Assessment,
-    all_critiques: list[AddressedCritique],
+    ledger: CritiqueLedger,
     rounds: int,
 ) -> dict[str, Any]:
-    """Seed section 7's debate_summary.json: conflict summary, agreed claims, disputed claims."""
+    """Seed section 7's debate_summary.json: conflict summary, agreed claims, disputed claims, and
+    every critique with its state over time."""
     disputed_refs = {f"{c.target}.{c.critique.target_claim_id}" for c in assessment.open}
     agreed, disputed = [], []
     for agent, out in finals.items():
@@ -210,15 +435,19 @@ def debate_summary(
     return {
         "rounds": rounds,
         "conflicts": [
-            {"critic": c.critic, "target": c.target, "round": c.round, "claim": f"{c.target}.{c.critique.target_claim_id}",
-             "issue_type": c.critique.issue_type, "severity": c.critique.severity,
-             "description": c.critique.description, "suggested_fix": c.critique.suggested_fix}
-            for c in assessment.open
+            {"critic": r.item.critic, "target": r.item.target, "round": r.item.round, "id": r.item.critique.id,
+             "claim": f"{r.item.target}.{r.item.critique.target_claim_id}",
+             "issue_type": r.item.critique.issue_type, "severity": r.item.critique.severity,
+             "state": r.state, "critic_note": r.note,
+             "description": r.item.critique.description, "suggested_fix": r.item.critique.suggested_fix}
+            for r in ledger.open_records()
         ],
         "agreed_claims": agreed,
         "disputed_claims": disputed,
-        "critiques_total": severity_counts(c.critique for c in all_critiques),
+        "critiques_total": severity_counts(r.item.critique for r in ledger.records),
         "open_critiques": severity_counts(c.critique for c in assessment.open),
+        "critique_states": ledger.state_counts(),
         "criteria": assessment.criteria,
         "answers": {agent: out.answer for agent, out in finals.items()},
+        "critiques": [r.as_dict() for r in ledger.records],
     }

@@ -20,6 +20,7 @@ from .text import authority_score, best_sentence, bm25_rank, has_negation, menti
 TOP_PASSAGES = 5
 OWN_DOMAIN_RELEVANCE = 0.3
 THESIS_MARK = "governs this dispute"
+YIELD_MARK = "except where the sources of the"  # how a revised thesis concedes precedence to another agent
 CONCEDE_RATIO = 1.25
 
 
@@ -79,6 +80,12 @@ def support_level(case: Case, evidence_ids: list[str]) -> float:
         return 0.3
     best = max(authority_score(e.authority) for e in found)
     return round(min(0.95, 0.45 + 0.3 * best + 0.07 * (min(len(found), 3) - 1)), 2)
+
+
+def _yields_to(claim: Claim, agent: dict[str, Any]) -> bool:
+    """A thesis that names the agent's sources as governing where they apply no longer claims
+    precedence over them: there is no conflict of precedence left to raise."""
+    return f"{YIELD_MARK} {agent.get('name', agent['id'])}" in claim.statement
 
 
 def _is_thesis(claim: Claim) -> bool:
@@ -212,14 +219,9 @@ def _conflicting_number(case: Case, claim: Claim, own: AgentOutput, target: Agen
     return None
 
 
-@register("cross_critique", "critique")
-def critique(payload: dict[str, Any]) -> dict[str, Any]:
-    case: Case = payload["case"]
-    critic = payload["critic"]
-    target = payload["target"]
-    target_out: AgentOutput = payload["target_output"]
-    own: AgentOutput = payload["own_output"]
-    agents = _agents_from(payload)
+def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_out: AgentOutput,
+             own: AgentOutput, agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every issue the critic's rules find in the target's output, worst first (ids not yet given)."""
     domains = domain_of(case, agents)
     by_id = case.evidence_by_id()
     found: list[dict[str, Any]] = []
@@ -252,7 +254,8 @@ def critique(payload: dict[str, Any]) -> dict[str, Any]:
                 f"Claim {claim.id} relies on the figure {a:g}{unit} but {pid} ({_short_source(by_id[pid])}) gives "
                 f"{b:g}{unit}, a difference above 5%.",
                 f"Reconcile the figure with {pid} or explain why {', '.join(valid)} should prevail.")
-        for mine in own.claims:
+        # A claim that defers to the critic's sources where they govern does not contradict them.
+        for mine in ([] if _yields_to(claim, critic) else own.claims):
             shared = overlap(claim.statement, mine.statement)
             if shared >= 0.3 and has_negation(claim.statement) != has_negation(mine.statement):
                 mine_ev = [e for e in mine.evidence if e in by_id]
@@ -266,7 +269,7 @@ def critique(payload: dict[str, Any]) -> dict[str, Any]:
                     f"Justify why {', '.join(valid)} prevails over {', '.join(mine_ev)}, or qualify the claim.")
                 break
         rival = _thesis(own)
-        if _is_thesis(claim) and rival is not None:
+        if _is_thesis(claim) and rival is not None and not _yields_to(claim, critic):
             mine_ev = [e for e in rival.evidence if e in by_id]
             strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
             add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
@@ -292,10 +295,58 @@ def critique(payload: dict[str, Any]) -> dict[str, Any]:
 
     order = {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}
     found.sort(key=lambda c: (order[c["severity"]], c["target_claim_id"]))
-    found = found[:8]
-    for i, c in enumerate(found, start=1):
+    return found
+
+
+SEVERITY_RANK = {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}
+
+
+def review_earlier(earlier: list[Any], target_out: AgentOutput, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The critic's word on its earlier critiques: the same rule checks run again on the revised
+    output. A critique is maintained while its check still finds the issue on that claim at the same
+    severity or worse, and resolved once the check no longer finds it there (or finds it milder)."""
+    claims = {c.id for c in target_out.claims}
+    out = []
+    for item in earlier:
+        k = item.critique
+        if k.target_claim_id not in claims:
+            out.append({"id": k.id, "status": "resolved", "note": f"{k.target_claim_id} was withdrawn."})
+            continue
+        same = [f for f in found if f["target_claim_id"] == k.target_claim_id and f["issue_type"] == k.issue_type]
+        worst = min(same, key=lambda f: SEVERITY_RANK[f["severity"]], default=None)
+        if worst is not None and SEVERITY_RANK[worst["severity"]] <= SEVERITY_RANK[k.severity]:
+            out.append({"id": k.id, "status": "maintained", "note": f"Still applies: {worst['description']}"})
+        elif worst is not None:
+            out.append({"id": k.id, "status": "resolved",
+                        "note": f"The {k.issue_type} on {k.target_claim_id} is now {worst['severity']} at most."})
+        else:
+            out.append({"id": k.id, "status": "resolved",
+                        "note": f"The {k.issue_type} check no longer finds the issue in {k.target_claim_id}."})
+    return out
+
+
+@register("cross_critique", "critique")
+def critique(payload: dict[str, Any]) -> dict[str, Any]:
+    target_out: AgentOutput = payload["target_output"]
+    found = findings(payload["case"], payload["critic"], payload["target"], target_out, payload["own_output"],
+                     _agents_from(payload))
+    earlier = payload.get("earlier") or []
+    previous = review_earlier(earlier, target_out, found)
+    # An issue the critic maintains is not raised a second time under a new id.
+    kept = {(item.critique.target_claim_id, item.critique.issue_type)
+            for item, review in zip(earlier, previous, strict=True) if review["status"] == "maintained"}
+    new = [f for f in found if (f["target_claim_id"], f["issue_type"]) not in kept]
+    # Nor does the critic repeat an issue it raised before on the same claim at the same severity: an
+    # edit closed that MINOR critique, and the critic has already had its say on it.
+    before = {tuple(r) for r in payload.get("raised_before") or []}
+    new = [f for f in new if (f["target_claim_id"], f["issue_type"], f["severity"]) not in before]
+    if payload.get("final_review"):
+        # No revision follows: only what a human reviewer must see is raised.
+        new = [f for f in new if f["severity"] == "CRITICAL"]
+    new = new[:8]
+    for i, c in enumerate(new, start=int(payload.get("first_new_id") or 1)):
         c["id"] = f"K{i}"
-    return {"critiques": found}
+    return {"critiques": new, "previous": previous}
 
 
 # -- revision -------------------------------------------------------------------------------------
@@ -337,7 +388,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             theirs_strength = domain_strength(case, critic_agent, named)
             mine_strength = domain_strength(case, agent, claim.evidence)
             if theirs_strength > CONCEDE_RATIO * mine_strength:
-                claim.statement = (f"{claim.statement.rstrip('.')}, except where the sources of the "
+                claim.statement = (f"{claim.statement.rstrip('.')}, {YIELD_MARK} "
                                    f"{critic_agent.get('name', item.critic)} ({', '.join(named)}) govern.")
                 claim.evidence = claim.evidence + named[:1]
                 claim.confidence = round(max(0.2, claim.confidence - 0.2), 2)

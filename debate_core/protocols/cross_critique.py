@@ -1,11 +1,13 @@
 """Seed 000: cross critique between a National Law Agent and an Adat Law Agent (or any N >= 2 agents).
 
 Round 1: answers in parallel; once all exist, every agent critiques every other in parallel.
-Round 2: each agent revises on the critiques addressed to it. Then section 5 is assessed; when the
-debate has not converged and the round budget allows, the optional round-2 critique runs, and the
-round-3 revision follows only when that critique still finds CRITICAL or MAJOR issues. The
-supervisor receives only the final revisions and the debate summary; the verdict (converged or
-escalated, reasons, applied rules) is computed by code.
+Round 2: each agent revises on the critiques addressed to it. Whenever a CRITICAL or MAJOR critique
+is open after a revision (or the debate has not converged) the round's critique step runs: each
+critic reviews its own earlier critiques of the target (`previous`: resolved or maintained) and,
+when a revision may still follow, raises new ones. Round 3 (the final revision) runs when the
+debate has not converged after round 2 and the budget allows; a critique review follows it while
+CRITICAL or MAJOR critiques are open. The supervisor receives only the final revisions and the
+debate summary; the verdict (converged or escalated, reasons, applied rules) is computed by code.
 """
 
 from __future__ import annotations
@@ -139,13 +141,21 @@ def _claim_for_prompt(claim: dict[str, Any]) -> dict[str, Any]:
     return claim
 
 
+def _convergence_reason(assessment: rules.Assessment) -> str:
+    if assessment.converged:
+        return "; ".join(assessment.reasons)
+    critical = assessment.open_counts["CRITICAL"]
+    return f"not converged: {critical} CRITICAL critique(s) still open" if critical else "not converged"
+
+
 def _summary_for_supervisor(summary: dict[str, Any]) -> dict[str, Any]:
     """The supervisor reads the final revisions in full next to the summary, so the summary names
-    agreed and disputed claims by reference and leaves out the answers, instead of repeating them."""
+    agreed and disputed claims by reference and leaves out the answers and the critique history
+    (the open ones are its conflicts), instead of repeating them."""
     def refs(rows: list[dict[str, Any]]) -> list[str]:
         return [row["ref"] + ("" if row.get("supported", True) else " (unsupported)") for row in rows]
 
-    compact = {k: v for k, v in summary.items() if k != "answers"}
+    compact = {k: v for k, v in summary.items() if k not in ("answers", "critiques")}
     compact["agreed_claims"] = refs(summary.get("agreed_claims", []))
     compact["disputed_claims"] = refs(summary.get("disputed_claims", []))
     return compact
@@ -184,18 +194,52 @@ async def run(run: DebateRun) -> Outcome:
             postprocess=checked(sid),
         )
 
-    async def critique(round_no: int, critic: str, target: str, outputs: dict[str, AgentOutput]) -> CritiqueOutput:
+    ledger = rules.CritiqueLedger()
+
+    def earlier_for_prompt(critic: str, target: str) -> list[dict[str, Any]]:
+        return [{"id": r.item.critique.id, "round": r.item.round, "target_claim_id": r.item.critique.target_claim_id,
+                 "issue_type": r.item.critique.issue_type, "severity": r.item.critique.severity,
+                 "description": r.item.critique.description, "suggested_fix": r.item.critique.suggested_fix,
+                 "status": rules.STATE_LABELS[r.state], **({"your_note": r.note} if r.note else {})}
+                for r in ledger.earlier(critic, target)]
+
+    def critique_checks(sid: str, critic: str, target: str):
+        used = ledger.used_ids(critic, target)
+
+        def post(output: CritiqueOutput) -> CritiqueOutput:
+            output, warnings = rules.unique_critique_ids(output, used)
+            for w in warnings:
+                run.warn(f"{sid}: {w}", sid)
+            return output
+
+        return post
+
+    async def critique(round_no: int, critic: str, target: str, outputs: dict[str, AgentOutput],
+                       final_review: bool = False) -> CritiqueOutput:
         sid = steps.critique(round_no, critic, target)
+        earlier = earlier_for_prompt(critic, target)
+        used = ledger.used_ids(critic, target)
+        first_new = 1 + max((int(i[1:]) for i in used if i[:1] == "K" and i[1:].isdigit()), default=0)
         variables = {
             **_persona(by_id[critic]), "target_id": target, "target_role": by_id[target].get("role", target),
             "question": prompts.data_block("question", run.case.question),
             "target_output": prompts.data_block(f"{target} output", _dump(outputs[target])),
             "evidence": _cited_evidence(run, outputs[target], outputs[critic]),
-            "min_critiques": str(min_critiques if round_no == 1 else 1), "reask": "",
+            "min_critiques": str(min_critiques if round_no == 1 else 0 if final_review else 1), "reask": "",
+            "earlier": prompts.data_block("your earlier critiques of this agent, still open", json.dumps(
+                earlier, ensure_ascii=False, indent=1)) if earlier else "(none: you have not critiqued this agent before)",
+            "first_new_id": f"K{first_new}",
+            "review_note": (
+                "This review follows the final revision: no revision comes after it. Raise a new critique only "
+                "for a problem a human reviewer must see." if final_review else ""),
         }
         payload = {"critic": by_id[critic], "target": by_id[target], "target_output": outputs[target],
-                   "own_output": outputs[critic], "round": round_no}
-        out = await run.step(sid, CritiqueOutput, "cross_critique_critique", variables, payload)
+                   "own_output": outputs[critic], "round": round_no,
+                   "earlier": [r.item for r in ledger.earlier(critic, target)], "first_new_id": first_new,
+                   "raised_before": ledger.raised_before(critic, target),
+                   "final_review": final_review}
+        post = critique_checks(sid, critic, target)
+        out = await run.step(sid, CritiqueOutput, "cross_critique_critique", variables, payload, postprocess=post)
         if round_no == 1 and len(out.critiques) < min_critiques:
             # Section 8, echo chamber: fewer than the minimum is re-asked once, then kept with a warning.
             variables["reask"] = (
@@ -203,9 +247,9 @@ async def run(run: DebateRun) -> Outcome:
                 f"{min_critiques} critiques in round 1: look again for evidence gaps, logic gaps, conflicts, "
                 "domain mismatches and overclaims."
             )
-            again = await run.step(sid, CritiqueOutput, "cross_critique_critique", variables, {**payload, "reask": True})
-            if len(again.critiques) >= len(out.critiques):
-                out = again
+            again = await run.step(sid, CritiqueOutput, "cross_critique_critique", variables, {**payload, "reask": True},
+                                   postprocess=post)
+            out = [out, again][rules.kept_critique_call([out, again])]
             if len(out.critiques) < min_critiques:
                 run.warn(
                     f"{sid}: {critic} raised {len(out.critiques)} critique(s) on {target} after being re-asked "
@@ -216,18 +260,25 @@ async def run(run: DebateRun) -> Outcome:
                 run.warn(f"{sid}: critique {c.id} names claim {c.target_claim_id}, which {target} did not make", sid)
         return out
 
-    async def critique_round(round_no: int, outputs: dict[str, AgentOutput]) -> list[rules.AddressedCritique]:
-        pairs = [(c, t) for c in ids for t in ids if c != t]
-        results = await run.gather(*(critique(round_no, c, t, outputs) for c, t in pairs))
-        return [
-            rules.AddressedCritique(critic=c, target=t, round=round_no, critique=k)
-            for (c, t), out in zip(pairs, results, strict=True) for k in out.critiques
-        ]
+    async def critique_round(round_no: int, outputs: dict[str, AgentOutput], pairs: list[tuple[str, str]] | None = None,
+                             final_review: bool = False) -> list[rules.AddressedCritique]:
+        pairs = pairs or [(c, t) for c in ids for t in ids if c != t]
+        results = await run.gather(*(critique(round_no, c, t, outputs, final_review) for c, t in pairs))
+        raised: list[rules.AddressedCritique] = []
+        for (c, t), out in zip(pairs, results, strict=True):
+            sid = steps.critique(round_no, c, t)
+            # The critic's word on its earlier critiques first: new critiques are not reviewed in the step that raises them.
+            for w in ledger.reviewed(sid, round_no, c, t, out.previous):
+                run.warn(f"{sid}: {w}", sid)
+            raised += ledger.raised(sid, round_no, c, t, out.critiques)
+        return raised
 
-    async def revise(round_no: int, agent: str, previous: AgentOutput, addressed: list[rules.AddressedCritique]) -> AgentOutput:
+    async def revise(round_no: int, agent: str, previous: AgentOutput) -> AgentOutput:
         sid = steps.revise(round_no, agent)
-        mine = [c for c in addressed if c.target == agent]
-        critiques_json = [{"from": c.critic, **c.critique.model_dump(mode="json")} for c in mine]
+        mine = ledger.open_records(agent)
+        critiques_json = [{"from": r.item.critic, "round": r.item.round, **r.item.critique.model_dump(mode="json"),
+                           "status": rules.STATE_LABELS[r.state], **({"critic_note": r.note} if r.note else {})}
+                          for r in mine]
         critique_text = json.dumps(critiques_json, ensure_ascii=False)
         return await run.step(
             sid, AgentOutput, "cross_critique_revise",
@@ -235,16 +286,18 @@ async def run(run: DebateRun) -> Outcome:
              "previous_output": prompts.data_block("your previous output", _dump(previous)),
              "critiques": prompts.data_block("critiques addressed to you", json.dumps(critiques_json, ensure_ascii=False, indent=1)),
              "evidence": _cited_evidence(run, previous, extra_text=critique_text), "max_claims": str(max_claims)},
-            {"agent": by_id[agent], "previous": previous, "critiques": mine, "round": round_no},
+            {"agent": by_id[agent], "previous": previous, "critiques": [r.item for r in mine], "round": round_no},
             postprocess=checked(sid),
         )
 
-    async def revision_round(round_no: int, outputs: dict[str, AgentOutput], addressed: list[rules.AddressedCritique]) -> dict[str, AgentOutput]:
-        revised = await run.gather(*(revise(round_no, a, outputs[a], addressed) for a in ids))
-        return dict(zip(ids, revised, strict=True))
+    async def revision_round(round_no: int, outputs: dict[str, AgentOutput]) -> dict[str, AgentOutput]:
+        revised = await run.gather(*(revise(round_no, a, outputs[a]) for a in ids))
+        new = dict(zip(ids, revised, strict=True))
+        for a in ids:
+            ledger.revised(steps.revise(round_no, a), round_no, a, outputs[a], new[a])
+        return new
 
     trajectory: list[dict[str, Any]] = []
-    all_critiques: list[rules.AddressedCritique] = []
 
     def agent_metrics(outputs: dict[str, AgentOutput]) -> dict[str, Any]:
         return {
@@ -257,49 +310,56 @@ async def run(run: DebateRun) -> Outcome:
         trajectory.append(entry)
         run.emit("round_closed", round=entry["round"], metrics=entry)
 
+    def assess(round_no: int, changes: dict[str, float]) -> rules.Assessment:
+        return rules.assess(round_no, ledger.open(), changes, change_threshold=change_threshold, mode=mode)
+
     # Round 1: answers, then cross critique once every answer exists.
     answers = await run.gather(*(answer(by_id[a]) for a in ids))
     current = dict(zip(ids, answers, strict=True))
     critiques = await critique_round(1, current)
-    all_critiques += critiques
     close_round({"round": 1, "stage": "answer+critique", "severity": severity_counts(c.critique for c in critiques),
-                 **agent_metrics(current)})
+                 "critique_states": ledger.state_counts(), **agent_metrics(current)})
 
     # Round 2: revision on the critiques received.
-    revised = await revision_round(2, current, critiques)
-    assessment = rules.assess(2, critiques, current, revised, change_threshold=change_threshold, mode=mode)
+    revised = await revision_round(2, current)
+    changes = rules.answer_changes(current, revised)
     current, rounds = revised, 2
-    entry = {"round": 2, "stage": "revision", **agent_metrics(current), **assessment.metrics()}
+    assessment = assess(2, changes)
+    entry: dict[str, Any] = {"round": 2, "stage": "revision", **agent_metrics(current)}
+    extend = max_rounds >= 3
 
-    if not assessment.converged and max_rounds >= 3:
-        # Optional round-2 critique: conflict is still high.
-        critiques2 = await critique_round(2, current)
-        all_critiques += critiques2
-        counts2 = severity_counts(c.critique for c in critiques2)
-        entry["stage"] = "revision+critique"
-        entry["severity"] = counts2
-        close_round(entry)
-        if counts2["CRITICAL"] or counts2["MAJOR"]:
-            # Round 3 only when CRITICAL/MAJOR conflict remains after round 2.
-            revised = await revision_round(3, current, critiques2)
-            assessment = rules.assess(3, critiques2, current, revised, change_threshold=change_threshold, mode=mode)
-            current, rounds = revised, 3
-            close_round({"round": 3, "stage": "final revision", **agent_metrics(current), **assessment.metrics()})
+    if assessment.severe_open or (extend and not assessment.converged):
+        # The round-2 critique: critics confirm or keep their critiques and, when round 3 may follow,
+        # raise new ones. Without the extension it is a review of the CRITICAL/MAJOR critiques still open.
+        if extend:
+            critiques2 = await critique_round(2, current)
         else:
-            assessment = rules.assess(2, critiques2, current, None, change_threshold=change_threshold, mode=mode)
-            assessment.criteria["no_critical_at_most_one_major"] = True
-            assessment.reasons.insert(0, "the round-2 critique found no CRITICAL or MAJOR issue")
-            trajectory[-1].update({"open_severity": severity_counts(c.critique for c in assessment.open),
-                                   "criteria": assessment.criteria, "converged": assessment.converged})
-    else:
-        close_round(entry)
+            critiques2 = await critique_round(2, current, ledger.severe_open_pairs(), final_review=True)
+        entry["stage"] = "revision+critique"
+        entry["severity"] = severity_counts(c.critique for c in critiques2)
+        assessment = assess(2, changes)
+        if extend and not assessment.converged:
+            close_round({**entry, **assessment.metrics(), "critique_states": ledger.state_counts()})
+            # Round 3, the final revision: the debate has not converged after round 2.
+            revised = await revision_round(3, current)
+            changes = rules.answer_changes(current, revised)
+            current, rounds = revised, 3
+            assessment = assess(3, changes)
+            entry = {"round": 3, "stage": "final revision", **agent_metrics(current)}
+            if assessment.severe_open:
+                # The critics confirm or keep what the final revision did to their open critiques.
+                late = await critique_round(3, current, ledger.severe_open_pairs(), final_review=True)
+                entry["stage"] = "final revision+review"
+                entry["severity"] = severity_counts(c.critique for c in late)
+                assessment = assess(3, changes)
+    close_round({**entry, **assessment.metrics(), "critique_states": ledger.state_counts()})
 
     reasons, applied = rules.escalation_reasons(assessment, current, max_rounds=max_rounds,
                                                 unsupported_limit=unsupported_limit)
     applied = [f"S5.{name}" for name, ok in assessment.criteria.items() if ok] + applied
-    summary = rules.debate_summary(current, assessment, all_critiques, rounds)
+    summary = rules.debate_summary(current, assessment, ledger, rounds)
     summary["escalation_reasons"] = reasons
-    summary["convergence_reason"] = "; ".join(assessment.reasons) if assessment.converged else "not converged"
+    summary["convergence_reason"] = _convergence_reason(assessment)
 
     sup = await run.step(
         steps.final("supervisor"), SupervisorOutput, "cross_critique_supervisor",
