@@ -58,7 +58,7 @@ def validate_settings(protocol: str, settings: DebateSettings) -> DebateSettings
     """Check rounds, agents, limits and options; return the settings unchanged, or raise SettingsError."""
     get_protocol(protocol)
     _check_whole_number("rounds", settings.rounds, MIN_ROUNDS, MAX_ROUNDS_ASKED, optional=True)
-    _check_whole_number("concurrency", settings.concurrency, 1, 256)
+    _check_whole_number("concurrency", settings.concurrency, 1, None)
     _check_whole_number("max_tokens_per_call", settings.max_tokens_per_call, 1, None, optional=True)
     _check_whole_number("max_total_tokens", settings.max_total_tokens, 1, None, optional=True)
     if settings.agents is not None:
