@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,14 @@ class BadInput(Exception):
 
 class StoreFailed(Exception):
     """The database could not record a debate (a full disk, a read-only file): one line, exit 1."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a stored debate, which is now marked interrupted and can be resumed."""
+
+    def __init__(self, debate_id: str) -> None:
+        super().__init__(debate_id)
+        self.debate_id = debate_id
 
 
 class ProgressSink(EventSink):
@@ -113,7 +122,8 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
 def _summary_text(result: DebateResult) -> str:
     lines = [f"debate {result.debate_id} ({result.protocol}): {result.status}"]
     if result.status == "failed":
-        lines.append(f"failed at {result.failed_step}: {result.error}")
+        lines.append(f"failed at {result.failed_step}: {result.error}" if result.failed_step
+                     else f"failed: {result.error}")
         lines.append(f"resume with: python -m debate_core resume {result.debate_id}")
         return "\n".join(lines)
     lines.append(f"rounds: {result.rounds}; converged: {'yes' if result.converged else 'no'} ({result.convergence_reason})")
@@ -186,7 +196,7 @@ def _saving(action: Any, what: str) -> Any:
     """Run a store write; a database that cannot be written is one line for the user, not a traceback."""
     try:
         return action()
-    except (BadInput, KeyboardInterrupt):
+    except (BadInput, SettingsError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - sqlite and OS errors alike: the message is what matters
         raise StoreFailed(f"{what}: {plain_reason(exc)}") from exc
@@ -207,25 +217,15 @@ def _running(store: Any, debate_id: str, action: Any) -> DebateResult:
         raise StoreFailed(f"debate {debate_id} stopped and its failure could not be saved: {plain_reason(exc)}") from exc
 
 
-class Interrupted(Exception):
-    def __init__(self, debate_id: str) -> None:
-        super().__init__(debate_id)
-        self.debate_id = debate_id
-
-
 def _stale_after(db: str | None) -> float:
     """The app's setting for when a silent debate counts as dead, or the default."""
     from .app_settings import SettingsError as AppSettingsError
     from .app_settings import load_settings
+    from .store import default_db_path
     from .worker import DEFAULT_STALE_AFTER_S
 
     try:
-        path = Path(db) if db else None
-        if path is None:
-            from .store import default_db_path
-
-            path = default_db_path()
-        return load_settings(path).stale_after_minutes * 60
+        return load_settings(Path(db) if db else default_db_path()).stale_after_minutes * 60
     except (AppSettingsError, OSError):
         return DEFAULT_STALE_AFTER_S
 
@@ -428,6 +428,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT if exc.code else EXIT_OK
     # --db is accepted before or after the subcommand.
     args.db = getattr(args, "db_sub", None) or args.db
+    # The engine logs the traceback of an unexpected error for the app's server log; at the command
+    # line the failed debate's one-line reason is the message, so Python's last-resort handler,
+    # which would print the traceback, is kept out.
+    logger = logging.getLogger("debate_core")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
     try:
         return args.func(args)
     except BadInput as exc:

@@ -148,7 +148,7 @@ def plain_reason(exc: BaseException) -> str:
     """An unexpected error in words a reader can use: its message, or what kind of error it was."""
     text = " ".join(str(exc).split())
     if isinstance(exc, KeyError | IndexError | AttributeError) or not text:
-        return f"an internal error ({type(exc).__name__}{': ' + text if text else ''}); the server log has the details"
+        return f"an internal error ({type(exc).__name__}{': ' + text if text else ''})"
     return text[:300]
 
 

@@ -396,3 +396,41 @@ def test_ctrl_c_names_the_debate_and_marks_it_interrupted(tmp_path):
     assert not [s for s in stored["steps"] if s["status"] == "running"]
     resumed = json.loads(cli("resume", did, "--json", "--quiet", db=db, check=True).stdout)
     assert resumed["status"] == "completed"
+
+
+def test_resume_refuses_stored_settings_that_no_longer_validate(tmp_path):
+    from debate_core.cases import load_case
+
+    db = tmp_path / "d.db"
+    store = DebateStore(db)
+    did = store.create_debate(load_case(CASE), "cross_critique", {"provider": "offline"},
+                              {"options": {"max_claim": 3}})
+    store.mark_interrupted(did, "interrupted: test")
+    proc = cli("resume", did, db=db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: debate {did} cannot be resumed: option 'max_claim' is not a cross_critique option; "
+        "did you mean 'max_claims'?"]
+    assert count_debates(db) == 1
+
+
+def test_an_unexpected_error_at_the_command_line_is_a_failed_debate_without_a_traceback(tmp_path):
+    db = tmp_path / "d.db"
+    script = (
+        "import sys\n"
+        "from debate_core.moderator import cross_critique as rules\n"
+        "def broken(*a, **k):\n"
+        "    raise ZeroDivisionError('division by zero')\n"
+        "rules.assess = broken\n"
+        "from debate_core.cli import main\n"
+        f"sys.exit(main(['--db', {str(db)!r}, 'run', {str(CASE)!r}, '--protocol', 'cross_critique', '--quiet']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    [debate] = DebateStore(db).list_debates()
+    assert proc.stdout.splitlines()[:3] == [
+        f"debate {debate['id']} (cross_critique): failed",
+        "failed: the debate stopped unexpectedly: division by zero",
+        f"resume with: python -m debate_core resume {debate['id']}",
+    ]
