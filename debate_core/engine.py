@@ -99,7 +99,7 @@ async def run_debate_async(
     run.emit("debate_started", protocol=protocol, provider=provider.public_config(), settings=settings.as_dict())
     try:
         try:
-            validate_settings(protocol, settings)
+            validate_settings(protocol, settings, module)
         except SettingsError as exc:  # callers validate first; this guards direct use of the engine
             raise DebateFailed(str(exc)) from None
         outcome = await module.run(run)

@@ -24,7 +24,7 @@ import typing
 from types import ModuleType
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
 
 from ..runtime import DebateFailed, DebateRun, DebateSettings
@@ -54,22 +54,23 @@ def get_protocol(name: str) -> ModuleType:
 # ---------------------------------------------------------------------------
 
 
-def validate_settings(protocol: str, settings: DebateSettings) -> DebateSettings:
-    """Check rounds, agents, limits and options; return the settings unchanged, or raise SettingsError."""
-    get_protocol(protocol)
+def validate_settings(protocol: str, settings: DebateSettings, module: ModuleType | None = None) -> DebateSettings:
+    """Check rounds, agents, limits and options; return the settings unchanged, or raise SettingsError.
+    `module` is the protocol already resolved (the engine passes the one it runs)."""
+    module = module or get_protocol(protocol)
     _check_whole_number("rounds", settings.rounds, MIN_ROUNDS, MAX_ROUNDS_ASKED, optional=True)
     _check_whole_number("concurrency", settings.concurrency, 1, None)
     _check_whole_number("max_tokens_per_call", settings.max_tokens_per_call, 1, None, optional=True)
     _check_whole_number("max_total_tokens", settings.max_total_tokens, 1, None, optional=True)
     if settings.agents is not None:
-        validate_agents(protocol, settings.agents)
-    validate_options(protocol, settings.options)
+        validate_agents(protocol, settings.agents, module)
+    validate_options(protocol, settings.options, module)
     return settings
 
 
-def validate_agents(protocol: str, agents: list[Any]) -> list[str]:
+def validate_agents(protocol: str, agents: list[Any], module: ModuleType | None = None) -> list[str]:
     """Agent ids: letters, digits, '_' and '-', unique, as many as the protocol takes. Returns the ids."""
-    module = get_protocol(protocol)
+    module = module or get_protocol(protocol)
     if not isinstance(agents, list):
         raise SettingsError("agents must be a list of agents, each with an 'id'")
     ids: list[str] = []
@@ -98,9 +99,9 @@ def validate_agents(protocol: str, agents: list[Any]) -> list[str]:
     return ids
 
 
-def validate_options(protocol: str, options: dict[str, Any] | None) -> BaseModel:
+def validate_options(protocol: str, options: dict[str, Any] | None, module: ModuleType | None = None) -> BaseModel:
     """The protocol's typed options, or SettingsError naming the first bad or unknown key."""
-    model: type[BaseModel] = get_protocol(protocol).Options
+    model: type[BaseModel] = getattr(module or get_protocol(protocol), "Options", _NoOptions)
     if options is None:
         options = {}
     if not isinstance(options, dict):
@@ -111,6 +112,12 @@ def validate_options(protocol: str, options: dict[str, Any] | None) -> BaseModel
         raise SettingsError(_error_line(protocol, model, exc.errors()[0], options)) from None
     except RecursionError:
         raise SettingsError(f"{protocol} options are nested too deeply") from None
+
+
+class _NoOptions(BaseModel):
+    """The options of a protocol that defines none: every key is unknown."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def run_options(run: DebateRun) -> Any:
