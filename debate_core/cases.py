@@ -17,11 +17,38 @@ class CaseError(ValueError):
     """Bad input: the message names the file or field at fault. Nothing has been written."""
 
 
+def read_json_text(raw: bytes | str) -> Any:
+    """JSON from a file's content. A UTF-8 byte-order mark is accepted (editors on Windows write one).
+
+    Raises UnicodeDecodeError, json.JSONDecodeError, or RecursionError when the nesting is too deep
+    for the parser; callers turn each into their own bad-input error."""
+    text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
+    return json.loads(text)
+
+
+TOO_DEEP = "the JSON is nested too deeply to read"
+
+
+def case_from_bytes(raw: bytes, origin: str) -> Case:
+    """A case from an uploaded file's bytes, every problem a CaseError naming the file."""
+    try:
+        data = read_json_text(raw)
+    except UnicodeDecodeError as exc:
+        raise CaseError(f"{origin}: not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"{origin}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise CaseError(f"{origin}: {TOO_DEEP}") from None
+    return parse_case(data, origin)
+
+
 def parse_case(data: Any, origin: str = "case") -> Case:
     if not isinstance(data, dict):
         raise CaseError(f"{origin}: a case must be a JSON object, got {type(data).__name__}")
     try:
         return Case.model_validate(data)
+    except RecursionError:
+        raise CaseError(f"{origin}: {TOO_DEEP}") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"]) or "(case)"
@@ -38,12 +65,10 @@ def load_case(path: str | Path) -> Case:
     if not p.is_file():
         raise CaseError(f"not a file: {p}")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CaseError(f"{p}: not UTF-8 text ({exc.reason})") from exc
-    except json.JSONDecodeError as exc:
-        raise CaseError(f"{p}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
-    return parse_case(data, str(p))
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise CaseError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    return case_from_bytes(raw, str(p))
 
 
 def sample_cases() -> list[Path]:

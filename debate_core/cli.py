@@ -1,22 +1,23 @@
 """Command line: python -m debate_core run|list|show|export|review|resume.
 
-Exit codes: 0 the debate completed (escalated or not); 1 the debate failed (saved, id printed);
-2 bad input (nothing saved).
+Exit codes: 0 the debate completed (escalated or not); 1 the debate failed or was interrupted
+(saved, id printed), or the database could not be written; 2 bad input (nothing saved).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
 
 from . import export as exporter
 from .cases import CaseError, load_case
-from .engine import DebateResult, resume_debate, run_debate
+from .engine import DebateResult, plain_reason, prepare_resume, run_debate, run_plan
 from .events import Event, EventSink
-from .protocols import PROTOCOLS, UnknownProtocol, get_protocol
+from .protocols import PROTOCOLS, SettingsError, UnknownProtocol, get_protocol, validate_settings
 from .providers import PROVIDERS, CassetteError, make_provider
 from .runtime import DebateSettings
 
@@ -25,6 +26,18 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 class BadInput(Exception):
     pass
+
+
+class StoreFailed(Exception):
+    """The database could not record a debate (a full disk, a read-only file): one line, exit 1."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a stored debate, which is now marked interrupted and can be resumed."""
+
+    def __init__(self, debate_id: str) -> None:
+        super().__init__(debate_id)
+        self.debate_id = debate_id
 
 
 class ProgressSink(EventSink):
@@ -66,6 +79,8 @@ def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             out[key.strip()] = value
+        except RecursionError:
+            raise BadInput(f"{flag} {key.strip()}: the value is nested too deeply to read") from None
     return out
 
 
@@ -90,22 +105,25 @@ def _provider_from_args(args: argparse.Namespace) -> Any:
 
 
 def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
-    if args.rounds is not None and not 1 <= args.rounds <= 10:
-        raise BadInput(f"--rounds must be between 1 and 10, got {args.rounds}")
     agents = None
-    if args.agents:
+    if args.agents is not None:
         agents = [{"id": a.strip()} for a in args.agents.split(",") if a.strip()]
-    return DebateSettings(
+    settings = DebateSettings(
         rounds=args.rounds, agents=agents, concurrency=args.concurrency,
         max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
         options=_kv(args.option, "--option"),
     )
+    try:
+        return validate_settings(args.protocol, settings)
+    except SettingsError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def _summary_text(result: DebateResult) -> str:
     lines = [f"debate {result.debate_id} ({result.protocol}): {result.status}"]
     if result.status == "failed":
-        lines.append(f"failed at {result.failed_step}: {result.error}")
+        lines.append(f"failed at {result.failed_step}: {result.error}" if result.failed_step
+                     else f"failed: {result.error}")
         lines.append(f"resume with: python -m debate_core resume {result.debate_id}")
         return "\n".join(lines)
     lines.append(f"rounds: {result.rounds}; converged: {'yes' if result.converged else 'no'} ({result.convergence_reason})")
@@ -157,22 +175,74 @@ def cmd_run(args: argparse.Namespace) -> int:
         case = load_case(args.case)
     except CaseError as exc:
         raise BadInput(str(exc)) from exc
+    settings = _settings_from_args(args)
     provider = _provider_from_args(args)
     if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
         raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
-    settings = _settings_from_args(args)
     store = _store(args.db)
     sink = ProgressSink(store, quiet=args.quiet)
     from .worker import runner_info
 
     # Record which process runs the debate, so the app can tell at once when a killed CLI left it running.
     stored_settings = {**settings.as_dict(), "runner": runner_info()}
-    debate_id = store.create_debate(case, args.protocol, provider.public_config(), stored_settings)
-    result = run_debate(case, args.protocol, provider=provider, settings=settings, sink=sink, debate_id=debate_id)
+    debate_id = _saving(lambda: store.create_debate(case, args.protocol, provider.public_config(), stored_settings),
+                        "the debate could not be saved")
+    result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
+                                                           sink=sink, debate_id=debate_id))
     return _emit_result(result, args.json)
 
 
+def _saving(action: Any, what: str) -> Any:
+    """Run a store write; a database that cannot be written is one line for the user, not a traceback."""
+    try:
+        return action()
+    except (BadInput, SettingsError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - sqlite and OS errors alike: the message is what matters
+        raise StoreFailed(f"{what}: {plain_reason(exc)}") from exc
+
+
+def _running(store: Any, debate_id: str, action: Any) -> DebateResult:
+    """Run a stored debate to its end. Ctrl-C marks it interrupted (failed, resumable) and names it;
+    an error the engine could not even record is one line naming the debate."""
+    try:
+        return action()
+    except KeyboardInterrupt:
+        try:
+            store.mark_interrupted(debate_id, "interrupted: stopped with Ctrl-C")
+        except Exception:  # noqa: BLE001 - nothing more can be saved; list and show will mark it later
+            pass
+        raise Interrupted(debate_id) from None
+    except Exception as exc:  # noqa: BLE001 - the engine records every failure it can; this one it could not
+        raise StoreFailed(f"debate {debate_id} stopped and its failure could not be saved: {plain_reason(exc)}") from exc
+
+
+def _stale_after(db: str | None) -> float:
+    """The app's setting for when a silent debate counts as dead, or the default."""
+    from .app_settings import SettingsError as AppSettingsError
+    from .app_settings import load_settings
+    from .store import default_db_path
+    from .worker import DEFAULT_STALE_AFTER_S
+
+    try:
+        return load_settings(Path(db) if db else default_db_path()).stale_after_minutes * 60
+    except (AppSettingsError, OSError):
+        return DEFAULT_STALE_AFTER_S
+
+
+def _reconcile(store: Any, db: str | None) -> None:
+    """Mark debates whose process is gone as interrupted (failed, resumable), as the app does."""
+    from .worker import recover_interrupted
+
+    try:
+        recover_interrupted(store, stale_after=_stale_after(db))
+    except Exception as exc:  # noqa: BLE001 - listing must still work on a database that cannot be written
+        print(f"warning: could not mark interrupted debates: {plain_reason(exc)}", file=sys.stderr)
+
+
 def cmd_resume(args: argparse.Namespace) -> int:
+    from .worker import interruption_reason, runner_info
+
     store = _store(args.db)
     try:
         old = store.get_debate(args.id, with_steps=False)
@@ -180,17 +250,35 @@ def cmd_resume(args: argparse.Namespace) -> int:
         raise BadInput(str(exc.args[0])) from exc
     if old["status"] == "completed":
         raise BadInput(f"debate {args.id} completed; there is nothing to resume")
+    if old["status"] == "running":
+        reason = interruption_reason(old, stale_after=_stale_after(args.db))
+        if reason is None:
+            pid = ((old.get("settings") or {}).get("runner") or {}).get("pid")
+            owner = f" (pid {pid})" if pid else ""
+            raise BadInput(f"debate {args.id} is still running{owner}; wait for it or stop that process")
+        _saving(lambda: store.mark_interrupted(args.id, f"interrupted: {reason}"), "the debate could not be updated")
+    if not args.provider and args.cassette and old["provider"] == "replay":
+        args.provider = "replay"
+    if (args.provider or old["provider"]) == "replay" and not args.cassette:
+        raise BadInput("resuming a replay debate needs its cassette again: --provider replay --cassette FILE")
     provider = None
     if args.provider:
         provider = _provider_from_args(args)
     elif old["provider"] == "openai":
         raise BadInput("resuming an openai debate needs the provider flags again (--provider openai --model ...)")
-    result = resume_debate(store, args.id, provider)
+    try:
+        plan = _saving(lambda: prepare_resume(store, args.id, provider, runner=runner_info()),
+                       "the resumed debate could not be saved")
+    except SettingsError as exc:
+        raise BadInput(f"debate {args.id} cannot be resumed: {exc}") from None
+    sink = ProgressSink(store, quiet=args.quiet)
+    result = _running(store, plan.debate_id, lambda: run_plan(store, plan, sink=sink))
     return _emit_result(result, args.json)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     store = _store(args.db)
+    _reconcile(store, args.db)
     rows = store.list_debates(protocol=args.protocol, status=args.status, review_state=args.review_state,
                               search=args.search, limit=args.limit)
     if args.json:
@@ -207,6 +295,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = _store(args.db)
+    _reconcile(store, args.db)
     try:
         debate = store.get_debate(args.id)
     except KeyError as exc:
@@ -339,11 +428,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT if exc.code else EXIT_OK
     # --db is accepted before or after the subcommand.
     args.db = getattr(args, "db_sub", None) or args.db
+    # The engine logs the traceback of an unexpected error for the app's server log; at the command
+    # line the failed debate's one-line reason is the message, so Python's last-resort handler,
+    # which would print the traceback, is kept out.
+    logger = logging.getLogger("debate_core")
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
     try:
         return args.func(args)
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("interrupted: completed steps are saved; resume with python -m debate_core resume ID", file=sys.stderr)
+    except StoreFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except Interrupted as exc:
+        print(f"interrupted: debate {exc.debate_id} is saved up to its last completed step; "
+              f"resume with python -m debate_core resume {exc.debate_id}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:  # before any debate was created: nothing to resume
+        print("interrupted: nothing was saved", file=sys.stderr)
         return EXIT_FAILED

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from .events import EventSink, MemorySink
-from .protocols import get_protocol
+from .protocols import SettingsError, get_protocol, validate_settings
 from .providers import Provider, make_provider
 from .providers.base import StepRequest, StepResult, Usage
 from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
 from .schemas import Case, Verdict
+
+log = logging.getLogger(__name__)
 
 
 def new_debate_id() -> str:
@@ -95,15 +98,16 @@ async def run_debate_async(
     started = time.perf_counter()
     run.emit("debate_started", protocol=protocol, provider=provider.public_config(), settings=settings.as_dict())
     try:
+        try:
+            validate_settings(protocol, settings, module)
+        except SettingsError as exc:  # callers validate first; this guards direct use of the engine
+            raise DebateFailed(str(exc)) from None
         outcome = await module.run(run)
     except DebateFailed as exc:
-        result = DebateResult(
-            debate_id=debate_id, protocol=protocol, status="failed", usage=run.usage.as_dict(),
-            agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()}, warnings=run.warnings,
-            error=str(exc), failed_step=exc.step_id, wall_ms=(time.perf_counter() - started) * 1000,
-        )
-        run.emit("failed", exc.step_id, error=str(exc), usage=result.usage, agent_usage=result.agent_usage)
-        return result
+        return _failed(run, started, str(exc), exc.step_id)
+    except Exception as exc:  # noqa: BLE001 - a bug must end as a failed, resumable debate, never `running`
+        log.error("debate %s stopped unexpectedly", debate_id, exc_info=True)
+        return _failed(run, started, f"the debate stopped unexpectedly: {plain_reason(exc)}", None)
     result = DebateResult(
         debate_id=debate_id,
         protocol=protocol,
@@ -140,6 +144,25 @@ async def run_debate_async(
     return result
 
 
+def plain_reason(exc: BaseException) -> str:
+    """An unexpected error in words a reader can use: its message, or what kind of error it was."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, KeyError | IndexError | AttributeError) or not text:
+        return f"an internal error ({type(exc).__name__}{': ' + text if text else ''})"
+    return text[:300]
+
+
+def _failed(run: DebateRun, started: float, error: str, step_id: str | None) -> DebateResult:
+    """Record the failure (every completed step stays stored) and build the result."""
+    result = DebateResult(
+        debate_id=run.debate_id, protocol=run.protocol, status="failed", usage=run.usage.as_dict(),
+        agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()}, warnings=run.warnings,
+        error=error, failed_step=step_id, wall_ms=(time.perf_counter() - started) * 1000,
+    )
+    run.emit("failed", step_id, error=error, usage=result.usage, agent_usage=result.agent_usage)
+    return result
+
+
 def run_debate(case: Case, protocol: str, **kwargs: Any) -> DebateResult:
     """Synchronous wrapper for callers without an event loop (CLI, worker thread, tests)."""
     return asyncio.run(run_debate_async(case, protocol, **kwargs))
@@ -172,19 +195,49 @@ class _ResumeProvider(Provider):
         return await self.live.complete(req)
 
 
-def resume_debate(store: Any, debate_id: str, provider: Provider | None = None) -> DebateResult:
-    """Continue a failed or interrupted debate as a new debate linked to the old one (`resumed_from`):
-    completed steps are taken from the store, the failed step and everything after it run live."""
+@dataclass
+class ResumePlan:
+    """A resumed debate, created in the store and ready to run."""
+
+    debate_id: str
+    case: Case
+    protocol: str
+    provider: Provider
+    settings: DebateSettings
+
+
+def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None, *,
+                   runner: dict[str, Any] | None = None) -> ResumePlan:
+    """Create the debate that continues a failed or interrupted one (`resumed_from`): completed
+    steps will be taken from the store, the failed step and everything after it run live.
+    `runner` (who runs it) is stored with the settings so other processes can tell if it died."""
     old = store.get_debate(debate_id)
     if old["status"] == "completed":
         raise ValueError(f"debate {debate_id} completed; there is nothing to resume")
     case = Case.model_validate(old["case"])
     settings = DebateSettings.from_dict(old["settings"])
+    validate_settings(old["protocol"], settings)
     stored: dict[str, list[dict[str, Any]]] = {}
     for step in old["steps"]:
         if step["status"] == "ok" and step["output"] is not None:
             stored.setdefault(step["step_id"], []).append(step["output"])
     live = provider or make_provider(old["provider"] or "offline")
     resumed = _ResumeProvider(stored, live)
-    new_id = store.create_debate(case, old["protocol"], live.public_config(), settings.as_dict(), resumed_from=debate_id)
-    return run_debate(case, old["protocol"], provider=resumed, settings=settings, store=store, debate_id=new_id)
+    stored_settings = {**settings.as_dict(), **({"runner": runner} if runner else {})}
+    new_id = store.create_debate(case, old["protocol"], live.public_config(), stored_settings, resumed_from=debate_id)
+    return ResumePlan(new_id, case, old["protocol"], resumed, settings)
+
+
+def resume_debate(store: Any, debate_id: str, provider: Provider | None = None) -> DebateResult:
+    """Continue a failed or interrupted debate as a new debate linked to the old one."""
+    plan = prepare_resume(store, debate_id, provider)
+    return run_plan(store, plan)
+
+
+def run_plan(store: Any, plan: ResumePlan, sink: EventSink | None = None) -> DebateResult:
+    """Run a prepared resume; `sink` (which must write to the store) replaces the store as the sink."""
+    if sink is not None:
+        return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, sink=sink,
+                          debate_id=plan.debate_id)
+    return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, store=store,
+                      debate_id=plan.debate_id)

@@ -141,6 +141,8 @@ def passages_from_upload(name: str, data: bytes) -> list[dict[str, Any]]:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise CaseError(f"{name}: invalid JSON: {exc.msg} at line {exc.lineno}") from exc
+        except RecursionError:
+            raise CaseError(f"{name}: the JSON is nested too deeply to read") from None
         if isinstance(obj, dict) and isinstance(obj.get("evidence"), list):
             obj = obj["evidence"]
         if not isinstance(obj, list):
@@ -174,6 +176,8 @@ def parse_options(text: str) -> dict[str, Any]:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             out[key.strip()] = value.strip()
+        except RecursionError:
+            raise CaseError(f"option line {number}: the value is nested too deeply to read") from None
     return out
 
 

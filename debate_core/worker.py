@@ -23,9 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .engine import new_debate_id, run_debate_async
+from .engine import new_debate_id, plain_reason, run_debate_async
 from .events import Event
-from .protocols import get_protocol
+from .protocols import validate_settings
 from .providers import Provider
 from .runtime import DebateSettings
 from .schemas import Case
@@ -64,7 +64,9 @@ def start_debate(
 ) -> str:
     """Create the debate row, start the run in a background thread and return the id at once."""
     settings = settings or DebateSettings()
-    get_protocol(protocol)  # an unknown protocol is bad input: refuse it before anything is saved
+    # An unknown protocol or a bad setting is bad input (UnknownProtocol, SettingsError): refuse it
+    # before anything is saved, with the same one-line message as the CLI and the New debate page.
+    validate_settings(protocol, settings)
     debate_id = new_debate_id()
     thread = threading.Thread(
         target=_run, args=(debate_id, case, protocol, provider, settings, Path(db_path)),
@@ -100,7 +102,7 @@ def _run(
         asyncio.run(run_debate_async(case, protocol, provider=provider, settings=settings, store=store,
                                      debate_id=debate_id))
     except BaseException as exc:  # noqa: BLE001 - whatever happens, the debate must not stay "running"
-        message = f"the debate stopped unexpectedly: {type(exc).__name__}: {exc}"
+        message = f"the debate stopped unexpectedly: {plain_reason(exc)}"
         log.error("debate %s crashed:\n%s", debate_id, traceback.format_exc())
         _mark_failed(store, db_path, debate_id, message)
     finally:

@@ -8,7 +8,17 @@ import streamlit as st
 
 from debate_core import export, views, worker
 from debate_core.app_settings import SettingsError, save_preset
-from debate_core.cases import CaseError, load_case, parse_case, sample_cases
+from debate_core.cases import (
+    TOO_DEEP,
+    CaseError,
+    case_from_bytes,
+    load_case,
+    parse_case,
+    read_json_text,
+    sample_cases,
+)
+from debate_core.protocols import SettingsError as OptionsError
+from debate_core.protocols import validate_settings
 from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
 from debate_core.runtime import DebateSettings
@@ -80,9 +90,7 @@ else:
                 "(a list of passages with id, source and text).")
     else:
         try:
-            case = parse_case(json.loads(up.getvalue().decode("utf-8")), up.name)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(f"{up.name}: not a JSON file ({exc})")
+            case = case_from_bytes(up.getvalue(), up.name)
         except CaseError as exc:
             problems.append(str(exc))
 
@@ -108,10 +116,10 @@ def _save_preset(protocol: str, current: str, known: dict, by_id: dict) -> None:
     chosen = [by_id.get(a, known.get(a, {"id": a})) for a in state.get(f"nd-agents-{protocol}-{current}") or []]
     try:
         options = views.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
-        save_preset(common.db_path(), protocol, name,
-                    {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1),
-                     "options": options})
-    except (CaseError, SettingsError, OSError) as exc:
+        preset = {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1), "options": options}
+        validate_settings(protocol, DebateSettings(rounds=preset["rounds"], agents=chosen, options=options))
+        save_preset(common.db_path(), protocol, name, preset)
+    except (CaseError, SettingsError, OptionsError, OSError) as exc:
         common.flash("preset", "error", f"Preset not saved: {exc}")
         return
     state[f"nd-preset-{protocol}"] = name
@@ -167,6 +175,19 @@ with st.expander("Protocol options and presets"):
     p2.button("Save preset", key=f"nd-preset-save-{protocol}", on_click=_save_preset,
               args=(protocol, preset_name, known, by_id))
     common.show_flash("preset")
+run_settings = DebateSettings(
+    rounds=int(rounds),
+    agents=None if chosen_agents == agent_ids and not preset.get("agents")
+    else [by_id.get(a, known.get(a, {"id": a})) for a in chosen_agents],
+    options=options,
+)
+if chosen_agents and not problems:
+    # The same check as the CLI and the worker: a bad option or agent id keeps Start disabled.
+    try:
+        validate_settings(protocol, run_settings)
+    except OptionsError as exc:
+        problems.append(str(exc))
+        st.error(views.md_escape(exc))
 unavailable = [n for n, p in catalogue.items() if p["error"]]
 if unavailable:
     st.caption("Not available in this installation: " + ", ".join(unavailable))
@@ -209,9 +230,11 @@ else:
             blockers.append("Upload a cassette file to replay.")
         else:
             try:
-                provider_opts["cassette"] = json.loads(up.getvalue().decode("utf-8"))
+                provider_opts["cassette"] = read_json_text(up.getvalue())
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 blockers.append(f"{up.name}: not a JSON file ({exc})")
+            except RecursionError:
+                blockers.append(f"{up.name}: {TOO_DEEP}")
     else:
         store = common.read_store()
         try:
@@ -251,12 +274,6 @@ if st.button("Start debate", type="primary", disabled=not ready, key="nd-start",
         if provider_name == "replay" and getattr(provider, "protocol", None) not in (None, protocol):
             raise ValueError(f"this cassette was recorded with the {provider.protocol} protocol; "
                              f"choose {provider.protocol} to replay it")
-        run_settings = DebateSettings(
-            rounds=int(rounds),
-            agents=None if chosen_agents == agent_ids and not preset.get("agents")
-            else [by_id.get(a, known.get(a, {"id": a})) for a in chosen_agents],
-            options=options,
-        )
         debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path())
     except (ValueError, CassetteError) as exc:
         st.error(f"The debate could not start: {views.md_escape(exc)}")

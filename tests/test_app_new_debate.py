@@ -172,3 +172,37 @@ def test_options_agents_and_saved_presets(app, db_path):
     assert debate["settings"]["options"] == {"max_claims": 4}
     assert debate["status"] == "completed"
     assert {s["agent"] for s in debate["steps"] if s["stage"] == "answer"} == {"nla", "ala", "kha"}
+
+
+def _errors(at: AppTest) -> list[str]:
+    """The error boxes as a reader sees them (the page escapes markdown in user text)."""
+    return [e.value.replace("\\", "") for e in at.error]
+
+
+def test_bad_options_and_agent_ids_are_named_and_keep_start_disabled(app, db_path):
+    app.run()
+    app.selectbox(key="nd-protocol").set_value("cross_critique").run()
+    app.text_area(key="nd-options-cross_critique-default").set_value("max_claim=4")
+    app.run()
+    _no_exception(app)
+    assert _errors(app) == [
+        "option 'max_claim' is not a cross_critique option; did you mean 'max_claims'?"]
+    assert app.button(key="nd-start").disabled
+
+    app.text_area(key="nd-options-cross_critique-default").set_value('max_claims="abc"')
+    app.run()
+    assert _errors(app) == [
+        "option 'max_claims' must be a whole number from 1 to 50, got 'abc'"]
+    assert app.button(key="nd-start").disabled
+
+    app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4")
+    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "n.la"])
+    app.run()
+    assert _errors(app) == [
+        "agent id 'n.la' may contain only letters, digits, '_' and '-'"]
+    assert app.button(key="nd-start").disabled
+
+    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "ala"])
+    app.run()
+    assert not app.error and not app.button(key="nd-start").disabled
+    assert DebateStore(db_path).list_debates() == []  # nothing was saved while the settings were bad

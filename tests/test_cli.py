@@ -183,3 +183,254 @@ def test_review_commands_and_their_rules(tmp_path):
 def test_show_unknown_id_is_bad_input(tmp_path):
     proc = cli("show", "nope", db=tmp_path / "d.db")
     assert proc.returncode == 2 and "no debate with id 'nope'" in proc.stderr
+
+
+# --- The failure contract: no debate is left `running` by an error ----------------------------
+
+REFINEMENT_CASE = next(p for p in sample_cases() if p.name.startswith("refinement"))
+ARBITRATION_CASE = next(p for p in sample_cases() if p.name.startswith("arbitration"))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--option", "max_claims=abc"], "option 'max_claims' must be a whole number from 1 to 50, got 'abc'"),
+        (["--option", "max_claims=-5"], "option 'max_claims' must be a whole number from 1 to 50, got -5"),
+        (["--option", "max_claim=3"], "option 'max_claim' is not a cross_critique option; did you mean 'max_claims'?"),
+        (["--option", "convergence_mode=some"], "option 'convergence_mode' must be one of 'any', 'all', got 'some'"),
+        (["--agents", "n.la,ala"], "agent id 'n.la' may contain only letters, digits, '_' and '-'"),
+        (["--agents", "nla,nla"], "agent id 'nla' appears twice"),
+        (["--agents", "nla"], "cross_critique takes at least 2 agent(s), got 1"),
+        (["--rounds", "11"], "rounds must be at most 10, got 11"),
+        (["--option", "x=" + "[" * 5000 + "]" * 5000], "--option x: the value is nested too deeply to read"),
+    ],
+)
+def test_bad_options_and_agents_exit_2_naming_the_key_and_save_nothing(tmp_path, args, message):
+    db = tmp_path / "d.db"
+    proc = cli("run", str(CASE), "--protocol", "cross_critique", *args, db=db)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"error: {message}"]
+    assert count_debates(db) == 0
+
+
+@pytest.mark.parametrize(
+    "case, protocol, option, message",
+    [
+        (REFINEMENT_CASE, "refinement", 'plateau_points="abc"', "option 'plateau_points' must be a number from 0 to 100, got 'abc'"),
+        (ARBITRATION_CASE, "arbitration", "authority_order=5", "option 'authority_order' must be a list of source names"),
+        (ARBITRATION_CASE, "arbitration", "min_resolution_confidence=2", "from 0 to 1, got 2"),
+    ],
+)
+def test_other_protocols_validate_their_own_options(tmp_path, case, protocol, option, message):
+    db = tmp_path / "d.db"
+    proc = cli("run", str(case), "--protocol", protocol, "--option", option, db=db)
+    assert proc.returncode == 2
+    [line] = proc.stderr.strip().splitlines()
+    assert message in line
+    assert count_debates(db) == 0
+
+
+def test_too_deep_json_is_bad_input_and_a_byte_order_mark_is_accepted(tmp_path):
+    db = tmp_path / "d.db"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    proc = cli("run", str(deep), "--protocol", "cross_critique", db=db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"error: {deep}: the JSON is nested too deeply to read"]
+    proc = cli("run", str(CASE), "--protocol", "cross_critique", "--provider", "replay", "--cassette", str(deep), db=db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"error: cassette {deep}: the JSON is nested too deeply to read"]
+    assert count_debates(db) == 0
+
+    bom_case = tmp_path / "bom_case.json"
+    bom_case.write_bytes(b"\xef\xbb\xbf" + CASE.read_bytes())
+    first = json.loads(cli("run", str(bom_case), "--protocol", "cross_critique", "--json", "--quiet", db=db,
+                           check=True).stdout)
+    cas = tmp_path / "c.json"
+    cli("export", first["debate_id"], "--cassette", str(cas), db=db, check=True)
+    bom_cas = tmp_path / "bom_cassette.json"
+    bom_cas.write_bytes(b"\xef\xbb\xbf" + cas.read_bytes())
+    again = json.loads(cli("run", str(bom_case), "--protocol", "cross_critique", "--provider", "replay", "--cassette",
+                           str(bom_cas), "--json", "--quiet", db=db, check=True).stdout)
+    assert again["verdict"] == first["verdict"]
+
+
+def test_an_error_inside_a_protocol_fails_the_debate_keeps_its_steps_and_resumes(tmp_path, monkeypatch, caplog):
+    from debate_core.engine import run_debate
+    from debate_core.moderator import cross_critique as rules
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(rules, "assess", broken)
+    db = tmp_path / "d.db"
+    store = DebateStore(db)
+    from debate_core.cases import load_case
+
+    result = run_debate(load_case(CASE), "cross_critique", store=store)
+    assert result.status == "failed"
+    assert result.error == "the debate stopped unexpectedly: division by zero"
+    debate = store.get_debate(result.debate_id)
+    assert debate["status"] == "failed" and debate["error"] == result.error
+    assert "Traceback" not in debate["error"]
+    assert "Traceback" in caplog.text  # the log keeps the details for whoever fixes it
+    ok = [s for s in debate["steps"] if s["status"] == "ok"]
+    assert {"r1.answer.nla", "r1.answer.ala", "r2.revise.nla", "r2.revise.ala"} <= {s["step_id"] for s in ok}
+    assert [e["kind"] for e in store.events(result.debate_id)][-1] == "failed"
+    monkeypatch.undo()
+    resumed = json.loads(cli("resume", result.debate_id, "--json", "--quiet", db=db, check=True).stdout)
+    assert resumed["status"] == "completed"
+    new = store.get_debate(resumed["debate_id"])
+    assert new["resumed_from"] == result.debate_id
+    assert len([s for s in new["steps"] if s["model"] == "stored"]) == len(ok)
+
+
+def test_a_database_that_cannot_record_the_failure_is_one_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    import sqlite3 as sql
+
+    from debate_core import cli as cli_module
+
+    original = DebateStore.record
+
+    def full_disk(self, debate_id, event):
+        if event.kind in ("turn_finished", "failed"):
+            raise sql.OperationalError("database or disk is full")
+        return original(self, debate_id, event)
+
+    monkeypatch.setattr(DebateStore, "record", full_disk)
+    code = cli_module.main(["--db", str(tmp_path / "d.db"), "run", str(CASE), "--protocol", "cross_critique", "--quiet"])
+    assert code == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: debate ") and line.endswith(
+        "stopped and its failure could not be saved: database or disk is full")
+
+
+def _running_row(db: Path, pid: int) -> str:
+    """A debate stored as running by process `pid` on this host, as a CLI run would leave it."""
+    import socket
+
+    from debate_core.cases import load_case
+
+    store = DebateStore(db)
+    return store.create_debate(load_case(CASE), "cross_critique", {"provider": "offline"},
+                               {"runner": {"pid": pid, "host": socket.gethostname()}})
+
+
+def test_list_and_show_mark_debates_whose_process_is_gone_as_interrupted(tmp_path):
+    db = tmp_path / "d.db"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    did = _running_row(db, gone.pid)
+    listed = json.loads(cli("list", "--json", db=db, check=True).stdout)
+    assert [(r["id"], r["status"]) for r in listed] == [(did, "failed")]
+    debate = DebateStore(db).get_debate(did, with_steps=False)
+    assert debate["error"] == f"interrupted: the process that ran it (pid {gone.pid}) is no longer running"
+    other = _running_row(db, gone.pid)
+    shown = json.loads(cli("show", other, "--json", db=db, check=True).stdout)
+    assert shown["status"] == "failed" and shown["error"].startswith("interrupted: ")
+    resumed = json.loads(cli("resume", did, "--json", "--quiet", db=db, check=True).stdout)
+    assert resumed["status"] == "completed"
+
+
+def test_resume_refuses_a_debate_still_running_in_a_live_process(tmp_path):
+    db = tmp_path / "d.db"
+    did = _running_row(db, os.getpid())  # this test process is alive
+    proc = cli("resume", did, db=db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: debate {did} is still running (pid {os.getpid()}); wait for it or stop that process"]
+    assert DebateStore(db).get_debate(did, with_steps=False)["status"] == "running"
+    assert count_debates(db) == 1
+
+
+def test_resume_of_a_replay_debate_needs_its_cassette(tmp_path):
+    db = tmp_path / "d.db"
+    first = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, check=True).stdout)
+    cas = tmp_path / "c.json"
+    cli("export", first["debate_id"], "--cassette", str(cas), db=db, check=True)
+    # A cassette that stops after round 1 fails the replayed debate at its first missing step.
+    data = json.loads(cas.read_text())
+    data["calls"] = [c for c in data["calls"] if c["step"].startswith("r1.")]
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(data))
+    failed = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--provider", "replay", "--cassette",
+                            str(short), "--json", "--quiet", db=db).stdout)
+    assert failed["status"] == "failed"
+    proc = cli("resume", failed["debate_id"], db=db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "error: resuming a replay debate needs its cassette again: --provider replay --cassette FILE"]
+    done = json.loads(cli("resume", failed["debate_id"], "--cassette", str(cas), "--json", "--quiet", db=db,
+                          check=True).stdout)
+    assert done["status"] == "completed" and done["verdict"] == first["verdict"]
+
+
+def test_ctrl_c_names_the_debate_and_marks_it_interrupted(tmp_path):
+    db = tmp_path / "d.db"
+    env = {**os.environ, "DEBATE_DB": str(db)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--latency-ms", "300",
+         "--quiet"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    done = 0
+    while time.time() < deadline and done < 2:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                con = sqlite3.connect(db)
+                done = con.execute("SELECT COUNT(*) FROM steps WHERE status = 'ok'").fetchone()[0]
+                con.close()
+            except sqlite3.OperationalError:
+                pass
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    [debate] = DebateStore(db).list_debates()
+    did = debate["id"]
+    assert err.strip().splitlines() == [
+        f"interrupted: debate {did} is saved up to its last completed step; "
+        f"resume with python -m debate_core resume {did}"]
+    stored = DebateStore(db).get_debate(did)
+    assert stored["status"] == "failed" and stored["error"] == "interrupted: stopped with Ctrl-C"
+    assert len([s for s in stored["steps"] if s["status"] == "ok"]) >= 2
+    assert not [s for s in stored["steps"] if s["status"] == "running"]
+    resumed = json.loads(cli("resume", did, "--json", "--quiet", db=db, check=True).stdout)
+    assert resumed["status"] == "completed"
+
+
+def test_resume_refuses_stored_settings_that_no_longer_validate(tmp_path):
+    from debate_core.cases import load_case
+
+    db = tmp_path / "d.db"
+    store = DebateStore(db)
+    did = store.create_debate(load_case(CASE), "cross_critique", {"provider": "offline"},
+                              {"options": {"max_claim": 3}})
+    store.mark_interrupted(did, "interrupted: test")
+    proc = cli("resume", did, db=db)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: debate {did} cannot be resumed: option 'max_claim' is not a cross_critique option; "
+        "did you mean 'max_claims'?"]
+    assert count_debates(db) == 1
+
+
+def test_an_unexpected_error_at_the_command_line_is_a_failed_debate_without_a_traceback(tmp_path):
+    db = tmp_path / "d.db"
+    script = (
+        "import sys\n"
+        "from debate_core.moderator import cross_critique as rules\n"
+        "def broken(*a, **k):\n"
+        "    raise ZeroDivisionError('division by zero')\n"
+        "rules.assess = broken\n"
+        "from debate_core.cli import main\n"
+        f"sys.exit(main(['--db', {str(db)!r}, 'run', {str(CASE)!r}, '--protocol', 'cross_critique', '--quiet']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    [debate] = DebateStore(db).list_debates()
+    assert proc.stdout.splitlines()[:3] == [
+        f"debate {debate['id']} (cross_critique): failed",
+        "failed: the debate stopped unexpectedly: division by zero",
+        f"resume with: python -m debate_core resume {debate['id']}",
+    ]

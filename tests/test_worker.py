@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
@@ -63,8 +64,7 @@ def test_unexpected_crash_is_saved_as_failed_with_a_readable_error(db_path, monk
     assert worker.wait(did, 30)
     debate = _store(db_path).get_debate(did, with_steps=False)
     assert debate["status"] == "failed"
-    assert "RuntimeError: disk on fire" in debate["error"]
-    assert "stopped unexpectedly" in debate["error"]
+    assert debate["error"] == "the debate stopped unexpectedly: disk on fire"
 
 
 def test_failed_step_keeps_the_engine_message(db_path):
@@ -148,3 +148,17 @@ def test_find_interrupted_works_on_a_read_only_store(db_path):
     ro = DebateStore(db_path, readonly=True)
     assert did in worker.find_interrupted(ro)
     assert ro.get_debate(did, with_steps=False)["status"] == "running"
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    (DebateSettings(options={"max_claims": "abc"}), "option 'max_claims' must be a whole number from 1 to 50, got 'abc'"),
+    (DebateSettings(options={"max_claim": 3}), "did you mean 'max_claims'?"),
+    (DebateSettings(agents=[{"id": "n.la"}, {"id": "ala"}]), "agent id 'n.la' may contain only"),
+])
+def test_bad_settings_are_refused_before_anything_is_saved(db_path, settings, message):
+    from debate_core.protocols import SettingsError
+
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        worker.start_debate(small_case(), "cross_critique", make_provider("offline"), settings, db_path=db_path)
+    assert _store(db_path).list_debates() == []
+    assert worker.running_here() == []

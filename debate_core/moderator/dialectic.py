@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from ..schemas import Verdict
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
+# A final rule held with less confidence than this goes to a human.
+REVIEW_BELOW_CONFIDENCE = 0.5
 
 # A rule "is ASP" when it has a rule neck (`:-`), starts with a directive (`#`) or starts like an
 # atom (`name(` or `not name(`).

@@ -17,6 +17,8 @@ import re
 import time
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from .. import prompts, steps
 from ..contradictions import CONFIDENCE_GAP, VALUE_THRESHOLD, Contradiction, detect_contradictions
 from ..moderator.arbitration import (
@@ -27,10 +29,11 @@ from ..moderator.arbitration import (
     trajectory_entry,
     verdict,
 )
-from ..offline.arbitration import authority_order
+from ..offline.arbitration import DEFAULT_AUTHORITY_ORDER, authority_order
 from ..offline.text import bm25_rank
 from ..runtime import DebateRun, Outcome
 from ..schemas import Case, Evidence, Resolution
+from . import run_options
 
 NAME = "arbitration"
 DEFAULT_AGENTS: list[dict[str, Any]] = [{"id": "arbiter", "role": "neutral arbitrator"}]
@@ -38,6 +41,35 @@ DEFAULT_ROUNDS = 1
 MAX_ROUNDS = 1
 MAX_PASSAGES = 8
 EXTRA_PASSAGES = 2
+MIN_AGENTS, MAX_AGENTS = 1, None
+
+
+class Options(BaseModel):
+    """The arbitration options (``settings.options``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value_threshold: float = Field(
+        VALUE_THRESHOLD, ge=0, le=10,
+        description="two values contradict when they differ by more than this share of the smaller one")
+    confidence_gap: float | None = Field(
+        CONFIDENCE_GAP, ge=0, le=1,
+        description="two reports contradict when their confidences differ by more than this (null: never)")
+    authority_order: list[str] = Field(
+        list(DEFAULT_AUTHORITY_ORDER),
+        description="sources in order of authority, most trusted first",
+        json_schema_extra={"expects": "a list of source names or text such as 'GCC-STAT > World Bank > other'"})
+    min_resolution_confidence: float = Field(
+        MIN_RESOLUTION_CONFIDENCE, ge=0, le=1,
+        description="an arbiter's ruling with less confidence than this is flagged for human review")
+
+    @field_validator("authority_order", mode="before")
+    @classmethod
+    def _order_from_text(cls, value: Any) -> Any:
+        # "A > B > other" is how people write an order; the list form is what the rules use.
+        if isinstance(value, str) or (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+            return authority_order({"authority_order": value})
+        return value
 
 
 
@@ -45,10 +77,6 @@ PRESETS: dict[str, dict[str, Any]] = {
     "tolerant (10% before a contradiction)": {"options": {"value_threshold": 0.10}},
     "three arbiters voting": {"agents": [{"id": "arbiter"}, {"id": "arbiter2"}, {"id": "arbiter3"}]},
 }
-
-def _option(options: dict[str, Any], key: str, default: Any) -> Any:
-    return options[key] if key in options else default
-
 
 def _side_text(c: Contradiction, n: int) -> str:
     s = c.side(n)
@@ -86,14 +114,12 @@ def relevant_evidence(case: Case, c: Contradiction) -> list[Evidence]:
 
 async def run(run: DebateRun) -> Outcome:
     started = time.perf_counter()
-    options = run.settings.options
+    options: Options = run_options(run)
     reports = list(run.case.reports)
-    threshold = float(_option(options, "value_threshold", VALUE_THRESHOLD))
-    gap = _option(options, "confidence_gap", CONFIDENCE_GAP)
-    min_conf = float(_option(options, "min_resolution_confidence", MIN_RESOLUTION_CONFIDENCE))
-    order = authority_order(options)
+    min_conf = options.min_resolution_confidence
+    order = options.authority_order
     contradictions = detect_contradictions(
-        reports, threshold=threshold, confidence_gap=None if gap is None else float(gap)
+        reports, threshold=options.value_threshold, confidence_gap=options.confidence_gap
     )
 
     if not contradictions:

@@ -13,19 +13,42 @@ debate summary; the verdict (converged or escalated, reasons, applied rules) is 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import prompts, steps
-from ..convergence import severity_counts
+from ..convergence import ANSWER_CHANGE_THRESHOLD, severity_counts
 from ..moderator import cross_critique as rules
 from ..offline.text import mentioned_ids
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
+from . import run_options
 
 NAME = "cross_critique"
 DEFAULT_ROUNDS = 3  # the budget: debates take 2 rounds and extend to 3 only when section 4 calls for it
 MAX_ROUNDS = 3
 MIN_ROUNDS = 2
+MIN_AGENTS, MAX_AGENTS = 2, None
+
+
+class Options(BaseModel):
+    """The cross critique options (``settings.options``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_claims: int = Field(rules.MAX_CLAIMS, ge=1, le=50,
+                            description="most main claims kept per agent answer; extra claims are dropped")
+    min_critiques: int = Field(rules.MIN_CRITIQUES, ge=0, le=20,
+                               description="fewest critiques an agent must raise on each other agent in round 1")
+    answer_change_threshold: float = Field(
+        ANSWER_CHANGE_THRESHOLD, ge=0, le=1,
+        description="answers that change less than this share between rounds count as stable")
+    unsupported_limit: float = Field(
+        rules.UNSUPPORTED_LIMIT, ge=0, le=1,
+        description="escalate when an agent has no evidence for more than this share of its claims")
+    convergence_mode: Literal["any", "all"] = Field(
+        "any", description="converge when any of the criteria holds, or only when all of them hold")
 
 DEFAULT_AGENTS: list[dict[str, Any]] = [
     {
@@ -82,10 +105,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         ]
     },
 }
-
-def _option(run: DebateRun, key: str, default: Any) -> Any:
-    return run.settings.options.get(key, default)
-
 
 def _agents(run: DebateRun) -> list[dict[str, Any]]:
     agents = run.agent_ids(DEFAULT_AGENTS)
@@ -166,11 +185,12 @@ async def run(run: DebateRun) -> Outcome:
     ids = [a["id"] for a in agents]
     by_id = {a["id"]: a for a in agents}
     max_rounds = max(MIN_ROUNDS, min(MAX_ROUNDS, int(run.settings.rounds or DEFAULT_ROUNDS)))
-    max_claims = int(_option(run, "max_claims", rules.MAX_CLAIMS))
-    min_critiques = int(_option(run, "min_critiques", rules.MIN_CRITIQUES))
-    change_threshold = float(_option(run, "answer_change_threshold", 0.15))
-    unsupported_limit = float(_option(run, "unsupported_limit", rules.UNSUPPORTED_LIMIT))
-    mode = str(_option(run, "convergence_mode", "any"))
+    options: Options = run_options(run)
+    max_claims = options.max_claims
+    min_critiques = options.min_critiques
+    change_threshold = options.answer_change_threshold
+    unsupported_limit = options.unsupported_limit
+    mode = options.convergence_mode
     evidence_ids = set(run.case.evidence_by_id())
     case_evidence = prompts.evidence_block(run.case.evidence)
     domain_hint = prompts.data_block("domain hint", run.case.domain_hint or "(none)")

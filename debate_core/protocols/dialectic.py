@@ -10,17 +10,38 @@ critical issue on the critic's list, overrides a critic's "accept" and blocks Ja
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import prompts, steps
 from ..convergence import JACCARD_THRESHOLD, rule_jaccard
 from ..moderator import dialectic as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import Antithesis, Synthesis, Thesis
+from . import run_options
 
 NAME = "dialectic"
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 6
+MIN_AGENTS = MAX_AGENTS = 3
+
+
+class Options(BaseModel):
+    """The dialectic options (``settings.options``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    convergence_threshold: float = Field(
+        JACCARD_THRESHOLD, ge=0, le=1,
+        description="the debate converges when a thesis and its synthesis share this much (Jaccard similarity)")
+    asp_check: Literal["auto", "always", "off"] = Field(
+        "auto", description="check rules with clingo: when they look like ASP, always, or never")
+    escalate_at_max_rounds: bool = Field(
+        True, description="send the verdict to a human when the critic never accepted the rule")
+    review_below_confidence: float = Field(
+        rules.REVIEW_BELOW_CONFIDENCE, ge=0, le=1,
+        description="send the verdict to a human when the final rule's confidence is below this")
 
 DEFAULT_AGENTS: list[dict[str, Any]] = [
     {"id": "generator", "role": "Generator",
@@ -63,12 +84,12 @@ def _critique_summary(anti: Antithesis) -> str:
 
 async def run(run: DebateRun) -> Outcome:
     generator, critic, synthesizer = _agents(run)
-    opts = run.settings.options
+    opts: Options = run_options(run)
     max_rounds = max(1, min(MAX_ROUNDS, int(run.settings.rounds or DEFAULT_ROUNDS)))
     if run.settings.rounds and int(run.settings.rounds) > MAX_ROUNDS:
         run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {run.settings.rounds})")
-    threshold = float(opts.get("convergence_threshold", JACCARD_THRESHOLD))
-    asp_mode = str(opts.get("asp_check", "auto"))
+    threshold = opts.convergence_threshold
+    asp_mode = opts.asp_check
     question = prompts.data_block("knowledge gap", run.case.question)
     evidence = prompts.evidence_block(run.case.evidence)
     domain_hint = run.case.domain_hint or "(none)"
@@ -191,8 +212,8 @@ async def run(run: DebateRun) -> Outcome:
         final_rule=final["rule"], final_confidence=final["confidence"], final_check=final_check,
         last_recommendation=last_recommendation, converged=converged, convergence_reason=reason,
         rounds=len(rounds_out),
-        max_rounds_escalates=bool(opts.get("escalate_at_max_rounds", True)),
-        min_confidence=float(opts.get("review_below_confidence", 0.5)),
+        max_rounds_escalates=opts.escalate_at_max_rounds,
+        min_confidence=opts.review_below_confidence,
     )
     result = {
         "initial_proposal": initial,

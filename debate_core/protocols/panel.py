@@ -17,15 +17,19 @@ import json
 import re
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from .. import prompts, steps
 from ..moderator import panel as mod
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import DebateSummary, DebateTurn, Verdict
+from . import run_options
 
 NAME = "panel"
 DEFAULT_ROUNDS = 2
 MAX_ROUNDS = 6
 DEFAULT_ORDER = ["analyst", "critic", "empath"]
+MIN_AGENTS, MAX_AGENTS = 1, None
 
 DEFAULT_AGENTS: list[dict[str, Any]] = [
     {"id": "analyst", "name": "Analyst", "stance": "neutral", "role": "analyst panelist",
@@ -52,6 +56,66 @@ _NO_CONSENSUS = re.compile(
 
 
 
+class PersonaFields(BaseModel):
+    """What `personas` may change about a persona."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, description="the name the persona speaks as")
+    stance: str | None = Field(None, description="neutral, pro or con (others weigh in between)")
+    role: str | None = Field(None, description="the persona's role on the panel")
+    style: str | None = Field(None, description="how the persona speaks")
+    goal: str | None = Field(None, description="what the persona argues for")
+
+
+class OverrideOptions(BaseModel):
+    """When the panel's signal may correct an aspect's polarity (the debate override)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_total: float = Field(mod.OverrideThresholds.min_total, ge=0,
+                             description="fewest stance-weighted votes on an aspect before it may be corrected")
+    min_margin: float = Field(mod.OverrideThresholds.min_margin, ge=0,
+                              description="smallest lead of one polarity over the other")
+    min_target_conf: float = Field(mod.OverrideThresholds.min_target_conf, ge=0, le=1,
+                                   description="confidence given to a corrected aspect")
+
+
+_WARN = mod.DEFAULT_WARN_THRESHOLDS
+
+
+class WarnOptions(BaseModel):
+    """When the debate metrics are worth a warning."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    coverage_warn: float = Field(_WARN["coverage_warn"], ge=0, le=1, description="warn when mapping coverage is below this")
+    coverage_high: float = Field(_WARN["coverage_high"], ge=0, le=1, description="severe when mapping coverage is below this")
+    no_match_warn: float = Field(_WARN["no_match_warn"], ge=0, le=1, description="warn when the no-match rate is above this")
+    no_match_high: float = Field(_WARN["no_match_high"], ge=0, le=1, description="severe when the no-match rate is above this")
+    neutral_warn: float = Field(_WARN["neutral_warn"], ge=0, le=1, description="warn when the neutral-stance rate is above this")
+    neutral_high: float = Field(_WARN["neutral_high"], ge=0, le=1, description="severe when the neutral-stance rate is above this")
+
+
+class Options(BaseModel):
+    """The panel options (``settings.options``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enable_debate: bool = Field(True, description="let the personas debate; off leaves the rule-based moderator alone")
+    enable_debate_override: bool = Field(True, description="let a clear panel signal correct aspect polarities")
+    personas: dict[str, PersonaFields] = Field(default_factory=dict,
+                                               description="changes to personas, by persona id")
+    order: list[str] | None = Field(None, min_length=1, description="the speaking order, by persona id",
+                                    json_schema_extra={"expects": "a non-empty list of persona ids"})
+    debate_override: OverrideOptions = Field(default_factory=OverrideOptions,
+                                             description="thresholds of the debate override")
+    debate_thresholds: WarnOptions = Field(default_factory=WarnOptions,
+                                           description="thresholds of the metric warnings")
+    review_confidence: float = Field(DEFAULT_REVIEW_CONFIDENCE, ge=0, le=1,
+                                     description="send the verdict to a human when its confidence is below this")
+
+
 # The seed's ablations (section 8) as presets.
 PRESETS: dict[str, dict[str, Any]] = {
     "abl_no_debate (moderator only)": {"options": {"enable_debate": False, "enable_debate_override": False}},
@@ -59,19 +123,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "one round": {"rounds": 1},
 }
 
-def _bool(options: dict[str, Any], key: str, default: bool) -> bool:
-    value = options.get(key, default)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-        return value.strip().lower() in ("true", "1", "yes", "on")
-    raise DebateFailed(f"panel option {key!r} must be true or false, got {value!r}")
-
-
 def personas_for(run: DebateRun) -> list[dict[str, Any]]:
     """Personas in speaking order: settings.agents (or the defaults), then options.personas overrides,
     then options.order."""
-    options = run.settings.options or {}
+    options: Options = run_options(run)
     base = run.settings.agents or DEFAULT_AGENTS
     defaults = {a["id"]: a for a in DEFAULT_AGENTS}
     personas: dict[str, dict[str, Any]] = {}
@@ -85,20 +140,13 @@ def personas_for(run: DebateRun) -> list[dict[str, Any]]:
         merged.setdefault("name", pid)
         merged.setdefault("stance", "neutral")
         personas[pid] = merged
-    overrides = options.get("personas") or {}
-    if not isinstance(overrides, dict):
-        raise DebateFailed("panel option 'personas' must map persona ids to fields")
-    for pid, fields in overrides.items():
+    for pid, fields in options.personas.items():
         if pid not in personas:
-            raise DebateFailed(f"panel option 'personas' names unknown persona {pid!r}")
-        if not isinstance(fields, dict):
-            raise DebateFailed(f"panel option 'personas.{pid}' must be an object")
-        personas[pid].update({k: v for k, v in fields.items() if k in _PERSONA_FIELDS})
-    order = options.get("order")
+            raise DebateFailed(f"panel option 'personas' names unknown persona '{pid}'")
+        personas[pid].update(fields.model_dump(exclude_none=True))
+    order = options.order
     if order is None:
         order = [p for p in DEFAULT_ORDER if p in personas] + [p for p in personas if p not in DEFAULT_ORDER]
-    if not isinstance(order, list) or not order:
-        raise DebateFailed("panel option 'order' must be a non-empty list of persona ids")
     unknown = [str(p) for p in order if p not in personas]
     if unknown:
         raise DebateFailed(f"panel option 'order' names unknown persona(s): {', '.join(unknown)}")
@@ -119,19 +167,13 @@ def _persona_json(p: dict[str, Any]) -> str:
 
 
 def _options(run: DebateRun) -> dict[str, Any]:
-    options = run.settings.options or {}
-    try:
-        thresholds = mod.OverrideThresholds.from_options(options.get("debate_override"))
-        warn = mod.warn_thresholds(options.get("debate_thresholds"))
-        review_conf = float(options.get("review_confidence", DEFAULT_REVIEW_CONFIDENCE))
-    except (TypeError, ValueError) as exc:
-        raise DebateFailed(f"panel settings: {exc}") from exc
+    options: Options = run_options(run)
     return {
-        "enable_debate": _bool(options, "enable_debate", True),
-        "enable_debate_override": _bool(options, "enable_debate_override", True),
-        "debate_override": thresholds,
-        "debate_thresholds": warn,
-        "review_confidence": review_conf,
+        "enable_debate": options.enable_debate,
+        "enable_debate_override": options.enable_debate_override,
+        "debate_override": mod.OverrideThresholds(**options.debate_override.model_dump()),
+        "debate_thresholds": options.debate_thresholds.model_dump(),
+        "review_confidence": options.review_confidence,
     }
 
 

@@ -14,17 +14,37 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import prompts, steps
 from ..convergence import SCORE_PLATEAU_POINTS, score_plateau
 from ..moderator import refinement as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import HypothesesOutput, JudgeOutput
+from . import run_options
 
 NAME = "refinement"
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 3
+MIN_AGENTS, MAX_AGENTS = 2, None
+
+
+class Options(BaseModel):
+    """The refinement options (``settings.options``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plateau_points: float = Field(
+        SCORE_PLATEAU_POINTS, ge=0, le=100,
+        description="stop when the top score improves by less than this many points over a round")
+    consensus_overlap: float = Field(
+        rules.CONSENSUS_OVERLAP, ge=0, le=1,
+        description="the reasoners agree when their top hypotheses share the category and overlap this much")
+    review_score_threshold: float = Field(
+        rules.REVIEW_SCORE_THRESHOLD, ge=0, le=100,
+        description="send the verdict to a human when the best hypothesis scores below this")
+    escalate_without_convergence: bool = Field(
+        True, description="send the verdict to a human when the debate ends without convergence")
 
 DEFAULT_AGENTS: list[dict[str, Any]] = [
     {"id": "log", "role": "Log-focused reasoner",
@@ -111,13 +131,13 @@ async def _reason(run: DebateRun, r: dict[str, Any], n: int, base: dict[str, str
 async def run(run: DebateRun) -> Outcome:
     reasoners = _agents(run)
     ids = [r["id"] for r in reasoners]
-    opts = run.settings.options
+    opts: Options = run_options(run)
     asked = int(run.settings.rounds or DEFAULT_ROUNDS)
     max_rounds = max(1, min(MAX_ROUNDS, asked))
     if asked > MAX_ROUNDS:
         run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {asked})")
-    plateau_points = float(opts.get("plateau_points", SCORE_PLATEAU_POINTS))
-    overlap = float(opts.get("consensus_overlap", rules.CONSENSUS_OVERLAP))
+    plateau_points = opts.plateau_points
+    overlap = opts.consensus_overlap
     evidence_ids = set(run.case.evidence_by_id())
     question = prompts.data_block("incident", run.case.question)
     evidence = prompts.evidence_block(run.case.evidence)
@@ -216,8 +236,8 @@ async def run(run: DebateRun) -> Outcome:
     }
     verdict = rules.verdict(
         final=final, converged=converged, convergence_reason=reason, rounds=len(rounds_out),
-        review_threshold=float(opts.get("review_score_threshold", rules.REVIEW_SCORE_THRESHOLD)),
-        escalate_without_convergence=bool(opts.get("escalate_without_convergence", True)),
+        review_threshold=opts.review_score_threshold,
+        escalate_without_convergence=opts.escalate_without_convergence,
     )
     result = {
         "rounds": rounds_out,

@@ -30,9 +30,16 @@ def load_cassette(source: str | Path | dict[str, Any]) -> dict[str, Any]:
         if not path.is_file():
             raise CassetteError(f"cassette file not found: {path}")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            # utf-8-sig: a byte-order mark (some editors write one) is not part of the JSON.
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+        except OSError as exc:
+            raise CassetteError(f"cassette {path} cannot be read ({exc.strerror or exc})") from None
+        except UnicodeDecodeError as exc:
+            raise CassetteError(f"cassette {path} is not UTF-8 text ({exc.reason})") from None
         except json.JSONDecodeError as exc:
             raise CassetteError(f"cassette {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+        except RecursionError:
+            raise CassetteError(f"cassette {path}: the JSON is nested too deeply to read") from None
     if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
         raise CassetteError(f"cassette format must be {CASSETTE_FORMAT!r}")
     calls = data.get("calls")
