@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from .offline.text import NEGATIONS, numbers, tokens
 from .schemas import AgentReport
+from .text import NEGATIONS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3

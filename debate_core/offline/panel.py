@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..moderator.panel import TermIndex, normalize_text
+from ..text import bm25_rank, mentioned_ids
 from . import register
-from .text import bm25_rank, mentioned_ids
 
 # ---------------------------------------------------------------------------
 # Reading the evidence
@@ -645,7 +645,7 @@ def _caveats(sentence: str) -> int:
 
 def _pick_sentence(text: str, query: str, want_caveat: bool | None) -> str:
     """The passage's sentence closest to the question, preferring (or avoiding) qualifying language."""
-    from .text import overlap
+    from ..text import overlap
 
     sents = _sentences(text) or [text]
     def key(i_s: tuple[int, str]) -> tuple[float, float]:

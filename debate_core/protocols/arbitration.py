@@ -21,16 +21,16 @@ from .. import prompts, steps
 from ..contradictions import CONFIDENCE_GAP, VALUE_THRESHOLD, Contradiction, detect_contradictions
 from ..moderator.arbitration import (
     MIN_RESOLUTION_CONFIDENCE,
+    authority_order,
     build_consensus,
     decide,
     skipped_verdict,
     trajectory_entry,
     verdict,
 )
-from ..offline.arbitration import authority_order
-from ..offline.text import bm25_rank
 from ..runtime import DebateRun, Outcome
 from ..schemas import Case, Evidence, Resolution
+from ..text import bm25_rank
 
 NAME = "arbitration"
 DEFAULT_AGENTS: list[dict[str, Any]] = [{"id": "arbiter", "role": "neutral arbitrator"}]

@@ -16,9 +16,9 @@ from typing import Any
 from .. import prompts, steps
 from ..convergence import severity_counts
 from ..moderator import cross_critique as rules
-from ..offline.text import mentioned_ids
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
+from ..text import mentioned_ids
 
 NAME = "cross_critique"
 DEFAULT_ROUNDS = 3  # the budget: debates take 2 rounds and extend to 3 only when section 4 calls for it
