@@ -8,20 +8,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from .events import EventSink, MemorySink
+from .ids import new_debate_id  # also re-exported: older callers import it from the engine
 from .protocols import get_protocol
 from .providers import Provider, make_provider
 from .providers.base import StepRequest, StepResult, Usage
 from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
 from .schemas import Case, Verdict
-
-
-def new_debate_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
 @dataclass
