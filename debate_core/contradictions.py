@@ -13,7 +13,7 @@ Four rules, documented in docs/protocols/arbitration.md:
   period; one of the two extractions must be wrong, so it cannot be "both valid".
 
 Reports on one metric are compared pairwise (three disagreeing agents give three contradictions),
-and contradictions are numbered from 1 ordered by metric, then agent names (DESIGN.md).
+and contradictions are numbered from 1 ordered by metric, then agent names (docs/protocols/arbitration.md, "Numbering").
 """
 
 from __future__ import annotations

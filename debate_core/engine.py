@@ -40,7 +40,7 @@ class DebateResult:
     wall_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        """The object `run --json` prints (DESIGN.md), plus the error of a failed debate."""
+        """The object `run --json` prints (docs/contracts.md, "run --json"), plus the error of a failed debate."""
         verdict = self.verdict.model_dump() if self.verdict else None
         if verdict is not None:
             verdict = {k: verdict[k] for k in (
