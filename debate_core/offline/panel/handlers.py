@@ -8,7 +8,7 @@ from ...text import mentioned_ids
 from .. import register
 from .claims import claims_of
 from .passages import _caveats, _passage_turn, _pick_sentence
-from .phrasing import _LABEL_WORD, _ids, display_name
+from .phrasing import _LABEL_WORD, _ids, display_name, say
 from .reading import Reading, _short, read_case
 from .stances import _side_turn, analyst_turn
 
@@ -85,28 +85,20 @@ def judge_summary(payload: dict[str, Any]) -> dict[str, Any]:
         dissent = {sp: p for sp, p in said.items() if p != view.label}
         if not dissent:
             who = ", ".join(display_name(sp, personas, lang) for sp in said)
-            agreements.append(f"{view.aspect}: {w} — {who} 동의 ({ids})" if lang == "ko"
-                              else f"{view.aspect}: {w} — agreed by {who} ({ids})")
+            agreements.append(say(lang, "judge_agreement", aspect=view.aspect, label=w, who=who, ids=ids))
         else:
             parts = ", ".join(f"{display_name(sp, personas, lang)}={judge_word(p, overall, lang)}"
                               for sp, p in said.items())
-            disagreements.append(f"{view.aspect}: {parts}; 리뷰 문장 기준 {w} ({ids})" if lang == "ko"
-                                 else f"{view.aspect}: {parts}; by the sentence itself {w} ({ids})")
+            disagreements.append(say(lang, "judge_disagreement", aspect=view.aspect, parts=parts, label=w, ids=ids))
     winner = _winner(r, turns)
     by_label: dict[str, list[str]] = {}
     for view in r.aspects:
         by_label.setdefault(view.label, []).append(view.aspect)
     detail = ", ".join(f"{', '.join(names)} {judge_word(label, overall, lang)}" for label, names in by_label.items())
-    if lang == "ko":
-        consensus = f"문장 전체는 {_LABEL_WORD['ko'][overall]}({overall}): {detail}."
-        rationale = (f"리뷰 문장이 측면별 레이블을 정하고 다른 근거가 이를 뒷받침하거나 반박한다. 쟁점 {len(disagreements)}건, "
-                     f"합의 {len(agreements)}건."
-                     + (f" {display_name(winner, personas, lang)}의 주장이 증거와 가장 잘 맞았다." if winner else ""))
-    else:
-        consensus = f"The sentence as a whole is {overall}: {detail}."
-        rationale = (f"The sentence under review sets each aspect's label; the other passages corroborate or "
-                     f"contradict it. {len(disagreements)} disputed aspect(s), {len(agreements)} agreed."
-                     + (f" {display_name(winner, personas, lang)}'s claims fit the evidence best." if winner else ""))
+    consensus = say(lang, "judge_consensus", label=_LABEL_WORD[lang][overall], overall=overall, detail=detail)
+    rationale = say(lang, "judge_rationale", disputed=len(disagreements), agreed=len(agreements))
+    if winner:
+        rationale += say(lang, "judge_winner", winner=display_name(winner, personas, lang))
     summary = {"winner": winner, "consensus": consensus, "key_agreements": agreements,
                "key_disagreements": disagreements, "rationale": rationale}
     return summary
@@ -144,20 +136,16 @@ def _passage_judge(case: Any, r: Reading, turns: list[dict[str, Any]], personas:
         against = [sp for sp in contested.get(i, []) if sp not in cited[i]]
         if against:
             names = ", ".join(display_name(sp, personas, lang) for sp in against)
-            disagreements.append(f"{i}: {who(i)} / {names} 반론" if lang == "ko" else f"{i}: {who(i)} vs {names}")
+            disagreements.append(say(lang, "passage_disagreement", id=i, who=who(i), names=names))
     if not shared:
         return {"winner": None, "consensus": "", "key_agreements": [], "key_disagreements": disagreements,
-                "rationale": "No passage was cited by more than one panelist." if lang == "en"
-                else "두 명 이상이 인용한 구절이 없다."}
+                "rationale": say(lang, "passage_none_shared")}
     answer = _short(_pick_sentence(by_id[shared[0]].text, case.question, False), 160)
     caveat_ids = [i for i in by_rank if _caveats(by_id[i].text)]
     caveat = _short(_pick_sentence(by_id[caveat_ids[0]].text, case.question, True), 120) if caveat_ids else ""
-    if lang == "ko":
-        consensus = f"패널 합의: {answer} ({shared[0]})" + (f"; 남은 단서: {caveat} ({caveat_ids[0]})" if caveat else "")
-        rationale = f"두 명 이상이 인용한 구절 {len(shared)}건, 한 명만 인용한 구절 {len(single)}건."
-    else:
-        consensus = f"The panel agrees: {answer} ({shared[0]})" + (
-            f"; open caveat: {caveat} ({caveat_ids[0]})" if caveat else "")
-        rationale = f"{len(shared)} passage(s) cited by two or more panelists, {len(single)} by only one."
+    consensus = say(lang, "passage_consensus", answer=answer, id=shared[0])
+    if caveat:
+        consensus += say(lang, "passage_caveat", caveat=caveat, id=caveat_ids[0])
+    rationale = say(lang, "passage_rationale", shared=len(shared), single=len(single))
     return {"winner": None, "consensus": consensus, "key_agreements": agreements,
             "key_disagreements": disagreements, "rationale": rationale}

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...text import mentioned_ids, overlap
 from .claims import _last_turns
-from .phrasing import _capital, display_name, josa
+from .phrasing import display_name, say, sentence_case
 from .reading import _CAVEAT, _SENTENCE_SPLIT, Reading, _short
 
 
@@ -49,7 +49,7 @@ def _passage_turn(case: Any, r: Reading, persona: dict[str, Any], rnd: int, hist
     lines, points = [], []
     for ev_id in picks:
         sent = _short(_pick_sentence(by_id[ev_id].text, case.question, want), 140)
-        lines.append(f"'{sent}'({ev_id})" if lang == "ko" else f"\"{sent}\" ({ev_id})")
+        lines.append(say(lang, "cite", text=sent, where=ev_id))
         points.append(f"{ev_id}: {_short(sent, 90)}")
     replies = []
     for turn in _last_turns(history, me) if rnd > 1 else []:
@@ -60,32 +60,19 @@ def _passage_turn(case: Any, r: Reading, persona: dict[str, Any], rnd: int, hist
         other = theirs[0]
         if stance == "con" and _caveats(by_id[other].text):
             limit = _short(_pick_sentence(by_id[other].text, case.question, True), 110)
-            replies.append(f"{josa(who, '이/가')} 인용한 {other}도 스스로 한계를 둡니다: '{limit}'." if lang == "ko"
-                           else f"{who} cites {other}, but it qualifies itself: \"{limit}\".")
+            replies.append(say(lang, "reply_qualifies", who=who, other=other, quote=limit))
         elif stance == "pro" and str(turn.get("stance", "")).lower() != "con":
             plain = _short(_pick_sentence(by_id[other].text, case.question, False), 110)
-            replies.append(f"{josa(who, '이/가')} 짚은 {other}도 같은 방향입니다: '{plain}'." if lang == "ko" else
-                           f"{who} points to {other}, and it points the same way: \"{plain}\".")
+            replies.append(say(lang, "reply_same_way", who=who, other=other, quote=plain))
         elif stance == "pro":
             plain = _short(_pick_sentence(by_id[other].text, case.question, False), 110)
-            replies.append(f"{josa(who, '이/가')} 짚은 {other}의 단서는 인정하지만, 같은 구절의 요지는 이것입니다: '{plain}'."
-                           if lang == "ko" else
-                           f"I accept the caveat {who} found in {other}, but its main point stands: \"{plain}\".")
+            replies.append(say(lang, "reply_caveat_granted", who=who, other=other, quote=plain))
         elif stance not in ("con", "pro"):
-            replies.append(f"{josa(who, '이/가')} 인용한 {other}는 관련성 순위 {pool.index(other) + 1 if other in pool else '-'}위입니다."
-                           if lang == "ko" else
-                           f"{who} relies on {other}, which ranks "
-                           f"{pool.index(other) + 1 if other in pool else 'outside the top'} for relevance.")
-    if lang == "ko":
-        lead = {"con": "이 근거들은 질문을 확정하지 못합니다", "pro": "이 근거들은 분명한 답을 받쳐 줍니다"}.get(
-            stance, "가장 관련 높은 근거는 이렇습니다")
-        planning = f"{rnd}라운드: 질문과 가장 관련 있는 구절을 찾아 입장에 맞게 평가한다."
-        reflection = "인용한 구절이 실제로 말하는 것 이상은 주장하지 않는다."
-    else:
-        lead = {"con": "This evidence does not settle the question", "pro": "This evidence supports a clear answer"}.get(
-            stance, "The most relevant passages say")
-        planning = f"Round {rnd}: find the passages most relevant to the question and weigh them from my stance."
-        reflection = "I claim no more than the cited passages say."
-    message = " ".join([f"{lead}: " + "; ".join(lines) + ".", *(replies if lang == "ko" else map(_capital, replies))])
+            rank = pool.index(other) + 1 if other in pool else say(lang, "rank_outside")
+            replies.append(say(lang, "reply_rank", who=who, other=other, rank=rank))
+    lead = say(lang, f"passage_lead_{stance}" if stance in ("con", "pro") else "passage_lead_other")
+    planning = say(lang, "passage_planning", rnd=rnd)
+    reflection = say(lang, "passage_reflection")
+    message = " ".join([f"{lead}: " + "; ".join(lines) + ".", *sentence_case(lang, replies)])
     return {"speaker": me, "stance": persona.get("stance", ""), "planning": planning, "reflection": reflection,
             "message": message, "key_points": points}
