@@ -13,7 +13,7 @@ Four rules, documented in docs/protocols/arbitration.md:
   period; one of the two extractions must be wrong, so it cannot be "both valid".
 
 Reports on one metric are compared pairwise (three disagreeing agents give three contradictions),
-and contradictions are numbered from 1 ordered by metric, then agent names (DESIGN.md).
+and contradictions are numbered from 1 ordered by metric, then agent names (docs/protocols/arbitration.md, "Numbering").
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from .offline.text import NEGATIONS, numbers, tokens
 from .schemas import AgentReport
+from .text import NEGATIONS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3

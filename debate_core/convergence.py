@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from .offline.text import tokens
+from .text import jaccard, tokens
 
 # Seed 000 section 5: an answer is stable when a revision changes it by less than 15%.
 ANSWER_CHANGE_THRESHOLD = 0.15
@@ -34,10 +34,7 @@ def answer_change(before: str, after: str) -> float:
 
 def rule_jaccard(rule1: str, rule2: str) -> float:
     """Seed 003's convergence measure: Jaccard similarity of whitespace-separated tokens."""
-    t1, t2 = set(rule1.split()), set(rule2.split())
-    if not t1 and not t2:
-        return 1.0
-    return round(len(t1 & t2) / len(t1 | t2), 4)
+    return round(jaccard(rule1.split(), rule2.split()), 4)
 
 
 def score_plateau(top_scores: Sequence[float], threshold: float = SCORE_PLATEAU_POINTS) -> bool:

@@ -9,11 +9,11 @@ import asyncio
 import json
 import logging
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from .events import EventSink, MemorySink
+from .ids import new_debate_id  # also re-exported: older callers import it from the engine
 from .protocols import SettingsError, get_protocol, validate_settings
 from .providers import Provider, make_provider
 from .providers.base import StepRequest, StepResult, Usage
@@ -21,10 +21,6 @@ from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
 from .schemas import Case, Verdict
 
 log = logging.getLogger(__name__)
-
-
-def new_debate_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
 
 
 @dataclass
@@ -47,7 +43,7 @@ class DebateResult:
     wall_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        """The object `run --json` prints (DESIGN.md), plus the error of a failed debate."""
+        """The object `run --json` prints (docs/contracts.md, "run --json"), plus the error of a failed debate."""
         verdict = self.verdict.model_dump() if self.verdict else None
         if verdict is not None:
             verdict = {k: verdict[k] for k in (

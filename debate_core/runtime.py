@@ -87,15 +87,12 @@ class Limiter:
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
+        """`async with limiter.slot():` holds one slot for the duration of a call."""
         await self.acquire()
         try:
             yield
         finally:
             self.release()
-
-    def semaphore(self) -> contextlib.AbstractAsyncContextManager[None]:
-        """`async with limiter.semaphore():` holds one slot for the duration of a call."""
-        return self.slot()
 
 
 _LIMITERS: dict[int, Limiter] = {}
@@ -234,7 +231,7 @@ class DebateRun:
         self.emit("turn_started", step_id, call=call, stage=stage, agent=key.agent, target=key.target,
                   round=key.round, prompt=messages, model=self.provider.model_for(key.agent))
         try:
-            async with self.limiter.semaphore():
+            async with self.limiter.slot():
                 result = await self.provider.complete(req)
         except StepFailed as exc:
             self.usage.add(exc.usage)

@@ -1,4 +1,4 @@
-"""Stable step ids (DESIGN.md): the key of every model call in the store, transcript and cassette.
+"""Stable step ids (docs/contracts.md, "Step ids"): the key of every model call in the store, transcript and cassette.
 
 The engine takes round, agent, target and speaker from the step id, never from model output.
 """

@@ -21,8 +21,8 @@ from typing import Any
 
 import sqlite_utils
 
-from .engine import new_debate_id
 from .events import Event, EventSink
+from .ids import new_debate_id
 from .schemas import Case
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "debates.db"

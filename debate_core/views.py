@@ -464,7 +464,7 @@ def series(traj: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------
-# Protocol-specific views, built from step outputs (their fields are fixed by DESIGN.md)
+# Protocol-specific views, built from step outputs (their fields: docs/contracts.md, "Step outputs")
 # ---------------------------------------------------------------------------
 
 

@@ -23,8 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .engine import new_debate_id, plain_reason, run_debate_async
+from .engine import plain_reason, run_debate_async
 from .events import Event
+from .ids import new_debate_id
 from .protocols import validate_settings
 from .providers import Provider
 from .runtime import DebateSettings

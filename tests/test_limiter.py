@@ -34,7 +34,7 @@ def test_limit_holds_across_threads_and_loops():
 
     async def worker():
         async def one():
-            async with limiter.semaphore():
+            async with limiter.slot():
                 with gauge:
                     await asyncio.sleep(0.01)
 

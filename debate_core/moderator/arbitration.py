@@ -24,6 +24,15 @@ from ..schemas import AgentReport, Resolution, Verdict
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
 _FITTING_ACTION = {"agent1_correct": "use_agent1", "agent2_correct": "use_agent2", "both_valid": "use_both"}
+DEFAULT_AUTHORITY_ORDER = ("GCC-STAT", "World Bank")
+
+
+def authority_order(options: dict[str, Any] | None) -> list[str]:
+    """The configured source order (settings.options["authority_order"]), list or "A > B > other"."""
+    raw = (options or {}).get("authority_order", DEFAULT_AUTHORITY_ORDER)
+    if isinstance(raw, str):
+        raw = [part.strip() for part in raw.split(">")]
+    return [str(x).strip() for x in raw if str(x).strip() and str(x).strip().lower() != "other"]
 
 
 @dataclass

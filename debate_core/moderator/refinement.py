@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..offline.text import jaccard, terms
 from ..schemas import Verdict
+from ..text import jaccard, terms
 
 REVIEW_SCORE_THRESHOLD = 70.0
 CONSENSUS_OVERLAP = 0.5

@@ -25,11 +25,11 @@ from ..contradictions import (
     same_period,
     unit_key,
 )
+from ..moderator.arbitration import authority_order
 from ..schemas import Case, Evidence
+from ..text import authority_score, numbers
 from . import register
-from .text import authority_score, numbers
 
-DEFAULT_AUTHORITY_ORDER = ("GCC-STAT", "World Bank")
 # How far apart two sides must be on a criterion before it decides.
 AUTHORITY_STEP = 0.1
 COMPLETENESS_STEP = 0.19  # one of the five completeness checks
@@ -303,14 +303,6 @@ def arbitrate_contradiction(c: dict[str, Any], case: Case | None, order: list[st
     confidence = max(0.35, min(0.95, 0.45 + 0.1 * agree - 0.1 * oppose))
     return _result(f"agent{winner}_correct", f"use_agent{winner}", " ".join(lines), win.value,
                    win.citation, confidence)
-
-
-def authority_order(options: dict[str, Any] | None) -> list[str]:
-    """The configured source order (settings.options["authority_order"]), list or "A > B > other"."""
-    raw = (options or {}).get("authority_order", DEFAULT_AUTHORITY_ORDER)
-    if isinstance(raw, str):
-        raw = [part.strip() for part in raw.split(">")]
-    return [str(x).strip() for x in raw if str(x).strip() and str(x).strip().lower() != "other"]
 
 
 @register("arbitration", "arbitrate")

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..schemas import AgentOutput, Case, Claim, Evidence
+from ..text import authority_score, best_sentence, bm25_rank, has_negation, mentioned_ids, numbers, overlap
 from . import register
-from .text import authority_score, best_sentence, bm25_rank, has_negation, mentioned_ids, numbers, overlap
 
 TOP_PASSAGES = 5
 OWN_DOMAIN_RELEVANCE = 0.3

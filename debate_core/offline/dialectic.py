@@ -17,8 +17,8 @@ from typing import Any
 
 from ..moderator.dialectic import ENGINE_ISSUE_PREFIX, check_asp, rule_literals
 from ..schemas import Case
+from ..text import sentences, terms
 from . import register
-from .text import sentences, terms
 
 _DECL = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*)\)\s*:\s*([^;.]+)")
 _LABEL = re.compile(r"([A-Z][A-Za-z ]{2,30}):\s")

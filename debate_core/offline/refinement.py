@@ -19,8 +19,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..schemas import Case, Evidence
+from ..text import best_sentence, mentioned_ids, terms
 from . import register
-from .text import best_sentence, mentioned_ids, terms
 
 CATEGORIES = ("resource", "config", "hardware", "network", "software")
 _LEXICON_WORDS = {

@@ -22,17 +22,18 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .. import prompts, steps
 from ..contradictions import CONFIDENCE_GAP, VALUE_THRESHOLD, Contradiction, detect_contradictions
 from ..moderator.arbitration import (
+    DEFAULT_AUTHORITY_ORDER,
     MIN_RESOLUTION_CONFIDENCE,
+    authority_order,
     build_consensus,
     decide,
     skipped_verdict,
     trajectory_entry,
     verdict,
 )
-from ..offline.arbitration import DEFAULT_AUTHORITY_ORDER, authority_order
-from ..offline.text import bm25_rank
 from ..runtime import DebateRun, Outcome
 from ..schemas import Case, Evidence, Resolution
+from ..text import bm25_rank
 from . import run_options
 
 NAME = "arbitration"

@@ -20,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import prompts, steps
 from ..convergence import ANSWER_CHANGE_THRESHOLD, severity_counts
 from ..moderator import cross_critique as rules
-from ..offline.text import mentioned_ids
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
+from ..text import mentioned_ids
 from . import run_options
 
 NAME = "cross_critique"

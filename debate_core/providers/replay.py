@@ -1,7 +1,7 @@
 """Replay provider: answers each step from a debate cassette.
 
-Cassette format (DESIGN.md): {"format": "debate-cassette/1", "protocol": ..., "calls": [{"step": ...,
-"output": {...}}]}. A step may appear several times (a re-asked step); the calls for one step are
+Cassette format (docs/contracts.md, "Replay cassette"): {"format": "debate-cassette/1",
+"protocol": ..., "calls": [{"step": ..., "output": {...}}]}. A step may appear several times (a re-asked step); the calls for one step are
 served in order and the last one repeats. Entries not asked for are ignored; a step the cassette
 lacks fails the debate with a message naming the step.
 """

@@ -1,4 +1,5 @@
-"""Text helpers for the offline agents: tokens, passage ranking, numbers, negation, sentences."""
+"""Text helpers shared by the protocols, moderators and offline agents: tokens, passage ranking,
+numbers, negation, sentences, set similarity, evidence ids named in free text."""
 
 from __future__ import annotations
 

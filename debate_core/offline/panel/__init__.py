@@ -1,0 +1,23 @@
+"""Offline persona panel (seed 001): rule-based speakers and judge that read the case's evidence.
+
+Every passage is split into clauses at contrast markers ("-는데", "-지만", "but", ...); each clause
+is tied to the case's aspects (terms and synonyms) and given a polarity from small Korean and
+English cue lexicons with local negation and hedges; "맛 4.6/5"-style ratings count too. The
+sentence under review decides an aspect's label; other passages corroborate or contradict it.
+
+On that reading each persona argues its stance: the analyst (neutral) tallies evidence per aspect
+and checks the others' claims against it; the critic (con) presses the negative evidence and
+overconfident labels; the empath (pro) brings out the positive evidence and answers the critic.
+From round 2 each speaker answers what the others said in the history. The judge compares every
+speaker's claims with the evidence. Cases without aspects get a passage-level debate instead.
+"""
+
+from __future__ import annotations
+
+# Importing the handlers registers them with the offline provider.
+from .handlers import judge_summary, judge_word, turn
+from .phrasing import display_name, josa, particle
+from .reading import clause_polarity, clauses, language_of, read_case
+
+__all__ = ["clause_polarity", "clauses", "display_name", "josa", "judge_summary", "judge_word", "language_of",
+           "particle", "read_case", "turn"]
