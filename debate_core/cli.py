@@ -17,7 +17,7 @@ from . import export as exporter
 from .cases import CaseError, load_case
 from .engine import DebateResult, plain_reason, prepare_resume, run_debate, run_plan
 from .events import Event, EventSink
-from .protocols import PROTOCOLS, SettingsError, UnknownProtocol, get_protocol, validate_settings
+from .protocols import PROTOCOLS, CaseUnfit, SettingsError, UnknownProtocol, get_spec, validate_settings
 from .providers import PROVIDERS, CassetteError, make_provider
 from .runtime import DebateSettings
 
@@ -168,12 +168,13 @@ def _emit_result(result: DebateResult, as_json: bool) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        get_protocol(args.protocol)
+        spec = get_spec(args.protocol)
     except UnknownProtocol as exc:
         raise BadInput(str(exc)) from exc
     try:
         case = load_case(args.case)
-    except CaseError as exc:
+        spec.check_case(case)
+    except (CaseError, CaseUnfit) as exc:
         raise BadInput(str(exc)) from exc
     settings = _settings_from_args(args)
     provider = _provider_from_args(args)
@@ -344,6 +345,34 @@ def cmd_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_protocols(args: argparse.Namespace) -> int:
+    """Every protocol spec: what it does, its agents, rounds, presets, options (JSON Schema), case needs."""
+    from .protocols import specs
+
+    described = [spec.describe() for spec in specs()]
+    if args.json:
+        print(json.dumps(described, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for d in described:
+        agents = ", ".join(str(a.get("id")) for a in d["agents"]["default"])
+        rounds = d["rounds"]
+        print(f"{d['name']}: {d['title']}")
+        print(f"  {d['description']}")
+        print(f"  agents: {agents} (takes {d['agents']['min']}"
+              f"{' or more' if d['agents']['max'] is None else ' to ' + str(d['agents']['max'])})")
+        print(f"  rounds: {rounds['default']} (from {rounds['min']} to {rounds['max']})")
+        for key, prop in d["options"].get("properties", {}).items():
+            print(f"  --option {key}={json.dumps(prop.get('default'))}  {prop.get('description', '')}")
+        for need in d["case_requirements"]:
+            kind = "needs" if need["required"] else "uses"
+            tail = f" (without it: {need['without']})" if need.get("without") else ""
+            print(f"  case {kind} '{need['field']}': {need['description']}{tail}")
+        if d["presets"]:
+            print(f"  presets: {', '.join(d['presets'])}")
+        print()
+    return EXIT_OK
+
+
 def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None = "offline") -> None:
     p.add_argument("--provider", choices=PROVIDERS, default=default_provider)
     p.add_argument("--cassette", help="replay cassette file (for --provider replay)")
@@ -408,6 +437,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--cassette", help="write a replay cassette to this file")
     exp.add_argument("--csv", help="write claims and critiques as CSV to this file")
     exp.set_defaults(func=cmd_export)
+
+    protos = sub.add_parser("protocols", help="describe every protocol: agents, rounds, options, case needs")
+    protos.add_argument("--json", action="store_true", help="print the specs as JSON (options as JSON Schema)")
+    protos.set_defaults(func=cmd_protocols)
 
     rev = sub.add_parser("review", parents=[db_flag], help="accept, override or escalate a verdict")
     rev.add_argument("id")

@@ -14,7 +14,7 @@ from typing import Any
 
 from .events import EventSink, MemorySink
 from .ids import new_debate_id  # also re-exported: older callers import it from the engine
-from .protocols import SettingsError, get_protocol, validate_settings
+from .protocols import CaseUnfit, SettingsError, get_spec
 from .providers import Provider, make_provider
 from .providers.base import StepRequest, StepResult, Usage
 from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
@@ -78,7 +78,7 @@ async def run_debate_async(
     debate_id: str | None = None,
     limiter: Limiter | None = None,
 ) -> DebateResult:
-    module = get_protocol(protocol)
+    spec = get_spec(protocol)
     provider = provider or make_provider("offline")
     settings = settings or DebateSettings()
     if store is not None:
@@ -89,16 +89,19 @@ async def run_debate_async(
     sink = sink or MemorySink()
     run = DebateRun(
         debate_id=debate_id, case=case, protocol=protocol, settings=settings, provider=provider,
-        sink=sink, limiter=limiter,
+        sink=sink, limiter=limiter, spec=spec,
     )
     started = time.perf_counter()
     run.emit("debate_started", protocol=protocol, provider=provider.public_config(), settings=settings.as_dict())
     try:
-        try:
-            validate_settings(protocol, settings, module)
-        except SettingsError as exc:  # callers validate first; this guards direct use of the engine
+        try:  # callers check first, before anything is saved; this guards direct use of the engine
+            spec.validate(settings)
+            spec.check_case(case)
+        except (SettingsError, CaseUnfit) as exc:
             raise DebateFailed(str(exc)) from None
-        outcome = await module.run(run)
+        for need in spec.reduced(case):
+            run.warn(f"the case has no '{need.field}': {need.without}")
+        outcome = await spec.run(run)
     except DebateFailed as exc:
         return _failed(run, started, str(exc), exc.step_id)
     except Exception as exc:  # noqa: BLE001 - a bug must end as a failed, resumable debate, never `running`
@@ -212,7 +215,7 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
         raise ValueError(f"debate {debate_id} completed; there is nothing to resume")
     case = Case.model_validate(old["case"])
     settings = DebateSettings.from_dict(old["settings"])
-    validate_settings(old["protocol"], settings)
+    get_spec(old["protocol"]).validate(settings)
     stored: dict[str, list[dict[str, Any]]] = {}
     for step in old["steps"]:
         if step["status"] == "ok" and step["output"] is not None:

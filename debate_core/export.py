@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .moderator import cross_critique as cc_rules
+from .protocols import get_spec
 from .providers.replay import CASSETTE_FORMAT
 
 # Secrets never leave the process: a provider config is stored without its key, and exports
@@ -30,28 +31,6 @@ def _final_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [last[sid] for sid in order]
 
 
-def _seed_file_name(step: dict[str, Any]) -> str:
-    """Seed 000 section 7 names: debate_round1_nla.json, critique_round1_nla_on_ala.json, ..."""
-    stage, rnd, agent, target = step["stage"], step["round"], step["agent"], step["target"]
-    if stage in ("answer", "revise"):
-        return f"debate_round{rnd}_{agent}.json"
-    if stage == "critique":
-        return f"critique_round{rnd}_{agent}_on_{target}.json"
-    return f"{step['step_id'].replace('.', '_')}.json"
-
-
-def _seed_payload(step: dict[str, Any]) -> dict[str, Any]:
-    out = dict(step["output"] or {})
-    head: dict[str, Any] = {}
-    if step["round"] is not None:
-        head["round"] = step["round"]
-    if step["agent"]:
-        head["agent"] = step["agent"].upper()
-    if step["target"]:
-        head["target"] = step["target"].upper()
-    return {**head, **out}
-
-
 def public_settings(config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in (config or {}).items() if k.lower() not in _SECRET_KEYS}
 
@@ -59,10 +38,12 @@ def public_settings(config: dict[str, Any]) -> dict[str, Any]:
 def export_files(store: Any, debate_id: str) -> dict[str, str]:
     """File name -> content for a stored debate."""
     debate = store.get_debate(debate_id)
+    spec = get_spec(debate["protocol"])
     files: dict[str, str] = {}
     for step in _final_calls(debate["steps"]):
-        name = _seed_file_name(step) if debate["protocol"] == "cross_critique" else f"{step['step_id'].replace('.', '_')}.json"
-        payload = _seed_payload(step) if debate["protocol"] == "cross_critique" else {"step": step["step_id"], **(step["output"] or {})}
+        name = spec.export_name(step) if spec.export_name else f"{step['step_id'].replace('.', '_')}.json"
+        payload = (spec.export_payload(step) if spec.export_payload
+                   else {"step": step["step_id"], **(step["output"] or {})})
         files[name] = json.dumps(payload, ensure_ascii=False, indent=2)
     summary = {
         "debate_id": debate["id"],

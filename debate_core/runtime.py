@@ -165,8 +165,10 @@ class DebateRun:
         provider: Provider,
         sink: EventSink,
         limiter: Limiter | None = None,
+        spec: Any = None,
     ) -> None:
         self.debate_id = debate_id
+        self.spec = spec  # the ProtocolSpec being run (None for a protocol run by hand in a test)
         self.case = case
         self.protocol = protocol
         self.settings = settings
@@ -262,12 +264,27 @@ class DebateRun:
         if postprocess is not None:
             result.output = postprocess(result.output)
         self.outputs[step_id] = result.output
-        self.emit("turn_finished", step_id, call=call, output=result.output.model_dump(mode="json"),
+        output = result.output.model_dump(mode="json")
+        self.emit("turn_finished", step_id, call=call, output=output,
                   raw=result.raw, attempts=result.attempts, errors=result.errors,
-                  latency_ms=round(result.latency_ms, 2), model=result.model, **result.usage.as_dict())
+                  latency_ms=round(result.latency_ms, 2), model=result.model, **self._projected(key, output),
+                  **result.usage.as_dict())
         if cancelled is not None:
             raise cancelled
         return result.output
+
+    def _projected(self, key: Any, output: dict[str, Any]) -> dict[str, Any]:
+        """The rows the protocol's spec keeps beside this output (claims, critiques), so the store
+        persists them without knowing any protocol's stages."""
+        projection = getattr(self.spec, "projection", None)
+        rows: dict[str, Any] = {}
+        for kind in ("claims", "critiques"):
+            fn = getattr(projection, kind, None) if projection is not None else None
+            if fn is not None:
+                found = fn(key, output)
+                if found:
+                    rows[f"{kind}_rows"] = found
+        return rows
 
     def _fail_bound(self, step_id: str, message: str) -> DebateFailed:
         self.emit("warning", step_id, message=f"stopped by a bound: {message}")

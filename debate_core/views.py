@@ -19,7 +19,7 @@ from typing import Any
 
 from .cases import CaseError, parse_case
 from .moderator import cross_critique as cc_rules
-from .protocols import PROTOCOLS, get_protocol
+from .protocols import PROTOCOLS, get_spec, specs
 from .schemas import SEVERITIES, Case
 
 # ---------------------------------------------------------------------------
@@ -103,6 +103,35 @@ def num(value: float | None, digits: int = 1) -> str:
     if float(value).is_integer():
         return f"{int(value):,}"
     return f"{value:,.{digits}f}"
+
+
+def plain_code(code: Any) -> str:
+    """An internal code such as `use_agent1` or `both_valid`, as words: 'use agent 1', 'both valid'."""
+    if code is None:
+        return ""
+    text = re.sub(r"(?<=[a-z])(?=\d)", " ", str(code))
+    return text.replace("_", " ").replace("->", " to ").strip()
+
+
+def plain_fields(data: Any) -> str:
+    """A small mapping or list as readable text ('CRITICAL 2, MAJOR 1'), never a Python repr."""
+    if isinstance(data, dict):
+        return ", ".join(f"{plain_code(k)} {plain_fields(v)}" for k, v in data.items() if v not in (None, "", [], {}))
+    if isinstance(data, list | tuple):
+        return "; ".join(plain_fields(v) for v in data)
+    if isinstance(data, float):
+        return num(data, 2)
+    return "" if data is None else str(data)
+
+
+def claim_line(row: Any) -> str:
+    """A claim from a debate summary ('nla.C1: statement'), whether stored as a row or as a reference."""
+    if not isinstance(row, dict):
+        return str(row)
+    ref = row.get("ref") or row.get("claim") or ""
+    text = row.get("statement") or ""
+    mark = "" if row.get("supported", True) else " (no verified evidence)"
+    return f"{ref}: {text}{mark}" if ref else f"{text}{mark}"
 
 
 # ---------------------------------------------------------------------------
@@ -683,23 +712,51 @@ def zip_files(files: dict[str, str]) -> bytes:
 
 
 def protocol_info(name: str) -> dict[str, Any]:
-    """What the New debate page offers for a protocol; `error` is set when it cannot be loaded."""
+    """What the New debate page offers for a protocol, read from its spec; `error` is set when it
+    cannot be loaded."""
     try:
-        module = get_protocol(name)
+        spec = get_spec(name)
     except Exception as exc:  # noqa: BLE001 - a protocol that does not load is shown as unavailable
         return {"name": name, "error": f"{type(exc).__name__}: {exc}"}
-    doc = (module.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-    presets = getattr(module, "PRESETS", None) or {}
+    described = spec.describe()
     return {
         "name": name,
         "error": None,
-        "doc": doc,
-        "agents": [dict(a) for a in getattr(module, "DEFAULT_AGENTS", [])],
-        "rounds": int(getattr(module, "DEFAULT_ROUNDS", 1) or 1),
-        "max_rounds": int(getattr(module, "MAX_ROUNDS", 1) or 1),
-        "min_rounds": int(getattr(module, "MIN_ROUNDS", 1) or 1),
-        "presets": {str(k): dict(v) for k, v in presets.items() if isinstance(v, dict)},
+        "title": spec.title,
+        "doc": spec.description,
+        "agents": [dict(a) for a in spec.default_agents],
+        "min_agents": spec.min_agents,
+        "max_agents": spec.max_agents,
+        "rounds": spec.default_rounds,
+        "max_rounds": spec.max_rounds,
+        "min_rounds": spec.min_rounds,
+        "presets": {str(k): dict(v) for k, v in spec.presets.items()},
+        "options": described["options"].get("properties", {}),
+        "needs": described["case_requirements"],
     }
+
+
+def option_help(info: dict[str, Any]) -> str:
+    """The protocol's options as help text: one line each with its default and what it does."""
+    lines = []
+    for key, prop in (info.get("options") or {}).items():
+        default = json.dumps(prop.get("default"), ensure_ascii=False)
+        lines.append(f"{key}={default}: {prop.get('description', '')}")
+    return "\n".join(lines)
+
+
+def case_fit(name: str, case: Case) -> tuple[list[str], list[str]]:
+    """(problems, notes) of running this case under the protocol: a missing required field is a
+    problem (Start stays disabled); a missing optional one is a note naming the reduced mode."""
+    spec = get_spec(name)
+    problems = [f"{spec.title} needs the case field '{n.field}': {n.description}" for n in spec.missing(case)]
+    notes = [f"The case has no '{n.field}', so {spec.title.lower()} runs in a reduced mode: {n.without}"
+             for n in spec.reduced(case)]
+    return problems, notes
+
+
+def fitting_protocols(case: Case) -> list[str]:
+    return [spec.name for spec in specs() if spec.fits(case)]
 
 
 def protocol_catalogue() -> list[dict[str, Any]]:

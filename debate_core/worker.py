@@ -26,7 +26,7 @@ from typing import Any
 from .engine import plain_reason, run_debate_async
 from .events import Event
 from .ids import new_debate_id
-from .protocols import validate_settings
+from .protocols import get_spec
 from .providers import Provider
 from .runtime import DebateSettings
 from .schemas import Case
@@ -65,9 +65,12 @@ def start_debate(
 ) -> str:
     """Create the debate row, start the run in a background thread and return the id at once."""
     settings = settings or DebateSettings()
-    # An unknown protocol or a bad setting is bad input (UnknownProtocol, SettingsError): refuse it
-    # before anything is saved, with the same one-line message as the CLI and the New debate page.
-    validate_settings(protocol, settings)
+    # An unknown protocol, a bad setting or a case the protocol cannot use is bad input (UnknownProtocol,
+    # SettingsError, CaseUnfit): refuse it before anything is saved, with the same one-line message as
+    # the CLI and the New debate page.
+    spec = get_spec(protocol)
+    spec.validate(settings)
+    spec.check_case(case)
     debate_id = new_debate_id()
     thread = threading.Thread(
         target=_run, args=(debate_id, case, protocol, provider, settings, Path(db_path)),

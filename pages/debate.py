@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debate_core import views
-from debate_core.protocols import get_protocol
+from debate_core.protocols import get_spec
 from debate_core.store import NotFound
 from ui import common, render, review
 
@@ -19,7 +19,7 @@ def _planned_rounds(debate: dict) -> int | None:
     if rounds:
         return int(rounds)
     try:
-        return int(get_protocol(debate["protocol"]).DEFAULT_ROUNDS)
+        return get_spec(debate["protocol"]).default_rounds
     except Exception:  # noqa: BLE001 - only an estimate for the progress bar
         return None
 
@@ -49,7 +49,7 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
     tabs = st.tabs(["Rounds", "Claims", "Critiques", "Verdict", "Protocol view", "Plots", "Evidence",
                     "Transcript"])
     with tabs[0]:
-        render.rounds(steps)
+        render.rounds(steps, debate["protocol"])
     with tabs[1]:
         render.claims(claims, debate.get("case"), key, steps)
     with tabs[2]:

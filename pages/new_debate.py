@@ -136,7 +136,8 @@ if not available:
     st.error("No protocol could be loaded; see the server log.")
     st.stop()
 c1, c2 = st.columns(2)
-protocol = c1.selectbox("Protocol", available, key="nd-protocol", format_func=lambda n: n.replace("_", " "))
+protocol = c1.selectbox("Protocol", available, key="nd-protocol",
+                        format_func=lambda n: catalogue[n].get("title") or n.replace("_", " "))
 info = catalogue[protocol]
 saved_presets = settings.presets.get(protocol, {})
 presets = {"default": {}, **info["presets"], **saved_presets}
@@ -145,6 +146,18 @@ preset_name = c2.selectbox("Preset", list(presets), key=f"nd-preset-{protocol}",
 preset = presets[preset_name]
 if info["doc"]:
     st.caption(info["doc"])
+if case is not None:
+    # Warn before Start: a case without what the protocol needs is refused, as the CLI refuses it.
+    unfit, reduced = views.case_fit(protocol, case)
+    for line in unfit:
+        problems.append(line)
+        st.error(views.md_escape(line))
+    for line in reduced:
+        st.info(views.md_escape(line))
+    if unfit:
+        fitting = [catalogue[n].get("title") or n for n in views.fitting_protocols(case) if n in catalogue]
+        if fitting:
+            st.caption("This case fits: " + views.md_escape(", ".join(fitting)))
 known = {a["id"]: dict(a) for a in info["agents"]}
 agents = [{**known.get(a["id"], {}), **a} if isinstance(a, dict) else {**known.get(str(a), {}), "id": str(a)}
           for a in (preset.get("agents") or info["agents"])]
@@ -162,7 +175,12 @@ with st.expander("Protocol options and presets"):
     options_text = st.text_area(
         "Options, one KEY=VALUE per line (values are JSON, as with the CLI's --option)",
         value=views.format_options(preset.get("options")), key=f"nd-options-{protocol}-{preset_name}",
-        placeholder="max_claims=8\nconvergence_mode=\"any\"")
+        placeholder="max_claims=8\nconvergence_mode=\"any\"", help=views.option_help(info) or None)
+    with st.popover("What the options mean"):
+        for key, prop in (info.get("options") or {}).items():
+            st.markdown(f"**{views.md_escape(key)}** (default "
+                        f"{views.md_escape(json.dumps(prop.get('default'), ensure_ascii=False))}): "
+                        f"{views.md_escape(prop.get('description', ''))}")
     options: dict = {}
     try:
         options = views.parse_options(options_text)

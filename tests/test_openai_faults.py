@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import socket
 import time
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -31,6 +30,8 @@ from fault_server import (
 
 from debate_core import engine, prompts, steps
 from debate_core.cases import CASES_DIR, load_case
+from debate_core.protocols.base import ProtocolSpec
+from debate_core.protocols.validation import NoOptions
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings, Outcome
 from debate_core.schemas import AgentOutput, Case, CritiqueOutput, Evidence, SupervisorOutput, Verdict
@@ -82,8 +83,11 @@ async def _probe_run(run: Any) -> Outcome:
                    verdict=Verdict(answer=final.answer, confidence=final.confidence, needs_human_review=False))
 
 
-PROBE = SimpleNamespace(NAME="probe", DEFAULT_AGENTS=[{"id": "a"}, {"id": "b"}], DEFAULT_ROUNDS=2, MAX_ROUNDS=2,
-                        run=_probe_run)
+PROBE = ProtocolSpec(
+    name="probe", title="Probe", description="a protocol that asks a few steps of the fault server",
+    default_agents=({"id": "a"}, {"id": "b"}), min_agents=2, max_agents=2, min_rounds=1, max_rounds=2,
+    default_rounds=2, options_model=NoOptions, run=_probe_run, stages=(),
+)
 PROBE_STEPS = ["r1.answer.a", "r1.answer.b", "r2.critique.a.b", "final.supervisor"]
 
 
@@ -92,8 +96,8 @@ def probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     (tmp_path / "probe.md").write_text(PROBE_PROMPT, encoding="utf-8")
     monkeypatch.setattr(prompts, "PROMPT_DIR", tmp_path)
     prompts.load.cache_clear()
-    real = engine.get_protocol
-    monkeypatch.setattr(engine, "get_protocol", lambda name: PROBE if name == "probe" else real(name))
+    real = engine.get_spec
+    monkeypatch.setattr(engine, "get_spec", lambda name: PROBE if name == "probe" else real(name))
     yield
     prompts.load.cache_clear()
 

@@ -6,19 +6,19 @@ import pytest
 
 from debate_core.cases import load_case
 from debate_core.engine import run_debate
-from debate_core.protocols import PROTOCOLS, get_protocol
+from debate_core.protocols import PROTOCOLS, get_spec
 from debate_core.runtime import DebateSettings
 from debate_core.views import protocol_info
 
 CASES = {"cross_critique": "adat_minangkabau_inheritance", "panel": "panel_restaurant_review",
          "refinement": "refinement_hdfs_datanode", "dialectic": "dialectic_contract_enforceability",
          "arbitration": "arbitration_qatar_labour"}
-PRESETS = [(p, name) for p in PROTOCOLS for name in getattr(get_protocol(p), "PRESETS", {})]
+PRESETS = [(p, name) for p in PROTOCOLS for name in get_spec(p).presets]
 
 
 @pytest.mark.parametrize("protocol, name", PRESETS, ids=[f"{p}:{n}" for p, n in PRESETS])
 def test_preset_runs(protocol, name):
-    preset = get_protocol(protocol).PRESETS[name]
+    preset = get_spec(protocol).presets[name]
     settings = DebateSettings(rounds=preset.get("rounds"), agents=preset.get("agents"), options=preset.get("options", {}))
     result = run_debate(load_case(f"data/cases/{CASES[protocol]}.json"), protocol, settings=settings)
     assert result.status == "completed", result.error
@@ -26,14 +26,14 @@ def test_preset_runs(protocol, name):
 
 
 def test_panel_ablation_preset_makes_no_model_calls():
-    preset = get_protocol("panel").PRESETS["abl_no_debate (moderator only)"]
+    preset = get_spec("panel").presets["abl_no_debate (moderator only)"]
     result = run_debate(load_case("data/cases/panel_restaurant_review.json"), "panel",
                         settings=DebateSettings(options=preset["options"]))
     assert result.usage["calls"] == 0 and result.verdict.answer
 
 
 def test_third_agent_preset_debates_with_everyone():
-    preset = get_protocol("cross_critique").PRESETS["three agents: national, adat, Islamic law"]
+    preset = get_spec("cross_critique").presets["three agents: national, adat, Islamic law"]
     result = run_debate(load_case("data/cases/adat_minangkabau_inheritance.json"), "cross_critique",
                         settings=DebateSettings(agents=preset["agents"]))
     # 3 answers and 6 critiques in round 1: every agent critiques every other.

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from debate_core.protocols import PROTOCOLS, SettingsError, get_protocol, validate_options, validate_settings
+from debate_core.protocols import PROTOCOLS, SettingsError, get_spec, validate_options, validate_settings
 from debate_core.runtime import DebateSettings
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_every_option_is_typed_described_and_every_preset_validates(protocol):
-    module = get_protocol(protocol)
-    fields = module.Options.model_fields
+    spec = get_spec(protocol)
+    fields = spec.options_model.model_fields
     assert fields and all(f.description for f in fields.values())
-    assert module.Options.model_config["extra"] == "forbid"
-    for preset in module.PRESETS.values():
+    assert spec.options_model.model_config["extra"] == "forbid"
+    for preset in spec.presets.values():
         validate_settings(protocol, DebateSettings(rounds=preset.get("rounds"), agents=preset.get("agents"),
                                                    options=preset.get("options", {})))
-    validate_settings(protocol, DebateSettings(agents=module.DEFAULT_AGENTS))
+    validate_settings(protocol, DebateSettings(agents=list(spec.default_agents)))
 
 
 @pytest.mark.parametrize(("protocol", "options", "message"), [

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
 import threading
 import time
-import types
 
 import pytest
 from helpers import small_case
@@ -59,7 +59,8 @@ def test_unexpected_crash_is_saved_as_failed_with_a_readable_error(db_path, monk
 
     import debate_core.engine as engine
 
-    monkeypatch.setattr(engine, "get_protocol", lambda name: types.SimpleNamespace(run=explode))
+    real = engine.get_spec
+    monkeypatch.setattr(engine, "get_spec", lambda name: dataclasses.replace(real(name), run=explode))
     did = worker.start_debate(small_case(), "cross_critique", make_provider("offline"), db_path=db_path)
     assert worker.wait(did, 30)
     debate = _store(db_path).get_debate(did, with_steps=False)

@@ -12,8 +12,9 @@ from typing import Any
 import streamlit as st
 
 from debate_core import export, views
+from debate_core.protocols import get_spec
 from debate_core.store import DebateStore, NotFound
-from ui import plots
+from ui import plots, stages
 
 esc = views.md_escape
 
@@ -102,14 +103,9 @@ def verdict(debate: dict[str, Any]) -> None:
 # Rounds: one card per step, one column per agent
 # ---------------------------------------------------------------------------
 
-_STAGE_TITLES = {
-    "answer": "Answers", "revise": "Revisions", "critique": "Cross critiques", "turn": "Turns",
-    "hypotheses": "Hypotheses", "judge": "Judge", "thesis": "Thesis", "antithesis": "Antithesis",
-    "synthesis": "Synthesis", "arbitrate": "Arbitration", "final": "Final",
-}
 
 
-def _step_body(step: dict[str, Any]) -> None:
+def _step_body(protocol: str, step: dict[str, Any]) -> None:
     status = step.get("status")
     if status == "running":
         st.caption("running…")
@@ -118,51 +114,7 @@ def _step_body(step: dict[str, Any]) -> None:
         st.error("this step failed")
         st.text(step.get("error") or "")
         return
-    out = step.get("output") or {}
-    stage = step.get("stage")
-    if "answer" in out and "claims" in out:
-        st.markdown(esc(out.get("answer")))
-        st.caption(f"{len(out.get('claims') or [])} claim(s), "
-                   f"{len(out.get('uncertainties') or [])} uncertainty(ies)")
-    elif "critiques" in out:
-        counts = {s: 0 for s in views.SEVERITY_COLORS}
-        for c in out.get("critiques") or []:
-            counts[c.get("severity")] = counts.get(c.get("severity"), 0) + 1
-        st.markdown(" ".join(f":{views.SEVERITY_COLORS[s]}-badge[{s} {n}]" for s, n in counts.items() if n)
-                    or "no new critiques")
-        for r in out.get("previous") or []:
-            st.markdown(f"- earlier {esc(r.get('id'))}: **{esc(r.get('status'))}** {esc(r.get('note'))}")
-    elif "message" in out and "planning" in out:
-        st.markdown(esc(out.get("message")))
-        for p in out.get("key_points") or []:
-            st.markdown(f"- {esc(p)}")
-    elif "hypotheses" in out:
-        for i, h in enumerate(out.get("hypotheses") or []):
-            st.markdown(f"{i}. {esc(h.get('hypothesis'))} · *{esc(h.get('category'))}*, "
-                        f"{views.pct(h.get('confidence'))}")
-    elif "scores" in out:
-        top = sorted(out.get("scores") or [], key=lambda s: -(s.get("score") or 0))[:3]
-        for s in top:
-            st.markdown(f"- {esc(s.get('reasoner'))} #{esc(s.get('index'))}: **{views.num(s.get('score'))}**")
-    elif "recommendation" in out:
-        st.markdown(f"recommends **{esc(out.get('recommendation'))}**")
-        st.markdown(esc(out.get("argument")))
-        for i in out.get("issues") or []:
-            st.markdown(f"- {esc(i)}")
-    elif "rule" in out:
-        st.text(out.get("rule") or "")
-        st.caption(f"confidence {views.pct(out.get('confidence'))}")
-    elif "resolution" in out:
-        st.markdown(f"**{esc(out.get('resolution'))}** → {esc(out.get('action'))}")
-        st.markdown(esc(out.get("explanation")))
-    elif "consensus" in out:
-        st.markdown(f"winner: **{esc(out.get('winner') or 'none')}**")
-        st.markdown(esc(out.get("consensus")))
-    elif stage == "final" or "rationale" in out:
-        st.markdown(esc(out.get("answer") or ""))
-        st.caption(esc(out.get("rationale") or ""))
-    else:
-        st.json(out, expanded=False)
+    stages.render_output(protocol, step)
 
 
 CARD_HEIGHT = 360
@@ -191,7 +143,7 @@ def _stage_groups(steps: list[dict[str, Any]]) -> list[tuple[str, list[dict[str,
     return groups
 
 
-def rounds(steps: list[dict[str, Any]]) -> None:
+def rounds(steps: list[dict[str, Any]], protocol: str) -> None:
     by_round = views.steps_by_round(steps)
     if not by_round:
         st.info("No steps yet: the first agents are being asked.")
@@ -199,14 +151,14 @@ def rounds(steps: list[dict[str, Any]]) -> None:
     for rnd, items in by_round.items():
         st.subheader(f"Round {rnd}" if rnd is not None else "Final and per-item steps", anchor=False)
         for stage, group in _stage_groups(items):
-            st.caption(_STAGE_TITLES.get(stage, stage))
+            st.caption(get_spec(protocol).stage_title(stage))
             if stage == "turn":
                 for s in group:
                     with st.chat_message(name=s.get("agent") or "agent",
                                          avatar=":material/record_voice_over:"):
                         stance = (s.get("output") or {}).get("stance")
                         st.markdown(f"**{esc(_step_title(s))}**" + (f" · stance *{esc(stance)}*" if stance else ""))
-                        _step_body(s)
+                        _step_body(protocol, s)
                 continue
             per_row = min(3, len(group))
             for start in range(0, len(group), per_row):
@@ -216,7 +168,7 @@ def rounds(steps: list[dict[str, Any]]) -> None:
                     # A fixed height keeps long answers from stretching the round; the card scrolls.
                     with col, st.container(border=True, height=CARD_HEIGHT if _long(s) else "content"):
                         st.markdown(f"**{esc(_step_title(s))}**")
-                        _step_body(s)
+                        _step_body(protocol, s)
 
 
 # ---------------------------------------------------------------------------
@@ -301,80 +253,13 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
 
 
 # ---------------------------------------------------------------------------
-# Protocol-specific views (chosen by the steps present, so every protocol shows what it has)
+# Protocol-specific views (registered per protocol in ui/stages.py)
 # ---------------------------------------------------------------------------
 
 
 def protocol_views(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
-    shown = False
-    scores = views.judge_score_rows(steps)
-    if scores:
-        shown = True
-        st.subheader("Judge scores per hypothesis", anchor=False)
-        st.dataframe(scores, hide_index=True, column_config={
-            "score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%.0f"),
-            "hypothesis": st.column_config.TextColumn("hypothesis", width="large"),
-        })
-    elif views.hypothesis_rows(steps):
-        shown = True
-        st.subheader("Hypotheses", anchor=False)
-        st.dataframe(views.hypothesis_rows(steps), hide_index=True)
-    dialectic = views.dialectic_rounds(steps)
-    if dialectic:
-        shown = True
-        st.subheader("Thesis, antithesis, synthesis", anchor=False)
-        first = dialectic[0].get("thesis")
-        if first:
-            st.markdown("**Thesis (round 1)**")
-            st.text(first.get("rule") or "")
-        for r in dialectic:
-            with st.container(border=True):
-                st.markdown(f"**Round {r['round']}**")
-                anti = r.get("antithesis")
-                if anti:
-                    st.markdown(f"Critic recommends **{esc(anti.get('recommendation'))}**")
-                    for title, key in (("Issues", "issues"), ("Edge cases", "edge_cases"),
-                                       ("Contradictions", "contradictions")):
-                        if anti.get(key):
-                            st.markdown(f"*{title}*")
-                            for item in anti[key]:
-                                st.markdown(f"- {esc(item)}")
-                if r["diff"]:
-                    st.markdown("Change to the rule (removed struck through, added in bold):")
-                    st.markdown(views.diff_markdown(r["diff"]))
-                elif r.get("after"):
-                    st.text(r["after"])
-    contradictions = views.contradiction_rows(debate, steps)
-    if contradictions:
-        shown = True
-        st.subheader("Contradictions and their resolutions", anchor=False)
-        st.dataframe(contradictions, hide_index=True, column_config={
-            "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0, format="%.2f"),
-            "explanation": st.column_config.TextColumn("explanation", width="large"),
-        })
-    personas = views.persona_rows(steps)
-    if personas:
-        shown = True
-        st.subheader("Persona stances", anchor=False)
-        st.dataframe(
-            [{k: r[k] for k in ("round", "persona", "stance", "key_points")} for r in personas],
-            hide_index=True, column_config={"key_points": st.column_config.ListColumn("key points")},
-        )
-    summary = debate.get("summary") or {}
-    agreed, disputed = summary.get("agreed_claims"), summary.get("disputed_claims")
-    if agreed or disputed:
-        shown = True
-        st.subheader("Agreed and disputed claims", anchor=False)
-        c1, c2 = st.columns(2)
-        with c1:
-            st.markdown("**Agreed**")
-            for a in agreed or []:
-                st.markdown(f"- {esc(a)}")
-        with c2:
-            st.markdown("**Disputed**")
-            for d in disputed or []:
-                st.markdown(f"- {esc(d)}")
-    return shown
+    view = stages.view_for(debate.get("protocol") or "")
+    return bool(view and view(debate, steps))
 
 
 # ---------------------------------------------------------------------------

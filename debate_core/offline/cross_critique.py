@@ -470,7 +470,8 @@ def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
         confidence *= max(0.5, 1 - 0.08 * len(disputed))
     rationale = (
         f"{len(agreed)} claims stood after {summary['rounds']} rounds, {len(disputed)} remain disputed; "
-        f"open critiques: {summary['open_critiques']}."
+        "open critiques: " + (", ".join(f"{n} {sev}" for sev, n in summary["open_critiques"].items() if n) or "none")
+        + "."
     )
     return {
         "answer": " ".join(parts),

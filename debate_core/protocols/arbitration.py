@@ -35,6 +35,7 @@ from ..runtime import DebateRun, Outcome
 from ..schemas import Case, Evidence, Resolution
 from ..text import bm25_rank
 from . import run_options
+from .base import CaseNeed, ProtocolSpec, StageSpec
 
 NAME = "arbitration"
 DEFAULT_AGENTS: list[dict[str, Any]] = [{"id": "arbiter", "role": "neutral arbitrator"}]
@@ -201,3 +202,51 @@ async def run(run: DebateRun) -> Outcome:
         summary={"contradictions": len(contradictions), "resolved": consensus.resolved_contradictions,
                  "flagged_for_review": flagged, "status": "complete"},
     )
+
+
+# ---------------------------------------------------------------------------
+# The specification the CLI, the app and the exports read
+# ---------------------------------------------------------------------------
+
+GLOSSARY = {
+    "detect.pairwise_by_metric": "Every pair of reports on the same measure was compared.",
+    "consensus.confidence_weighted_majority": "The consensus weighs each ruling by its confidence.",
+    "detect.value": "Two reports give values that differ by more than the threshold.",
+    "detect.interpretation": "Two reports read the same measure in opposite directions.",
+    "detect.confidence": "Two reports hold the same finding with clearly different confidence.",
+    "detect.source_conflict": "Two reports cite different sources for the same measure.",
+    "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
+    "consensus.metric_split_flagged": "The arbiters split on a measure, so it is flagged.",
+    "escalate.flagged_for_review": "At least one contradiction could not be resolved with enough confidence.",
+    "skip.no_contradictions": "The reports agree, so no arbitration was needed.",
+}
+
+SPEC = ProtocolSpec(
+    name=NAME,
+    title="Contradiction arbitration",
+    description=(
+        "Finds where agents' reported figures and readings contradict each other (values apart by more than a "
+        "threshold, opposite readings, or clearly different confidence), asks an arbiter to resolve each "
+        "contradiction from the evidence, and builds a consensus; contradictions it cannot resolve with "
+        "enough confidence go to a human."
+    ),
+    default_agents=tuple(DEFAULT_AGENTS),
+    min_agents=MIN_AGENTS,
+    max_agents=MAX_AGENTS,
+    min_rounds=DEFAULT_ROUNDS,
+    max_rounds=MAX_ROUNDS,
+    default_rounds=DEFAULT_ROUNDS,
+    options_model=Options,
+    run=run,
+    stages=(
+        StageSpec("arbitrate", "Arbitration", Resolution, "one arbiter's ruling on one contradiction"),
+    ),
+    presets=PRESETS,
+    case_needs=(
+        CaseNeed("reports", "the agents' findings to compare: agent, metric, value, unit, period, source",
+                 lambda case: bool(case.reports)),
+    ),
+    moderator=(detect_contradictions, decide, build_consensus, verdict),
+    glossary=GLOSSARY,
+    agents_title="arbiters",
+)

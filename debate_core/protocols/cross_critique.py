@@ -24,12 +24,13 @@ from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
 from ..text import mentioned_ids
 from . import run_options
+from .base import CaseNeed, Projection, ProtocolSpec, StageSpec
 
 NAME = "cross_critique"
 DEFAULT_ROUNDS = 3  # the budget: debates take 2 rounds and extend to 3 only when section 4 calls for it
 MAX_ROUNDS = 3
 MIN_ROUNDS = 2
-MIN_AGENTS, MAX_AGENTS = 2, None
+MIN_AGENTS, MAX_AGENTS = 2, 6  # every agent critiques every other: 6 agents make 30 critique steps a round
 
 
 class Options(BaseModel):
@@ -413,3 +414,100 @@ async def run(run: DebateRun) -> Outcome:
         },
         summary=summary,
     )
+
+
+# ---------------------------------------------------------------------------
+# The specification the CLI, the app and the exports read
+# ---------------------------------------------------------------------------
+
+
+def _claim_rows(key: Any, output: dict[str, Any]) -> list[dict[str, Any]]:
+    if key.stage not in ("answer", "revise"):
+        return []
+    return [
+        {"claim_id": c.get("id"), "statement": c.get("statement"), "evidence": c.get("evidence", []),
+         "confidence": c.get("confidence"), "verified": bool(c.get("verified", True)),
+         "unverified_evidence": c.get("unverified_evidence", [])}
+        for c in output.get("claims", [])
+    ]
+
+
+def _critique_rows(key: Any, output: dict[str, Any]) -> list[dict[str, Any]]:
+    if key.stage != "critique":
+        return []
+    return [
+        {"critique_id": c.get("id"), "target_claim_id": c.get("target_claim_id"), "issue_type": c.get("issue_type"),
+         "severity": c.get("severity"), "description": c.get("description"), "suggested_fix": c.get("suggested_fix")}
+        for c in output.get("critiques", [])
+    ]
+
+
+def export_name(step: dict[str, Any]) -> str:
+    """Section 7's file names: debate_round1_nla.json, critique_round1_nla_on_ala.json, ..."""
+    stage, rnd, agent, target = step["stage"], step["round"], step["agent"], step["target"]
+    if stage in ("answer", "revise"):
+        return f"debate_round{rnd}_{agent}.json"
+    if stage == "critique":
+        return f"critique_round{rnd}_{agent}_on_{target}.json"
+    return f"{step['step_id'].replace('.', '_')}.json"
+
+
+def export_payload(step: dict[str, Any]) -> dict[str, Any]:
+    """A step's file as section 3 writes it: round, agent (and target) in capitals, then the output."""
+    head: dict[str, Any] = {}
+    if step["round"] is not None:
+        head["round"] = step["round"]
+    if step["agent"]:
+        head["agent"] = step["agent"].upper()
+    if step["target"]:
+        head["target"] = step["target"].upper()
+    return {**head, **(step["output"] or {})}
+
+
+GLOSSARY = {
+    "S5.no_critical_at_most_one_major": "No CRITICAL critique is open and at most one MAJOR critique is open.",
+    "S5.no_unresolved_domain_conflict": "No MAJOR or CRITICAL conflict between the agents' domains is open.",
+    "S5.answer_stable": "Every agent's answer changed by less than the stability threshold since its last revision.",
+    "S5.not_converged": "The debate did not converge within its round budget.",
+    "S6.critical_evidence_or_norm_conflict": "A CRITICAL critique on the validity of evidence or on a conflict "
+                                             "of norms is still open.",
+    "S6.hard_contradiction": "The agents still contradict each other on a claim (an open MAJOR or CRITICAL "
+                             "conflict critique).",
+    "S6.unsupported_claims": "An agent gives no verified evidence for too many of its claims.",
+}
+
+SPEC = ProtocolSpec(
+    name=NAME,
+    title="Cross critique",
+    description=(
+        "Two or more agents answer the question from the evidence, each claim citing passages; every agent "
+        "critiques every other agent's claims with a severity and a concrete fix; the agents revise, and the "
+        "critics confirm or keep their critiques. The debate converges only when no critical critique is open; "
+        "open critical issues, hard contradictions and unsupported claims send the verdict to a human."
+    ),
+    default_agents=tuple(DEFAULT_AGENTS),
+    min_agents=MIN_AGENTS,
+    max_agents=MAX_AGENTS,
+    min_rounds=MIN_ROUNDS,
+    max_rounds=MAX_ROUNDS,
+    default_rounds=DEFAULT_ROUNDS,
+    options_model=Options,
+    run=run,
+    stages=(
+        StageSpec("answer", "Answers", AgentOutput, "each agent's first answer, with claims citing evidence"),
+        StageSpec("critique", "Cross critiques", CritiqueOutput,
+                  "one agent's critiques of another's claims, and its word on its earlier critiques"),
+        StageSpec("revise", "Revisions", AgentOutput, "each agent's answer revised on the critiques it received"),
+        StageSpec("supervisor", "Supervisor", SupervisorOutput,
+                  "the final answer, written from the final revisions and the debate summary"),
+    ),
+    presets=PRESETS,
+    case_needs=(
+        CaseNeed("evidence", "passages the agents cite for their claims", lambda case: bool(case.evidence)),
+    ),
+    moderator=(rules.verify_claims, rules.assess, rules.converged, rules.escalation_reasons, rules.debate_summary),
+    glossary=GLOSSARY,
+    projection=Projection(claims=_claim_rows, critiques=_critique_rows),
+    export_name=export_name,
+    export_payload=export_payload,
+)

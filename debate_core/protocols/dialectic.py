@@ -20,6 +20,7 @@ from ..moderator import dialectic as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import Antithesis, Synthesis, Thesis
 from . import run_options
+from .base import CaseNeed, ProtocolSpec, StageSpec
 
 NAME = "dialectic"
 DEFAULT_ROUNDS = 3
@@ -240,3 +241,47 @@ def _syntax_note(check: rules.AspCheck) -> str:
     if check.ok:
         return "The engine parsed the rule with clingo: it is valid ASP."
     return f"The engine could not parse the rule with clingo: {check.error}. This is a critical issue."
+
+
+# ---------------------------------------------------------------------------
+# The specification the CLI, the app and the exports read
+# ---------------------------------------------------------------------------
+
+GLOSSARY = {
+    "final_rule_unparsable": "The final rule is written as ASP but does not parse.",
+    "critic_rejected": "The critic's last word on the rule was to reject it.",
+    "max_rounds_without_acceptance": "The critic never accepted the rule within the round budget.",
+    "low_confidence": "The final rule's confidence is below the review threshold.",
+    "converged_rule_accepted": "The critic accepted the rule, or it stopped changing.",
+}
+
+SPEC = ProtocolSpec(
+    name=NAME,
+    title="Thesis, antithesis, synthesis",
+    description=(
+        "A generator proposes a rule (a thesis), a critic answers with its issues, edge cases and "
+        "contradictions (an antithesis), and a synthesizer merges both into a better rule, which becomes the "
+        "next thesis. It stops when the critic accepts or the rule stops changing; rules written as ASP are "
+        "checked for syntax."
+    ),
+    default_agents=tuple(DEFAULT_AGENTS),
+    min_agents=MIN_AGENTS,
+    max_agents=MAX_AGENTS,
+    min_rounds=1,
+    max_rounds=MAX_ROUNDS,
+    default_rounds=DEFAULT_ROUNDS,
+    options_model=Options,
+    run=run,
+    stages=(
+        StageSpec("thesis", "Thesis", Thesis, "the first rule"),
+        StageSpec("antithesis", "Antithesis", Antithesis, "the critic's issues and recommendation"),
+        StageSpec("synthesis", "Synthesis", Synthesis, "the rule merged from the thesis and its critique"),
+    ),
+    presets=PRESETS,
+    case_needs=(
+        CaseNeed("evidence", "definitions, facts or clauses the rule is built on", lambda case: bool(case.evidence),
+                 required=False, without="the rule is argued from the question alone"),
+    ),
+    moderator=(rules.check_asp, rules.verdict),
+    glossary=GLOSSARY,
+)

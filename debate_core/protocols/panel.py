@@ -24,6 +24,7 @@ from ..moderator import panel as mod
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import DebateSummary, DebateTurn, Verdict
 from . import run_options
+from .base import CaseNeed, ProtocolSpec, StageSpec
 
 NAME = "panel"
 DEFAULT_ROUNDS = 2
@@ -522,3 +523,51 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
                    summary={"final_label": None, "confidence": confidence, "applied_rules": [],
                             "winner": summary_json.get("winner") if summary_json else None,
                             "consensus": summary.consensus, "override_applied": 0})
+
+
+# ---------------------------------------------------------------------------
+# The specification the CLI, the app and the exports read
+# ---------------------------------------------------------------------------
+
+GLOSSARY = {
+    "RuleZ": "Both earlier stages gave no signal (confidence 0), so the label is neutral with no confidence.",
+    "RuleB": "The second stage's label is preferred unless its confidence dropped by 0.2 or more.",
+    "RuleM": "The first and second stages disagree, so the label is mixed.",
+    "RuleC": "The validator vetoed the label (a critical issue such as negation, irony or contrast, "
+             "or a validator at least as confident).",
+    "RuleA": "The aspect spans line up (overlap 0.8 or more), so the confidence is averaged.",
+    "RuleD": "Sentence-level and aspect-level labels disagree; the more confident one wins, the sentence "
+             "when they are within 0.1.",
+    "RuleE": "The panel's consensus overrides a low-confidence or mixed label.",
+    "DEBATE_OVERRIDE": "The panel's clear stance corrected an aspect's polarity.",
+}
+
+SPEC = ProtocolSpec(
+    name=NAME,
+    title="Persona panel",
+    description=(
+        "Personas with fixed stances (a neutral analyst, a critic against, an empath for) discuss the text in "
+        "turns; a judge summarises the discussion. When the case carries earlier-stage labels, rule-based "
+        "moderator rules decide the final label and the panel may correct an aspect's polarity."
+    ),
+    default_agents=tuple(DEFAULT_AGENTS),
+    min_agents=MIN_AGENTS,
+    max_agents=MAX_AGENTS,
+    min_rounds=1,
+    max_rounds=MAX_ROUNDS,
+    default_rounds=DEFAULT_ROUNDS,
+    options_model=Options,
+    run=run,
+    stages=(
+        StageSpec("turn", "Turns", DebateTurn, "one persona's planned, reflected and spoken turn"),
+        StageSpec("judge_summary", "Judge", DebateSummary, "the judge's summary of the discussion"),
+    ),
+    presets=PRESETS,
+    case_needs=(
+        CaseNeed("signals", "labels and confidences from earlier stages, for the moderator's rules",
+                 lambda case: bool(case.signals), required=False,
+                 without="discussion only: the judge's summary is the answer and no moderator rule applies"),
+    ),
+    moderator=(mod.decide, mod.apply_debate_override, mod.build_review_context, mod.debate_metrics),
+    glossary=GLOSSARY,
+)

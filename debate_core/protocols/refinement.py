@@ -22,6 +22,7 @@ from ..moderator import refinement as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import HypothesesOutput, JudgeOutput
 from . import run_options
+from .base import CaseNeed, ProtocolSpec, StageSpec
 
 NAME = "refinement"
 DEFAULT_ROUNDS = 3
@@ -254,3 +255,45 @@ async def run(run: DebateRun) -> Outcome:
         summary={"final_source": final["source"], "final_score": final["judge_score"],
                  "improvement_trajectory": top_scores},
     )
+
+
+# ---------------------------------------------------------------------------
+# The specification the CLI, the app and the exports read
+# ---------------------------------------------------------------------------
+
+GLOSSARY = {
+    "final_score_below_threshold": "The best hypothesis scored below the review threshold.",
+    "no_convergence_at_max_rounds": "The scores were still moving when the round budget ran out.",
+    "unverified_evidence": "The best hypothesis cites evidence that is not in the case.",
+    "no_verified_evidence": "The best hypothesis cites no verified evidence.",
+    "converged_with_sufficient_score": "The scores settled and the best hypothesis scored high enough.",
+}
+
+SPEC = ProtocolSpec(
+    name=NAME,
+    title="Hypothesis refinement",
+    description=(
+        "Reasoners propose root-cause hypotheses from the incident's evidence, a judge scores every hypothesis "
+        "from 0 to 100 with feedback, and the reasoners refine their best one. It stops when the scores settle, "
+        "and the best-scored hypothesis is the answer; a low score or unverified evidence sends it to a human."
+    ),
+    default_agents=tuple(DEFAULT_AGENTS),
+    min_agents=MIN_AGENTS,
+    max_agents=MAX_AGENTS,
+    min_rounds=1,
+    max_rounds=MAX_ROUNDS,
+    default_rounds=DEFAULT_ROUNDS,
+    options_model=Options,
+    run=run,
+    stages=(
+        StageSpec("hypotheses", "Hypotheses", HypothesesOutput, "one reasoner's hypotheses for the round"),
+        StageSpec("judge", "Judge", JudgeOutput, "the judge's score and feedback for every hypothesis"),
+    ),
+    presets=PRESETS,
+    case_needs=(
+        CaseNeed("evidence", "logs, metrics or observations the hypotheses are built from",
+                 lambda case: bool(case.evidence)),
+    ),
+    moderator=(rules.verdict,),
+    glossary=GLOSSARY,
+)

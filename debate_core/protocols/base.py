@@ -1,0 +1,151 @@
+"""What a protocol is: one `ProtocolSpec` that the CLI, the worker, the app and the exports read.
+
+Each protocol module exports exactly one `SPEC`. Everything the rest of the code needs to know
+about a protocol is here, so nothing else inspects protocol modules or guesses from the shape of
+an output: its plain-words description, its agents and rounds, its typed options, its presets,
+what a case must carry, its stages with their output models, the function that runs it, the
+moderator rules it applies, the file names its exports use and the rows the store keeps for it
+(claims and critiques). How to add a protocol: docs/ENGINE.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:  # the runtime imports nothing from here at import time
+    from ..runtime import DebateRun, DebateSettings, Outcome
+    from ..schemas import Case
+
+class CaseUnfit(ValueError):
+    """A case that lacks what the protocol needs. The message names the missing field."""
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One kind of step: its step-id stage, a title in plain words and the output model it returns."""
+
+    name: str
+    title: str
+    output_model: type[BaseModel] | None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CaseNeed:
+    """Something a case should carry. `required` refuses a case without it; otherwise the protocol
+    runs in the reduced mode that `without` names."""
+
+    field: str
+    description: str
+    present: Callable[[Case], bool]
+    required: bool = True
+    without: str = ""
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Rows the store keeps for a finished step, beside its output: claims or critiques.
+
+    Each function maps (step key, output dict) to a list of row dicts (empty for a stage it does not
+    project); the runtime calls them and hands the rows to the store inside the step's event, so the
+    store needs no protocol knowledge. Scores (refinement's judge) are read from the step outputs."""
+
+    claims: Callable[[Any, dict[str, Any]], list[dict[str, Any]]] | None = None
+    critiques: Callable[[Any, dict[str, Any]], list[dict[str, Any]]] | None = None
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    name: str
+    title: str
+    description: str
+    default_agents: tuple[Mapping[str, Any], ...]
+    min_agents: int
+    max_agents: int | None
+    min_rounds: int
+    max_rounds: int
+    default_rounds: int
+    options_model: type[BaseModel]
+    run: Callable[[DebateRun], Awaitable[Outcome]]
+    stages: tuple[StageSpec, ...]
+    presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    case_needs: tuple[CaseNeed, ...] = ()
+    moderator: tuple[Callable[..., Any], ...] = ()
+    glossary: Mapping[str, str] = field(default_factory=dict)
+    projection: Projection = field(default_factory=Projection)
+    export_name: Callable[[dict[str, Any]], str] | None = None  # a stored step -> its export file name
+    export_payload: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a stored step -> its file's JSON
+    agents_title: str = "agents"
+
+    # -- stages ------------------------------------------------------------------------------
+    def stage(self, name: str) -> StageSpec | None:
+        return next((s for s in self.stages if s.name == name), None)
+
+    def stage_title(self, name: str | None) -> str:
+        found = self.stage(name or "")
+        return found.title if found else (name or "step")
+
+    # -- settings ----------------------------------------------------------------------------
+    def options(self, raw: Mapping[str, Any] | None) -> BaseModel:
+        """The typed options, validated; raises SettingsError naming the first bad or unknown key."""
+        from .validation import validate_options
+
+        return validate_options(self, dict(raw) if isinstance(raw, Mapping) else raw)  # type: ignore[arg-type]
+
+    def options_schema(self) -> dict[str, Any]:
+        return self.options_model.model_json_schema()
+
+    def validate(self, settings: DebateSettings) -> DebateSettings:
+        """Everything checked before a debate is saved: rounds, agents, limits, options."""
+        from .validation import validate_settings
+
+        return validate_settings(self, settings)
+
+    def rounds(self, asked: int | None, warn: Callable[[str], None] | None = None) -> int:
+        """The rounds a debate runs: the asked number brought into this protocol's range, saying so
+        when it had to be changed (every protocol clamps the same way)."""
+        wanted = self.default_rounds if asked is None else int(asked)
+        used = max(self.min_rounds, min(self.max_rounds, wanted))
+        if used != wanted and warn is not None:
+            warn(f"{self.name} runs {self.min_rounds} to {self.max_rounds} round(s); {wanted} asked, {used} used")
+        return used
+
+    # -- cases ------------------------------------------------------------------------------
+    def missing(self, case: Case) -> list[CaseNeed]:
+        return [n for n in self.case_needs if n.required and not n.present(case)]
+
+    def reduced(self, case: Case) -> list[CaseNeed]:
+        return [n for n in self.case_needs if not n.required and not n.present(case)]
+
+    def check_case(self, case: Case) -> None:
+        gaps = self.missing(case)
+        if gaps:
+            need = gaps[0]
+            raise CaseUnfit(f"{self.name} needs the case field '{need.field}': {need.description}")
+
+    def fits(self, case: Case) -> bool:
+        return not self.missing(case)
+
+    # -- catalogue ----------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        """What `python -m debate_core protocols --json` prints for this protocol."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "agents": {"default": [dict(a) for a in self.default_agents], "min": self.min_agents,
+                       "max": self.max_agents},
+            "rounds": {"default": self.default_rounds, "min": self.min_rounds, "max": self.max_rounds},
+            "presets": {k: dict(v) for k, v in self.presets.items()},
+            "options": self.options_schema(),
+            "case_requirements": [
+                {"field": n.field, "required": n.required, "description": n.description,
+                 **({"without": n.without} if n.without else {})}
+                for n in self.case_needs
+            ],
+            "stages": [{"name": s.name, "title": s.title, "description": s.description} for s in self.stages],
+        }

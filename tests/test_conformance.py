@@ -1,0 +1,181 @@
+"""One conformance suite for every registered protocol spec.
+
+A protocol gets all of this by registering its spec: it runs offline on every sample case it
+fits, a cassette exported from the run replays to the same verdict, a failed step leaves a failed
+debate that `resume` completes, bad options and unfit cases are refused with exit 2 and nothing
+saved, its debate page renders without an exception or a raw Python repr, and its exports open.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from debate_core import cli, export
+from debate_core.cases import load_case, sample_cases
+from debate_core.engine import resume_debate, run_debate
+from debate_core.protocols import PROTOCOLS, get_spec, specs
+from debate_core.providers import make_provider
+from debate_core.providers.base import Provider, StepFailed, StepRequest, StepResult
+from debate_core.runtime import DebateSettings
+from debate_core.schemas import Case
+from debate_core.store import DebateStore
+
+SPECS = {s.name: s for s in specs()}
+
+
+def _fitting_cases(name: str) -> list:
+    spec = SPECS[name]
+    return [p for p in sample_cases() if spec.fits(load_case(p))]
+
+
+FIT = [(name, path) for name in PROTOCOLS for path in _fitting_cases(name)]
+
+
+def _unfit(name: str) -> Case | None:
+    """A sample case stripped of every field the protocol requires, or None if it requires none."""
+    spec = SPECS[name]
+    required = [n.field for n in spec.case_needs if n.required]
+    if not required:
+        return None
+    base = load_case(_fitting_cases(name)[0]).model_dump()
+    for f in required:
+        base[f] = [] if isinstance(base.get(f), list) else None
+    return Case.model_validate(base)
+
+
+def test_every_protocol_is_registered_with_a_spec_and_fits_a_sample_case():
+    assert set(SPECS) == set(PROTOCOLS)
+    for name in PROTOCOLS:
+        assert _fitting_cases(name), f"no sample case fits {name}"
+        spec = SPECS[name]
+        assert spec.description and "seed" not in spec.description.lower()
+        assert spec.min_rounds <= spec.default_rounds <= spec.max_rounds
+        assert spec.options_schema()["type"] == "object"
+        for preset in spec.presets.values():
+            settings = DebateSettings(rounds=preset.get("rounds"), agents=preset.get("agents"),
+                                      options=dict(preset.get("options") or {}))
+            spec.validate(settings)
+
+
+@pytest.mark.parametrize(("name", "path"), FIT, ids=[f"{n}-{p.stem}" for n, p in FIT])
+def test_runs_offline_and_replays_to_the_same_verdict(tmp_path, name, path):
+    case = load_case(path)
+    store = DebateStore(tmp_path / "d.db")
+    first = run_debate(case, name, provider=make_provider("offline"), store=store)
+    assert first.status == "completed", first.error
+    tape = tmp_path / "c.json"
+    tape.write_text(json.dumps(export.cassette(store, first.debate_id)), encoding="utf-8")
+    again = run_debate(case, name, provider=make_provider("replay", cassette=str(tape)), store=store)
+    assert again.status == "completed", again.error
+    assert again.verdict.model_dump() == first.verdict.model_dump()
+    assert (again.converged, again.rounds) == (first.converged, first.rounds)
+
+
+class _FailOnce(Provider):
+    """The offline agents, except that the n-th call fails the way an exhausted model call does."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__(max_attempts=1, model="offline-rules")
+        self.inner, self.fail_at, self.calls = make_provider("offline"), fail_at, 0
+        self.name, self.label = self.inner.name, self.inner.label
+
+    async def complete(self, req: StepRequest) -> StepResult:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise StepFailed(req.step_id, "the model's reply did not validate (made to fail)")
+        return await self.inner.complete(req)
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_a_failed_step_leaves_a_failed_debate_that_resume_completes(tmp_path, name):
+    store = DebateStore(tmp_path / "d.db")
+    # The first fitting sample case on which the protocol makes model calls (agreeing reports make none).
+    for path in _fitting_cases(name):
+        case = load_case(path)
+        clean = run_debate(case, name, provider=make_provider("offline"), store=store)
+        calls = clean.usage["calls"]
+        if calls >= 2:
+            break
+    assert calls >= 2
+    failed = run_debate(case, name, provider=_FailOnce(fail_at=max(1, calls // 2 + 1)), store=store)
+    assert failed.status == "failed" and failed.failed_step
+    stored = store.get_debate(failed.debate_id)
+    assert stored["status"] == "failed" and stored["failed_step"] == failed.failed_step
+    resumed = resume_debate(store, failed.debate_id, make_provider("offline"))
+    assert resumed.status == "completed", resumed.error
+    assert resumed.verdict.model_dump() == clean.verdict.model_dump()
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_a_bad_option_is_refused_with_exit_2_and_nothing_saved(tmp_path, capsys, name):
+    db = tmp_path / "d.db"
+    case = _fitting_cases(name)[0]
+    code = cli.main(["run", str(case), "--protocol", name, "--db", str(db), "--option", "no_such_option=1"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "no_such_option" in err and len(err.strip().splitlines()) == 1
+    assert DebateStore(db).count_debates() == 0
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_an_unfit_case_is_refused_with_exit_2_and_nothing_saved(tmp_path, capsys, name):
+    unfit = _unfit(name)
+    if unfit is None:
+        assert not [n for n in SPECS[name].case_needs if n.required]
+        return
+    path = tmp_path / "unfit.json"
+    path.write_text(unfit.model_dump_json(), encoding="utf-8")
+    db = tmp_path / "d.db"
+    code = cli.main(["run", str(path), "--protocol", name, "--db", str(db)])
+    err = capsys.readouterr().err
+    assert code == 2
+    missing = [n.field for n in SPECS[name].case_needs if n.required]
+    assert any(f"'{f}'" in err for f in missing), err
+    assert DebateStore(db).count_debates() == 0
+
+
+def _markdown_texts(app) -> list[str]:
+    out = []
+    for kind in ("markdown", "caption", "text", "title", "subheader", "header", "error", "warning", "info",
+                 "success"):
+        out += [str(getattr(e, "value", "")) for e in app.get(kind)]
+    return out
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_its_debate_page_renders_without_errors_or_reprs(app, db_path, name):
+    case = load_case(_fitting_cases(name)[0])
+    store = DebateStore(db_path)
+    result = run_debate(case, name, provider=make_provider("offline"), store=store)
+    store.close()
+    app.run()
+    app.switch_page("pages/debate.py")
+    app.query_params["id"] = result.debate_id
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    texts = _markdown_texts(app)
+    assert texts
+    reprs = [t for t in texts if "{'" in t or "{\\'" in t]
+    assert not reprs, reprs[:3]
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_its_exports_open(tmp_path, name):
+    case = load_case(_fitting_cases(name)[0])
+    store = DebateStore(tmp_path / "d.db")
+    result = run_debate(case, name, provider=make_provider("offline"), store=store)
+    files = export.export_files(store, result.debate_id)
+    assert "debate_summary.json" in files and "transcript.md" in files
+    for fname, content in files.items():
+        if fname.endswith(".json"):
+            json.loads(content)
+    rows = list(csv.reader(io.StringIO(export.claims_csv(store, result.debate_id))))
+    assert rows and rows[0][0] == "kind"
+    spec = get_spec(name)
+    if spec.export_name is not None:
+        step_files = [f for f in files if f not in ("debate_summary.json", "transcript.md")]
+        assert step_files
