@@ -17,6 +17,7 @@ from . import export as exporter
 from .cases import CaseError, load_case
 from .engine import DebateResult, plain_reason, prepare_resume, run_debate, run_plan
 from .events import Event, EventSink
+from .inputs import parse_option_pairs
 from .protocols import PROTOCOLS, CaseUnfit, SettingsError, UnknownProtocol, get_spec, validate_settings
 from .providers import PROVIDERS, CassetteError, make_provider
 from .runtime import DebateSettings
@@ -70,18 +71,10 @@ class ProgressSink(EventSink):
 
 
 def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in pairs or []:
-        if "=" not in item:
-            raise BadInput(f"{flag} takes KEY=VALUE, got {item!r}")
-        key, value = item.split("=", 1)
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value
-        except RecursionError:
-            raise BadInput(f"{flag} {key.strip()}: the value is nested too deeply to read") from None
-    return out
+    try:
+        return parse_option_pairs(pairs, flag)
+    except CaseError as exc:
+        raise BadInput(str(exc)) from exc
 
 
 def _store(path: str | None) -> Any:

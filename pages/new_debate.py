@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from debate_core import export, views, worker
+from debate_core import export, inputs, views, worker
 from debate_core.app_settings import SettingsError, save_preset
 from debate_core.cases import (
     TOO_DEEP,
@@ -62,25 +62,25 @@ elif source == "own":
     domain_hint = st.text_input("Domain hint (optional)", key="nd-domain",
                                 help="For cross critique: pure national, pure adat, conflict or consensus.")
     st.markdown("**Evidence passages**, each with an id and a source")
-    pasted = st.text_area("Paste passages", key="nd-passages", height=140, help=views.PASTE_HELP,
+    pasted = st.text_area("Paste passages", key="nd-passages", height=140, help=inputs.PASTE_HELP,
                           placeholder="E1 | Civil Code art. 852 | Children inherit in equal shares ...\n"
                                       "E2 | Nagari council ruling 2019 | Harta pusaka tinggi passes ...")
-    st.caption(views.PASTE_HELP)
+    st.caption(inputs.PASTE_HELP)
     uploads = st.file_uploader("…or upload passages (.json list or case, .csv with id,source,text, or .txt)",
                                type=["json", "csv", "txt"], accept_multiple_files=True, key="nd-upload")
     passages: list[dict] = []
     try:
-        passages += views.parse_passages(pasted)
+        passages += inputs.parse_passages(pasted)
     except CaseError as exc:
         problems.append(str(exc))
     for up in uploads or []:
         try:
-            passages += views.passages_from_upload(up.name, up.getvalue())
+            passages += inputs.passages_from_upload(up.name, up.getvalue())
         except CaseError as exc:
             problems.append(str(exc))
     if not problems and (question.strip() or passages):
         try:
-            case = views.build_case(question, passages, title=title, domain_hint=domain_hint.strip() or None)
+            case = inputs.build_case(question, passages, title=title, domain_hint=domain_hint.strip() or None)
         except CaseError as exc:
             problems.append(str(exc))
 else:
@@ -115,7 +115,7 @@ def _save_preset(protocol: str, current: str, known: dict, by_id: dict) -> None:
     name = (state.get(f"nd-preset-name-{protocol}") or "").strip()
     chosen = [by_id.get(a, known.get(a, {"id": a})) for a in state.get(f"nd-agents-{protocol}-{current}") or []]
     try:
-        options = views.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
+        options = inputs.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
         preset = {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1), "options": options}
         validate_settings(protocol, DebateSettings(rounds=preset["rounds"], agents=chosen, options=options))
         save_preset(common.db_path(), protocol, name, preset)
@@ -174,7 +174,7 @@ rounds = c4.number_input("Rounds (at most)", min_value=lo, max_value=hi, value=d
 with st.expander("Protocol options and presets"):
     options_text = st.text_area(
         "Options, one KEY=VALUE per line (values are JSON, as with the CLI's --option)",
-        value=views.format_options(preset.get("options")), key=f"nd-options-{protocol}-{preset_name}",
+        value=inputs.format_options(preset.get("options")), key=f"nd-options-{protocol}-{preset_name}",
         placeholder="max_claims=8\nconvergence_mode=\"any\"", help=views.option_help(info) or None)
     with st.popover("What the options mean"):
         for key, prop in (info.get("options") or {}).items():
@@ -183,7 +183,7 @@ with st.expander("Protocol options and presets"):
                         f"{views.md_escape(prop.get('description', ''))}")
     options: dict = {}
     try:
-        options = views.parse_options(options_text)
+        options = inputs.parse_options(options_text)
     except CaseError as exc:
         problems.append(str(exc))
         st.error(views.md_escape(exc))

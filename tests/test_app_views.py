@@ -9,7 +9,7 @@ import zipfile
 import pytest
 from helpers import small_case
 
-from debate_core import views
+from debate_core import inputs, views
 from debate_core.cases import CaseError
 from debate_core.store import DebateStore
 
@@ -26,33 +26,33 @@ def test_md_escape_neutralises_every_markdown_and_html_construct():
 
 
 def test_parse_passages_and_errors():
-    got = views.parse_passages("# comment\nE1 | Src | text with | a pipe\n\nE2|S2|t2")
+    got = inputs.parse_passages("# comment\nE1 | Src | text with | a pipe\n\nE2|S2|t2")
     assert got == [{"id": "E1", "source": "Src", "text": "text with | a pipe"},
                    {"id": "E2", "source": "S2", "text": "t2"}]
     with pytest.raises(CaseError, match="passage line 2"):
-        views.parse_passages("E1 | S | t\nE2 | no text")
+        inputs.parse_passages("E1 | S | t\nE2 | no text")
 
 
 def test_passages_from_upload_formats():
     case_json = json.dumps({"evidence": [{"id": "A", "source": "s", "text": "t"}]}).encode()
-    assert views.passages_from_upload("case.json", case_json)[0]["id"] == "A"
-    assert views.passages_from_upload("p.csv", b"id,source,text\nB,s,t\n")[0] == {"id": "B", "source": "s", "text": "t"}
-    assert views.passages_from_upload("p.txt", b"C | s | t")[0]["id"] == "C"
+    assert inputs.passages_from_upload("case.json", case_json)[0]["id"] == "A"
+    assert inputs.passages_from_upload("p.csv", b"id,source,text\nB,s,t\n")[0] == {"id": "B", "source": "s", "text": "t"}
+    assert inputs.passages_from_upload("p.txt", b"C | s | t")[0]["id"] == "C"
     with pytest.raises(CaseError, match="missing text"):
-        views.passages_from_upload("p.csv", b"id,source\nB,s\n")
+        inputs.passages_from_upload("p.csv", b"id,source\nB,s\n")
     with pytest.raises(CaseError, match="invalid JSON"):
-        views.passages_from_upload("p.json", b"{")
+        inputs.passages_from_upload("p.json", b"{")
 
 
 def test_build_case_is_stable_and_validated():
     passages = [{"id": "E1", "source": "s", "text": "t"}]
-    a = views.build_case("Q?", passages)
-    assert a.id == views.build_case("Q?", passages).id != views.build_case("Other?", passages).id
+    a = inputs.build_case("Q?", passages)
+    assert a.id == inputs.build_case("Q?", passages).id != inputs.build_case("Other?", passages).id
     assert a.title == "Q?"
     with pytest.raises(CaseError, match="question"):
-        views.build_case("  ", passages)
+        inputs.build_case("  ", passages)
     with pytest.raises(CaseError, match="at least one evidence passage"):
-        views.build_case("Q?", [])
+        inputs.build_case("Q?", [])
 
 
 def test_claim_rows_mark_unknown_evidence_as_unverified():

@@ -1,0 +1,137 @@
+"""Reading what people type or upload: evidence passages, protocol options, a case from a question.
+
+Shared by the New debate page and the CLI, so a passage line or a KEY=VALUE option means the same
+everywhere. Every error is a CaseError whose message names the line or item at fault.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from typing import Any
+
+from .cases import CaseError, parse_case
+from .schemas import Case
+
+PASTE_HELP = (
+    "One passage per line: `id | source | text`. The text may itself contain `|`. "
+    "Lines starting with `#` are ignored."
+)
+
+
+def parse_passages(text: str) -> list[dict[str, str]]:
+    """Passages from the paste box; raises CaseError naming the line at fault."""
+    passages: list[dict[str, str]] = []
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|", 2)]
+        if len(parts) < 3 or not all(parts):
+            raise CaseError(f"passage line {number}: expected 'id | source | text', got {line[:60]!r}")
+        passages.append({"id": parts[0], "source": parts[1], "text": parts[2]})
+    return passages
+
+
+def passages_from_upload(name: str, data: bytes) -> list[dict[str, Any]]:
+    """Passages from an uploaded .json (a list of passages or a case), .csv (id, source, text) or .txt file."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CaseError(f"{name}: not UTF-8 text") from exc
+    lower = name.lower()
+    if lower.endswith(".json"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CaseError(f"{name}: invalid JSON: {exc.msg} at line {exc.lineno}") from exc
+        except RecursionError:
+            raise CaseError(f"{name}: the JSON is nested too deeply to read") from None
+        if isinstance(obj, dict) and isinstance(obj.get("evidence"), list):
+            obj = obj["evidence"]
+        if not isinstance(obj, list):
+            raise CaseError(f"{name}: expected a list of passages or a case with an 'evidence' list")
+        out = []
+        for i, item in enumerate(obj):
+            if not isinstance(item, dict):
+                raise CaseError(f"{name}: passage {i + 1} must be an object with id, source and text")
+            out.append(item)
+        return out
+    if lower.endswith(".csv"):
+        reader = csv.DictReader(io.StringIO(text))
+        missing = {"id", "source", "text"} - set(reader.fieldnames or [])
+        if missing:
+            raise CaseError(f"{name}: the CSV needs the columns id, source, text (missing {', '.join(sorted(missing))})")
+        return [{k: (v or "").strip() for k, v in row.items() if k} for row in reader]
+    return parse_passages(text)
+
+
+def option_value(raw: str) -> Any:
+    """One option's value as typed: JSON when it parses (numbers, true, lists, quoted text), else the
+    text itself. Raises RecursionError for JSON nested too deeply to read."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw.strip()
+
+
+def parse_option_pairs(pairs: list[str] | None, flag: str = "--option") -> dict[str, Any]:
+    """The CLI's repeated KEY=VALUE flags (--option, --agent-model); raises CaseError naming the item."""
+    out: dict[str, Any] = {}
+    for item in pairs or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise CaseError(f"{flag} takes KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = option_value(value)
+        except RecursionError:
+            raise CaseError(f"{flag} {key.strip()}: the value is nested too deeply to read") from None
+    return out
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """Protocol options typed as KEY=VALUE lines, read like the CLI's --option: JSON values, else text."""
+    out: dict[str, Any] = {}
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise CaseError(f"option line {number}: expected KEY=VALUE, got {line[:60]!r}")
+        try:
+            out[key.strip()] = option_value(value)
+        except RecursionError:
+            raise CaseError(f"option line {number}: the value is nested too deeply to read") from None
+    return out
+
+
+def format_options(options: dict[str, Any] | None) -> str:
+    return "\n".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (options or {}).items())
+
+
+def build_case(question: str, passages: list[dict[str, Any]], *, title: str | None = None,
+               domain_hint: str | None = None) -> Case:
+    """A case from a typed question and passages; the id is derived from the content so it is stable."""
+    question = (question or "").strip()
+    if not question:
+        raise CaseError("the question is required")
+    if not passages:
+        raise CaseError("add at least one evidence passage (id, source and text)")
+    digest = hashlib.sha256(json.dumps([question, passages], sort_keys=True, default=str).encode()).hexdigest()
+    data: dict[str, Any] = {
+        "id": f"custom-{digest[:10]}",
+        "title": (title or "").strip() or _title_from(question),
+        "question": question,
+        "evidence": passages,
+    }
+    if domain_hint:
+        data["domain_hint"] = domain_hint
+    return parse_case(data, "your case")
+
+
+def _title_from(question: str) -> str:
+    first = question.splitlines()[0].strip()
+    return first if len(first) <= 80 else first[:77].rstrip() + "..."
