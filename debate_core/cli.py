@@ -1,13 +1,15 @@
 """Command line: python -m debate_core run|list|show|export|review|resume.
 
 Exit codes: 0 the debate completed (escalated or not); 1 the debate failed (saved, id printed);
-2 bad input (nothing saved).
+2 bad input (nothing saved), a review the reviewer may not take, or a database that cannot be
+opened or written (one line naming the file and the reason).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from .events import Event, EventSink
 from .protocols import PROTOCOLS, UnknownProtocol, get_protocol
 from .providers import PROVIDERS, CassetteError, make_provider
 from .runtime import DebateSettings
+from .store import StoreError, store_error
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -69,10 +72,16 @@ def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
     return out
 
 
-def _store(path: str | None) -> Any:
-    from .store import DebateStore, default_db_path
+def _db_path(path: str | None) -> Path:
+    from .store import default_db_path
 
-    return DebateStore(Path(path) if path else default_db_path())
+    return Path(path) if path else default_db_path()
+
+
+def _store(path: str | None) -> Any:
+    from .store import DebateStore
+
+    return DebateStore(_db_path(path))
 
 
 def _provider_from_args(args: argparse.Namespace) -> Any:
@@ -168,7 +177,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Record which process runs the debate, so the app can tell at once when a killed CLI left it running.
     stored_settings = {**settings.as_dict(), "runner": runner_info()}
     debate_id = store.create_debate(case, args.protocol, provider.public_config(), stored_settings)
-    result = run_debate(case, args.protocol, provider=provider, settings=settings, sink=sink, debate_id=debate_id)
+    try:
+        result = run_debate(case, args.protocol, provider=provider, settings=settings, sink=sink, debate_id=debate_id)
+    except StoreError as exc:
+        # What was written before the fault is kept; the debate cannot be marked failed in a store
+        # that refuses writes, so the app marks it interrupted later and it can be resumed.
+        raise StoreError(f"{exc}; debate {debate_id} stopped there") from exc
     return _emit_result(result, args.json)
 
 
@@ -241,7 +255,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .store import ReviewConflict, ReviewError
+    from .review import ReviewConflict, ReviewError
 
     store = _store(args.db)
     try:
@@ -326,7 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     rev.add_argument("--reviewer", required=True)
     rev.add_argument("--answer", help="corrected answer (override)")
     rev.add_argument("--reason", help="required for override and escalate")
-    rev.add_argument("--supervisor", action="store_true", help="act as supervisor on an escalated debate")
+    rev.add_argument("--supervisor", action="store_true",
+                     help="decide an escalated debate as a supervisor (named in <db>.settings.json)")
     rev.set_defaults(func=cmd_review)
     return parser
 
@@ -343,6 +358,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (StoreError, sqlite3.Error) as exc:
+        # A database that cannot be opened or written: one line, never a traceback. A plain
+        # sqlite3 error here comes from a read of a file damaged after it was opened.
+        line = exc if isinstance(exc, StoreError) else store_error(exc, _db_path(args.db), "read")
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted: completed steps are saved; resume with python -m debate_core resume ID", file=sys.stderr)
