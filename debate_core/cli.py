@@ -78,10 +78,11 @@ def _db_path(path: str | None) -> Path:
     return Path(path) if path else default_db_path()
 
 
-def _store(path: str | None) -> Any:
+def _store(path: str | None, *, writes: bool = True) -> Any:
+    """The store; commands that write check the file for damage first (see DebateStore)."""
     from .store import DebateStore
 
-    return DebateStore(_db_path(path))
+    return DebateStore(_db_path(path), check=writes)
 
 
 def _provider_from_args(args: argparse.Namespace) -> Any:
@@ -204,7 +205,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = _store(args.db)
+    store = _store(args.db, writes=False)
     rows = store.list_debates(protocol=args.protocol, status=args.status, review_state=args.review_state,
                               search=args.search, limit=args.limit)
     if args.json:
@@ -220,7 +221,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = _store(args.db)
+    store = _store(args.db, writes=False)
     try:
         debate = store.get_debate(args.id)
     except KeyError as exc:
@@ -234,7 +235,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = _store(args.db)
+    store = _store(args.db, writes=False)
     try:
         store.get_debate(args.id, with_steps=False)
     except KeyError as exc:

@@ -248,14 +248,17 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path):
 
 
 def test_a_damaged_database_is_detected_before_anything_is_written(tmp_path):
-    path = _filled(tmp_path / "bad.db", debates=6)
-    check = sqlite3.connect(path)
+    good = _filled(tmp_path / "good.db", debates=6)
+    check = sqlite3.connect(good)
     page_size, pages = (check.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_size", "page_count"))
     assert check.execute("PRAGMA freelist_count").fetchone()[0] == 0  # every page is in use
     check.close()
-    with open(path, "r+b") as fh:  # one whole page in the middle overwritten with garbage
-        fh.seek(page_size * (pages // 2))
-        fh.write(b"\xab" * page_size)
+    data = bytearray(good.read_bytes())
+    middle = page_size * (pages // 2)
+    data[middle:middle + page_size] = b"\xab" * page_size  # one whole page in the middle is garbage
+    # A copy, as a damaged file arrives: this process already checked the good file and trusts it.
+    path = tmp_path / "bad.db"
+    path.write_bytes(bytes(data))
     before = path.read_bytes()
     with pytest.raises(StoreError, match=r"it is damaged \(quick_check: .+\)"):
         DebateStore(path)
