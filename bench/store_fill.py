@@ -27,6 +27,7 @@ from typing import Any
 import benchlib
 
 from debate_core import store as store_module
+from debate_core.app_settings import AppSettings, save_settings
 from debate_core.cases import load_case, sample_cases
 from debate_core.engine import run_debate
 from debate_core.events import Event, MemorySink
@@ -193,6 +194,8 @@ def fill(db: Path, debates: int, seed: int = 7, progress: bool = True) -> dict[s
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     rng = random.Random(seed)
+    # Only a supervisor named in the settings file next to the database may approve an escalation.
+    save_settings(AppSettings(supervisors=[SUPERVISOR]), db)
     templates = capture_templates()
     by_protocol: dict[str, list[Template]] = {}
     for t in templates:

@@ -1,7 +1,8 @@
 """Command line: python -m debate_core run|list|show|export|review|resume.
 
 Exit codes: 0 the debate completed (escalated or not); 1 the debate failed or was interrupted
-(saved, id printed), or the database could not be written; 2 bad input (nothing saved).
+(saved, id printed); 2 bad input (nothing saved), a review the reviewer may not take, or a database
+that cannot be opened or written (one line naming the file and the reason).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from .inputs import parse_option_pairs
 from .protocols import PROTOCOLS, CaseUnfit, SettingsError, UnknownProtocol, get_spec, validate_settings
 from .providers import PROVIDERS, CassetteError, make_provider
 from .runtime import DebateSettings
+from .store import StoreError, store_error
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -77,10 +80,17 @@ def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
         raise BadInput(str(exc)) from exc
 
 
-def _store(path: str | None) -> Any:
-    from .store import DebateStore, default_db_path
+def _db_path(path: str | None) -> Path:
+    from .store import default_db_path
 
-    return DebateStore(Path(path) if path else default_db_path())
+    return Path(path) if path else default_db_path()
+
+
+def _store(path: str | None, *, writes: bool = True) -> Any:
+    """The store; commands that write check the file for damage first (see DebateStore)."""
+    from .store import DebateStore
+
+    return DebateStore(_db_path(path), check=writes)
 
 
 def _provider_from_args(args: argparse.Namespace) -> Any:
@@ -190,7 +200,7 @@ def _saving(action: Any, what: str) -> Any:
     """Run a store write; a database that cannot be written is one line for the user, not a traceback."""
     try:
         return action()
-    except (BadInput, SettingsError, KeyboardInterrupt):
+    except (BadInput, SettingsError, StoreError, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 - sqlite and OS errors alike: the message is what matters
         raise StoreFailed(f"{what}: {plain_reason(exc)}") from exc
@@ -207,6 +217,11 @@ def _running(store: Any, debate_id: str, action: Any) -> DebateResult:
         except Exception:  # noqa: BLE001 - nothing more can be saved; list and show will mark it later
             pass
         raise Interrupted(debate_id) from None
+    except (StoreError, sqlite3.Error) as exc:
+        # What was written before the fault is kept; the debate cannot be marked failed in a store
+        # that refuses writes, so list, show and the app mark it interrupted later and it can be resumed.
+        line = exc if isinstance(exc, StoreError) else store_error(exc, store.path, "write")
+        raise StoreError(f"{line or plain_reason(exc)}; debate {debate_id} stopped there") from exc
     except Exception as exc:  # noqa: BLE001 - the engine records every failure it can; this one it could not
         raise StoreFailed(f"debate {debate_id} stopped and its failure could not be saved: {plain_reason(exc)}") from exc
 
@@ -271,7 +286,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    store = _store(args.db)
+    store = _store(args.db, writes=False)
     _reconcile(store, args.db)
     rows = store.list_debates(protocol=args.protocol, status=args.status, review_state=args.review_state,
                               search=args.search, limit=args.limit)
@@ -288,7 +303,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    store = _store(args.db)
+    store = _store(args.db, writes=False)
     _reconcile(store, args.db)
     try:
         debate = store.get_debate(args.id)
@@ -303,7 +318,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = _store(args.db)
+    store = _store(args.db, writes=False)
     try:
         store.get_debate(args.id, with_steps=False)
     except KeyError as exc:
@@ -324,7 +339,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .store import ReviewConflict, ReviewError
+    from .review import ReviewConflict, ReviewError
 
     store = _store(args.db)
     try:
@@ -441,7 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
     rev.add_argument("--reviewer", required=True)
     rev.add_argument("--answer", help="corrected answer (override)")
     rev.add_argument("--reason", help="required for override and escalate")
-    rev.add_argument("--supervisor", action="store_true", help="act as supervisor on an escalated debate")
+    rev.add_argument("--supervisor", action="store_true",
+                     help="decide an escalated debate as a supervisor (named in <db>.settings.json)")
     rev.set_defaults(func=cmd_review)
     return parser
 
@@ -464,6 +480,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (StoreError, sqlite3.Error) as exc:
+        # A database that cannot be opened or written: one line, never a traceback. A plain
+        # sqlite3 error here comes from a read of a file damaged after it was opened.
+        line = exc if isinstance(exc, StoreError) else store_error(exc, _db_path(args.db), "read")
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except StoreFailed as exc:
         print(f"error: {exc}", file=sys.stderr)

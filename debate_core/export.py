@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,18 @@ def cassette(store: Any, debate_id: str) -> dict[str, Any]:
     }
 
 
+# OWASP's CSV injection advice: a cell a spreadsheet would read as a formula (or that starts with a
+# tab or carriage return, which some spreadsheets skip before looking) gets a leading quote.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text, never evaluates. Numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def _history_text(record: cc_rules.CritiqueRecord) -> str:
     """A critique's state over time, e.g. "r1.critique.ala.nla open; r2.revise.nla addressed, not confirmed"."""
     parts = []
@@ -117,78 +130,117 @@ def claims_csv(store: Any, debate_id: str) -> str:
     writer = csv.writer(buf)
     writer.writerow(["kind", "step", "round", "agent", "target", "id", "target_claim_id", "text", "evidence",
                      "confidence", "verified", "issue_type", "severity", "suggested_fix", "state", "history"])
+    rows: list[list[Any]] = []
     for c in store.claims(debate_id):
-        writer.writerow(["claim", c["step_id"], c["round"], c["agent"], "", c["claim_id"], "", c["statement"],
-                         " ".join(c["evidence"]), c["confidence"], "yes" if c["verified"] else "no", "", "", "", "", ""])
+        rows.append(["claim", c["step_id"], c["round"], c["agent"], "", c["claim_id"], "", c["statement"],
+                     " ".join(c["evidence"]), c["confidence"], "yes" if c["verified"] else "no", "", "", "", "", ""])
     for k in store.critiques(debate_id):
         rec = ledger.get((k["step_id"], k["critique_id"], k["call"])) or ledger.get((k["step_id"], k["critique_id"], None))
         state = rec.label() if rec is not None else "not used (re-asked)"
-        writer.writerow(["critique", k["step_id"], k["round"], k["critic"], k["target"], k["critique_id"],
-                         k["target_claim_id"], k["description"], "", "", "", k["issue_type"], k["severity"],
-                         k["suggested_fix"], state, _history_text(rec) if rec is not None else ""])
+        rows.append(["critique", k["step_id"], k["round"], k["critic"], k["target"], k["critique_id"],
+                     k["target_claim_id"], k["description"], "", "", "", k["issue_type"], k["severity"],
+                     k["suggested_fix"], state, _history_text(rec) if rec is not None else ""])
     for step in _final_calls(debate["steps"]):
         for r in (step["output"] or {}).get("previous") or []:
-            writer.writerow(["review", step["step_id"], step["round"], step["agent"], step["target"], r.get("id"), "",
-                             r.get("note") or "", "", "", "", "", "", "", r.get("status"), ""])
+            rows.append(["review", step["step_id"], step["round"], step["agent"], step["target"], r.get("id"), "",
+                         r.get("note") or "", "", "", "", "", "", "", r.get("status"), ""])
+    writer.writerows([[csv_cell(v) for v in row] for row in rows])
     return buf.getvalue()
 
 
-def _fmt_value(value: Any) -> str:
-    if isinstance(value, list):
-        if not value:
-            return "(none)"
-        return "\n".join(f"  - {_fmt_value(v) if not isinstance(v, dict) else json.dumps(v, ensure_ascii=False)}" for v in value)
-    if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+# ---------------------------------------------------------------------------
+# transcript.md
+# ---------------------------------------------------------------------------
+# Every heading and label is the exporter's own. Text that came from a user or a model is either
+# fenced (free text: nothing inside a fenced block is read as markdown or HTML, and the fence is
+# longer than any run of backticks in the text, so the text cannot close it) or, for short values
+# on a label line (ids, names, numbers), escaped character by character. Neither can forge a
+# heading, a link, an image, a table or HTML in the transcript.
+
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def md_inline(value: Any) -> str:
+    """A short value for a label line: one line, every ASCII punctuation mark backslash-escaped
+    (CommonMark allows escaping any of them), so it renders as the same characters and nothing else."""
+    if isinstance(value, bool | int | float):
+        return str(value)
+    text = " ".join(str(value if value is not None else "-").split())
+    return "".join("\\" + ch if ch in _PUNCTUATION else ch for ch in text)
+
+
+def md_fenced(value: Any) -> list[str]:
+    """Free text as a fenced block whose fence no backtick run in the text can match."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + "text", text, fence]
+
+
+def _fmt_value(value: Any) -> list[str]:
+    if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+        return md_fenced("\n".join(str(v) for v in value) if value else "(none)")
+    return md_fenced(value)
 
 
 def transcript_markdown(debate: dict[str, Any]) -> str:
-    lines = [f"# Debate {debate['id']} ({debate['protocol']})", "", f"Question: {debate['question']}", "",
-             f"Status: {debate['status']}; rounds: {debate['rounds']}; converged: {debate['converged']}"
-             f" ({debate['convergence_reason'] or '-'})", ""]
+    lines = [f"# Debate {md_inline(debate['id'])} ({md_inline(debate['protocol'])})", "", "Question:",
+             *md_fenced(debate.get("question") or ""), "",
+             f"Status: {md_inline(debate['status'])}; rounds: {md_inline(debate['rounds'])}; "
+             f"converged: {md_inline(debate['converged'])} ({md_inline(debate['convergence_reason'] or '-')})", ""]
     for step in debate["steps"]:
-        head = f"## {step['step_id']}" + (f" (call {step['call']})" if step["call"] and step["call"] > 1 else "")
-        lines += [head, f"status: {step['status']}; tokens in/out: {step['input_tokens'] or 0}/{step['output_tokens'] or 0}"]
+        head = f"## {md_inline(step['step_id'])}" + (f" (call {step['call']})" if step["call"] and step["call"] > 1 else "")
+        lines += [head, "",
+                  f"status: {md_inline(step['status'])}; tokens in/out: "
+                  f"{md_inline(step['input_tokens'] or 0)}/{md_inline(step['output_tokens'] or 0)}", ""]
         if step["status"] == "failed":
-            lines += [f"error: {step['error']}", "raw output:", "```", str(step["raw_output"] or ""), "```", ""]
+            lines += [f"error: {md_inline(step['error'])}", "", "raw output:", *md_fenced(str(step["raw_output"] or "")),
+                      ""]
             continue
         for key, value in (step["output"] or {}).items():
             if key == "claims":
-                lines.append("claims:")
                 for c in value:
-                    mark = "" if c.get("verified", True) else " [UNVERIFIED]"
-                    lines.append(f"  - {c['id']} ({c['confidence']:.2f}; evidence {', '.join(c['evidence']) or 'none'}){mark}: {c['statement']}")
+                    mark = "" if c.get("verified", True) else " UNVERIFIED"
+                    evidence = ", ".join(str(e) for e in c.get("evidence") or []) or "none"
+                    lines += [f"claim {md_inline(c.get('id'))} (confidence {md_inline(c.get('confidence'))}; "
+                              f"evidence {md_inline(evidence)}){mark}:", *md_fenced(str(c.get("statement") or "")), ""]
             elif key == "critiques":
-                lines.append("critiques:")
                 for k in value:
-                    lines.append(f"  - {k['id']} on {k['target_claim_id']} [{k['severity']} {k['issue_type']}]: "
-                                 f"{k['description']} Fix: {k['suggested_fix']}")
+                    lines += [f"critique {md_inline(k.get('id'))} on {md_inline(k.get('target_claim_id'))} "
+                              f"({md_inline(k.get('severity'))} {md_inline(k.get('issue_type'))}):",
+                              *md_fenced(f"{k.get('description') or ''}\nFix: {k.get('suggested_fix') or ''}"), ""]
             elif key == "previous":
-                if value:
-                    lines.append("review of earlier critiques:")
-                for r in value:
-                    lines.append(f"  - {r.get('id')}: {r.get('status')}" + (f": {r['note']}" if r.get("note") else ""))
+                for r in value or []:
+                    lines += [f"review of earlier critique {md_inline(r.get('id'))}: {md_inline(r.get('status'))}",
+                              *(md_fenced(str(r["note"])) if r.get("note") else []), ""]
             elif key not in ("verified", "unverified_evidence"):
-                lines.append(f"{key}: {_fmt_value(value)}")
-        lines.append("")
+                lines += [f"{md_inline(key)}:", *_fmt_value(value), ""]
     records = cc_rules.ledger_from_steps(debate["steps"]).records
     if records:
-        lines.append("## Critique states")
+        lines += ["## Critique states", ""]
         for r in records:
             k = r.item.critique
-            lines.append(f"  - {r.item.critic} on {r.item.target}.{k.target_claim_id} {k.id} [{k.severity} {k.issue_type}]: "
-                         f"{r.label()}. {_history_text(r)}" + (f". Critic's note: {r.note}" if r.note else ""))
-        lines.append("")
+            lines += [f"critique {md_inline(k.id)} by {md_inline(r.item.critic)} on "
+                      f"{md_inline(f'{r.item.target}.{k.target_claim_id}')} ({md_inline(k.severity)} "
+                      f"{md_inline(k.issue_type)}): {md_inline(r.label())}",
+                      *md_fenced(_history_text(r) + (f"\nCritic's note: {r.note}" if r.note else "")), ""]
     verdict = debate.get("verdict") or {}
     if verdict:
-        lines += ["## Verdict", f"answer: {verdict.get('answer')}", f"confidence: {verdict.get('confidence')}",
-                  f"needs human review: {verdict.get('needs_human_review')}"]
-        for r in verdict.get("escalation_reasons") or []:
-            lines.append(f"  - {r}")
-        lines.append(f"applied rules: {', '.join(verdict.get('applied_rules') or [])}")
+        lines += ["## Verdict", "", "answer:", *md_fenced(str(verdict.get("answer") or "")), "",
+                  f"confidence: {md_inline(verdict.get('confidence'))}; "
+                  f"needs human review: {md_inline(verdict.get('needs_human_review'))}", ""]
+        if verdict.get("escalation_reasons"):
+            lines += ["escalation reasons:", *md_fenced("\n".join(str(r) for r in verdict["escalation_reasons"])), ""]
+        lines += [f"applied rules: {md_inline(', '.join(verdict.get('applied_rules') or []) or '-')}", ""]
     if debate.get("error"):
-        lines += ["## Failure", str(debate["error"])]
-    for r in debate.get("reviews") or []:
-        lines.append(f"review: {r['ts']} {r['reviewer']} {r['action']} ({r['state_before']} -> {r['state_after']}) {r['reason'] or ''}")
-    return "\n".join(lines) + "\n"
+        lines += ["## Failure", "", *md_fenced(str(debate["error"])), ""]
+    reviews = debate.get("reviews") or []
+    if reviews:
+        lines += ["## Reviews", ""]
+    for r in reviews:
+        lines.append(f"review: {md_inline(r['ts'])} {md_inline(r['reviewer'])} {md_inline(r['action'])} "
+                     f"({md_inline(r['state_before'])} to {md_inline(r['state_after'])})")
+        if r.get("reason"):
+            lines += md_fenced(str(r["reason"]))
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"

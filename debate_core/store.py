@@ -4,7 +4,13 @@ One class owns the database (sqlite-utils, WAL). Schema changes are registered m
 engine event is persisted as it happens (the store is the engine's event sink), so a crash loses
 at most the call in flight and live pages only read the store. Review actions are an append-only
 audit trail guarded by an optimistic version check, so two reviewers acting on the same debate at
-once cannot both win.
+once cannot both win; who may take which action is decided in `review.py`.
+
+Many processes and threads may write one database at once (CLI runs, the app's worker threads).
+Every write is one `BEGIN IMMEDIATE` transaction: it takes the write lock before it reads, waiting
+up to the busy timeout, so a read-then-write can never fail with "database is locked" the way a
+deferred transaction does under WAL when another writer commits between its read and its write.
+A database that cannot be opened or written raises `StoreError` with one line a user can act on.
 """
 
 from __future__ import annotations
@@ -21,16 +27,28 @@ from typing import Any
 
 import sqlite_utils
 
+from . import review as review_rules
 from .events import Event, EventSink
 from .ids import new_debate_id
+from .review import (
+    REVIEW_ACTIONS,
+    REVIEW_STATES,
+    SUPERVISOR_ACTIONS,
+    ReviewConflict,
+    ReviewError,
+    ReviewRequest,
+)
 from .schemas import Case
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "debates.db"
 
-REVIEW_ACTIONS = ("accept", "override", "escalate")
-SUPERVISOR_ACTIONS = ("approve", "override")
-# review_state values: pending -> accepted | overridden | escalated; escalated -> approved | overridden
-REVIEW_STATES = ("pending", "accepted", "overridden", "escalated", "approved")
+__all__ = ["REVIEW_ACTIONS", "REVIEW_STATES", "SUPERVISOR_ACTIONS", "DebateStore", "NotFound", "ReviewConflict",
+           "ReviewError", "StoreError", "default_db_path"]
+
+# How long a write waits for another connection's write to finish before giving up. Many debates
+# write one file at once, each holding the lock for a millisecond or so; a long wait only happens
+# when something holds it abnormally (a stuck process, a slow disk).
+DEFAULT_BUSY_TIMEOUT_S = 30.0
 
 
 def default_db_path() -> Path:
@@ -54,16 +72,55 @@ def _load(value: Any, default: Any = None) -> Any:
         return default
 
 
-class ReviewConflict(Exception):
-    """Someone else acted on this debate first; nothing was written."""
-
-
-class ReviewError(ValueError):
-    """A review action that is not allowed (bad action, missing reason, wrong state)."""
-
-
 class NotFound(KeyError):
     pass
+
+
+class StoreError(Exception):
+    """The database cannot be opened or written. The message is one plain line naming the file."""
+
+
+# SQLite's primary result codes (the low byte of an extended code) that describe the database
+# or the disk rather than a mistake in the program.
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+
+
+def _primary_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def store_error(exc: BaseException, path: Path | None, doing: str = "use",
+                busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> StoreError | None:
+    """The readable StoreError for a database or disk fault, or None for any other error (a bug
+    should surface as itself, not be dressed up as a disk problem)."""
+    where = f"the database {path}" if path else "the in-memory database"
+    code = _primary_code(exc)
+    text = " ".join(str(exc).split())
+    if code == _SQLITE_FULL:
+        return StoreError(f"cannot write {where}: the disk is full")
+    if code == _SQLITE_READONLY:
+        return StoreError(f"cannot write {where}: it is read-only (check the permissions of the file and its folder)")
+    if code == _SQLITE_NOTADB:
+        return StoreError(f"cannot {doing} {where}: the file is not a SQLite database")
+    if code == _SQLITE_CORRUPT:
+        return StoreError(f"cannot {doing} {where}: it is damaged ({text})")
+    if code == _SQLITE_CANTOPEN:
+        if path is not None and path.is_dir():
+            return StoreError(f"cannot open {where}: it is a directory")
+        return StoreError(f"cannot open {where}: the file or its folder cannot be opened or created")
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StoreError(f"cannot {doing} {where}: another process kept it locked for over {busy_timeout:g} s")
+    if code == _SQLITE_IOERR:
+        return StoreError(f"cannot {doing} {where}: the disk reported an input/output error "
+                          "(it may be full, removed or failing)")
+    if code == _SQLITE_PERM:
+        return StoreError(f"cannot {doing} {where}: permission denied")
+    if code is None and isinstance(exc, sqlite3.DatabaseError) and type(exc) in (
+            sqlite3.DatabaseError, sqlite3.OperationalError):
+        return StoreError(f"cannot {doing} {where}: {text}")
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -180,44 +237,148 @@ def _m0002(db: sqlite_utils.Database) -> None:
 # ---------------------------------------------------------------------------
 
 
+# Files (device, inode) that passed quick_check in this process. A replaced file has a new inode
+# and is checked again; damage that appears later is still reported by SQLite on the page it hits.
+_CHECKED: set[tuple[int, int]] = set()
+
+
 class DebateStore(EventSink):
     """Owns one SQLite database. Safe to share between threads: writes are serialised by a lock."""
 
-    def __init__(self, path: str | Path | None = None, *, memory: bool = False, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path | None = None, *, memory: bool = False, readonly: bool = False,
+                 busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S, check: bool = True) -> None:
+        """Open (creating and migrating when writable) the database.
+
+        A writable store is checked with `PRAGMA quick_check` before anything writes to it, so a
+        damaged file is reported instead of being written into. The check reads the whole file
+        (seconds for 10,000 debates, 2.3 GB: bench/store_open.py), so it runs once per file per process; `check=False`
+        skips it for callers that only read."""
         self.readonly = readonly
-        if memory:
-            conn = sqlite3.connect(":memory:", check_same_thread=False)
-            self.path: Path | None = None
-        else:
-            self.path = Path(path) if path else default_db_path()
-            if readonly:
-                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False, timeout=30)
-            else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-        self.db = sqlite_utils.Database(conn)
+        self.busy_timeout = busy_timeout
+        self.path: Path | None = None if memory else (Path(path) if path else default_db_path())
         self._lock = threading.RLock()
-        if not readonly:
-            if not memory:
-                self.db.enable_wal()
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.migrate()
         self._seq: dict[str, int] = {}
+        conn = self._connect(memory)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self.db = sqlite_utils.Database(conn)
+            if not readonly:
+                if check and not memory:
+                    self._quick_check()
+                if not memory:
+                    self._enable_wal()
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.migrate()
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc, "open") from exc
+        except BaseException:
+            conn.close()
+            raise
+
+    def _connect(self, memory: bool) -> sqlite3.Connection:
+        if memory:
+            return sqlite3.connect(":memory:", check_same_thread=False)
+        assert self.path is not None
+        if self.path.is_dir():
+            raise StoreError(f"cannot open the database {self.path}: it is a directory")
+        try:
+            if self.readonly:
+                return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                       timeout=self.busy_timeout)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return sqlite3.connect(str(self.path), check_same_thread=False, timeout=self.busy_timeout)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder of the database {self.path}: {exc.strerror}") from exc
+        except sqlite3.Error as exc:
+            raise self._error(exc, "open") from exc
+
+    def _error(self, exc: sqlite3.Error, doing: str) -> BaseException:
+        return store_error(exc, self.path, doing, self.busy_timeout) or exc
+
+    def _quick_check(self) -> None:
+        assert self.path is not None
+        try:
+            st = self.path.stat()
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            identity = None  # a new file: nothing to check yet, and its identity is known only later
+        if identity in _CHECKED:
+            return
+        rows = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()]
+        if rows == ["ok"]:
+            if identity is not None:
+                _CHECKED.add(identity)
+            return
+        # Each problem may span lines and starts with a "*** in database main ***" banner.
+        problems = [line.strip() for row in rows for line in str(row).splitlines()
+                    if line.strip() and not line.startswith("***")] or ["unknown problem"]
+        more = f" and {len(problems) - 1} more problems" if len(problems) > 1 else ""
+        raise StoreError(f"cannot open the database {self.path}: it is damaged (quick_check: {problems[0]}{more})")
+
+    def _enable_wal(self) -> None:
+        # Switching a new file to WAL needs the file to itself for a moment; when many processes
+        # open a new file at once SQLite may answer "locked" without waiting, so wait here.
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                self.db.enable_wal()
+                return
+            except sqlite3.OperationalError as exc:
+                if _primary_code(exc) not in (_SQLITE_BUSY, _SQLITE_LOCKED) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction. BEGIN IMMEDIATE takes the write lock first (waiting up to the busy
+        timeout), so everything read inside is still true when it is written. A database or disk
+        fault becomes a StoreError and nothing of the transaction is kept."""
+        with self._lock:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise self._error(exc, "write") from exc
+            try:
+                yield
+                self.db.conn.commit()
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise self._error(exc, "write") from exc
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        try:
+            self.db.conn.rollback()
+        except sqlite3.Error:  # the fault that got us here may have ended the transaction already
+            pass
 
     # -- schema ---------------------------------------------------------------
+    def _pending_migrations(self) -> bool:
+        if "_migrations" not in self.db.table_names():
+            return True
+        done = {r[0] for r in self.db.execute("SELECT name FROM _migrations").fetchall()}
+        return any(name not in done for name, _ in MIGRATIONS)
+
     def migrate(self) -> list[str]:
         applied: list[str] = []
         with self._lock:
-            if "_migrations" not in self.db.table_names():
-                self.db["_migrations"].create({"name": str, "applied_at": str}, pk="name")
-            done = {r["name"] for r in self.db["_migrations"].rows}
-            for name, fn in MIGRATIONS:
-                if name in done:
-                    continue
-                with self.db.atomic():
+            if not self._pending_migrations():
+                return applied
+            # Several processes may open a new file at once: the one that gets the write lock
+            # migrates, the others wait for it and then find nothing left to do.
+            with self._write():
+                if "_migrations" not in self.db.table_names():
+                    self.db["_migrations"].create({"name": str, "applied_at": str}, pk="name")
+                done = {r[0] for r in self.db.execute("SELECT name FROM _migrations").fetchall()}
+                for name, fn in MIGRATIONS:
+                    if name in done:
+                        continue
                     fn(self.db)
                     self.db["_migrations"].insert({"name": name, "applied_at": _now()})
-                applied.append(name)
+                    applied.append(name)
         return applied
 
     def close(self) -> None:
@@ -225,7 +386,7 @@ class DebateStore(EventSink):
 
     # -- cases and debates ------------------------------------------------------
     def save_case(self, case: Case) -> None:
-        with self._lock, self.db.atomic():
+        with self._write():
             self.db["cases"].upsert(
                 {
                     "id": case.id, "title": case.title, "question": case.question,
@@ -245,7 +406,7 @@ class DebateStore(EventSink):
     ) -> str:
         debate_id = debate_id or new_debate_id()
         now = _now()
-        with self._lock, self.db.atomic():
+        with self._write():
             self.db["cases"].upsert(
                 {
                     "id": case.id, "title": case.title, "question": case.question,
@@ -272,7 +433,7 @@ class DebateStore(EventSink):
 
     # -- the event sink -----------------------------------------------------------
     def record(self, debate_id: str, event: Event) -> None:
-        with self._lock, self.db.atomic():
+        with self._write():
             self.db["events"].insert(
                 {"debate_id": debate_id, "ts": event.ts, "kind": event.kind, "step_id": event.step_id,
                  "data": _dump(_event_payload(event))}
@@ -531,19 +692,6 @@ class DebateStore(EventSink):
         return list(self.db.query(sql))
 
     # -- reviews ----------------------------------------------------------------------
-    @contextlib.contextmanager
-    def _immediate(self) -> Iterator[None]:
-        """A write transaction that takes the lock before reading, so a read-then-write cannot
-        deadlock against another reviewer's connection: the second one waits, then sees the change."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.conn.rollback()
-            raise
-        else:
-            self.db.conn.commit()
-
     def review(
         self,
         debate_id: str,
@@ -555,56 +703,40 @@ class DebateStore(EventSink):
         expected_version: int | None = None,
         supervisor: bool = False,
     ) -> dict[str, Any]:
-        """Append one review action. Raises ReviewConflict when `expected_version` is stale."""
-        reviewer = (reviewer or "").strip()
-        if not reviewer:
-            raise ReviewError("a reviewer name is required")
-        allowed = SUPERVISOR_ACTIONS if supervisor else REVIEW_ACTIONS
-        if action not in allowed:
-            raise ReviewError(f"unknown action {action!r}; choose from {', '.join(allowed)}")
-        reason = (reason or "").strip() or None
-        answer = (answer or "").strip() or None
-        if action == "override" and not answer:
-            raise ReviewError("an override needs the corrected answer")
-        if action in ("override", "escalate") and not reason:
-            raise ReviewError(f"{action} needs a reason")
-        with self._lock, self._immediate():
+        """Append one review action, with the role rules of `review.submit` (a supervisor's action
+        needs a supervisor named in the settings file). Raises ReviewConflict when
+        `expected_version` is stale, ReviewError when the action is not allowed."""
+        return review_rules.submit(self, debate_id, action=action, reviewer=reviewer, answer=answer,
+                                   reason=reason, expected_version=expected_version, supervisor=supervisor)
+
+    def record_review(self, req: ReviewRequest) -> dict[str, Any]:
+        """Write a validated review action. The state rules are checked inside the write lock,
+        against the state the action is written over, so two reviewers cannot both win."""
+        with self._write():
             row = self.db.execute(
-                "SELECT status, review_state, final_answer, version FROM debates WHERE id = ?", [debate_id]
+                "SELECT status, review_state, final_answer, version FROM debates WHERE id = ?", [req.debate_id]
             ).fetchone()
             if not row:
-                raise NotFound(f"no debate with id {debate_id!r}")
+                raise NotFound(f"no debate with id {req.debate_id!r}")
             status, state, final_answer, version = row
-            if status != "completed":
-                raise ReviewError(f"debate {debate_id} is {status}; only completed debates can be reviewed")
-            if expected_version is not None and expected_version != version:
-                raise ReviewConflict(
-                    f"debate {debate_id} was changed by someone else (now '{state}'); reload and try again"
-                )
-            if supervisor and state != "escalated":
-                raise ReviewError(f"only escalated debates go to a supervisor; this one is '{state}'")
-            if not supervisor and state not in ("pending",):
-                raise ReviewError(f"debate {debate_id} was already reviewed ('{state}')")
-            new_state = {
-                "accept": "accepted", "override": "overridden", "escalate": "escalated", "approve": "approved",
-            }[action]
-            new_answer = answer if action == "override" else final_answer
+            new_state, new_answer = review_rules.transition(req, status=status, state=state, version=version,
+                                                            final_answer=final_answer)
             cur = self.db.execute(
                 """UPDATE debates SET review_state = ?, final_answer = ?, reviewed_by = ?, version = version + 1,
                    updated_at = ? WHERE id = ? AND version = ?""",
-                [new_state, new_answer, reviewer, _now(), debate_id, version],
+                [new_state, new_answer, req.reviewer, _now(), req.debate_id, version],
             )
             if cur.rowcount != 1:
-                raise ReviewConflict(f"debate {debate_id} was changed by someone else; reload and try again")
+                raise ReviewConflict(f"debate {req.debate_id} was changed by someone else; reload and try again")
             entry = {
-                "debate_id": debate_id, "ts": _now(), "reviewer": reviewer,
-                "role": "supervisor" if supervisor else "reviewer", "action": action, "state_before": state,
-                "state_after": new_state, "answer_before": final_answer, "answer_after": new_answer, "reason": reason,
+                "debate_id": req.debate_id, "ts": _now(), "reviewer": req.reviewer, "role": req.role,
+                "action": req.action, "state_before": state, "state_after": new_state, "answer_before": final_answer,
+                "answer_after": new_answer, "reason": req.reason,
             }
             self.db["reviews"].insert(entry)
-            if action == "override":
+            if req.action == "override":
                 self.db.execute(f"UPDATE debate_search SET answer = ? WHERE rowid = {_SEARCH_ROW}",
-                                [new_answer, debate_id])
+                                [new_answer, req.debate_id])
         return {**entry, "version": version + 1}
 
 

@@ -30,7 +30,7 @@ from .protocols import get_spec
 from .providers import Provider
 from .runtime import DebateSettings
 from .schemas import Case
-from .store import DebateStore, NotFound
+from .store import DebateStore, NotFound, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,11 @@ def _run(
         store = DebateStore(db_path)
         asyncio.run(run_debate_async(case, protocol, provider=provider, settings=settings, store=store,
                                      debate_id=debate_id))
+    except StoreError as exc:
+        # The database refused a write (disk full, file damaged or made read-only): say so plainly.
+        # Marking the debate failed may be refused too; then the next start marks it interrupted.
+        log.error("debate %s stopped: %s", debate_id, exc)
+        _mark_failed(store, db_path, debate_id, f"the debate stopped: {exc}")
     except BaseException as exc:  # noqa: BLE001 - whatever happens, the debate must not stay "running"
         message = f"the debate stopped unexpectedly: {plain_reason(exc)}"
         log.error("debate %s crashed:\n%s", debate_id, traceback.format_exc())

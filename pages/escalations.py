@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debate_core import views
+from debate_core.app_settings import settings_path
 from debate_core.store import NotFound
 from ui import common, render, review
 
@@ -17,7 +18,8 @@ settings = common.app_settings()
 name = common.reviewer()
 is_supervisor = settings.is_supervisor(name)
 if not settings.supervisors:
-    st.info("No supervisors are named yet. Add them on the Settings page; only they can decide escalations.")
+    st.info("No supervisors are named yet: add names on the Settings page or in "
+            f"{esc(settings_path(common.db_path()))}. Only they can decide escalations.")
 elif is_supervisor:
     st.caption(f"Signed in as supervisor {esc(name)}.")
 

@@ -22,6 +22,7 @@ from debate_core.protocols import validate_settings
 from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
 from debate_core.runtime import DebateSettings
+from debate_core.store import StoreError
 from ui import common
 
 common.page_setup()
@@ -293,7 +294,7 @@ if st.button("Start debate", type="primary", disabled=not ready, key="nd-start",
             raise ValueError(f"this cassette was recorded with the {provider.protocol} protocol; "
                              f"choose {provider.protocol} to replay it")
         debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path())
-    except (ValueError, CassetteError) as exc:
+    except (ValueError, CassetteError, StoreError) as exc:
         st.error(f"The debate could not start: {views.md_escape(exc)}")
     else:
         st.session_state["debate_id"] = debate_id

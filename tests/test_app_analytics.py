@@ -5,6 +5,7 @@ from __future__ import annotations
 from helpers import small_case
 
 from debate_core import views
+from debate_core.app_settings import AppSettings, save_settings
 from debate_core.store import DebateStore
 
 
@@ -24,6 +25,7 @@ def test_rates_and_agreement(app, make_debate, db_path):
     b = make_debate(small_case(), "cross_critique")
     c = make_debate(small_case(), "dialectic")  # flagged by the moderator on this case
     make_debate(small_case(), "panel")  # not reviewed
+    save_settings(AppSettings(supervisors=["sue"]), db_path)  # only a named supervisor may approve
     store = DebateStore(db_path)
     store.review(a, action="accept", reviewer="ann")
     store.review(b, action="override", reviewer="bob", answer="Other answer.", reason="Wrong share.")

@@ -78,3 +78,23 @@ def test_moderator_flagged_debates_are_listed_for_reviewers(app, make_debate, db
     assert DebateStore(db_path, readonly=True).get_debate(flagged, with_steps=False)["needs_human_review"]
     _open(app, None)
     assert any(s.value.startswith("Flagged by the moderator, awaiting a reviewer (1)") for s in app.subheader)
+
+
+def test_the_service_refuses_a_supervisor_removed_after_the_page_was_drawn(app, make_debate, db_path):
+    """The controls are drawn for Sue; before she clicks, she is taken off the list. The review
+    service, not the page, decides: nothing is written and she is told why."""
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    debate_id = _escalated(make_debate, db_path)
+    _open(app, "sue")
+    save_settings(AppSettings(supervisors=["Tom"]), db_path)
+    app.button(key=f"approve-submit-{debate_id}").click().run()
+    assert any("Not saved: sue is not a supervisor" in e.value for e in app.error)
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert debate["review_state"] == "escalated" and [r["action"] for r in debate["reviews"]] == ["escalate"]
+
+
+def test_no_supervisors_message_names_the_settings_file(app, db_path):
+    from debate_core.views import md_escape
+
+    _open(app, None)
+    assert any(md_escape(db_path.with_name("debates.settings.json")) in i.value for i in app.info)

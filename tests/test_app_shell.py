@@ -94,3 +94,13 @@ def test_an_unexpected_page_error_is_explained_without_a_traceback(app, make_deb
     [error] = [e.value for e in app.error]
     assert "unexpected error (RuntimeError: summary exploded)" in error
     assert "Traceback" not in error
+    assert "Nothing was lost" not in error  # the page cannot know that; it says what is known
+    assert "check whether your action was recorded" in error
+
+
+def test_a_database_that_is_a_directory_is_one_sentence(app, db_path):
+    db_path.mkdir()
+    app.run()
+    assert not app.exception
+    [error] = [e.value for e in app.error]
+    assert error.startswith("Cannot open the database") and error.endswith("it is a directory")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import resource
 import signal
 import sqlite3
 import subprocess
@@ -26,10 +28,10 @@ def protocol_for(path: Path) -> str:
     return PROTOCOL_BY_PREFIX[path.name.split("_", 1)[0]]
 
 
-def cli(*args: str, db: Path, check: bool = False) -> subprocess.CompletedProcess:
+def cli(*args: str, db: Path, check: bool = False, preexec_fn=None) -> subprocess.CompletedProcess:
     env = {**os.environ, "DEBATE_DB": str(db)}
     proc = subprocess.run([sys.executable, "-m", "debate_core", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, preexec_fn=preexec_fn)
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -285,7 +287,7 @@ def test_an_error_inside_a_protocol_fails_the_debate_keeps_its_steps_and_resumes
     assert len([s for s in new["steps"] if s["model"] == "stored"]) == len(ok)
 
 
-def test_a_database_that_cannot_record_the_failure_is_one_line_and_exit_1(tmp_path, monkeypatch, capsys):
+def test_a_database_that_cannot_record_the_failure_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
     import sqlite3 as sql
 
     from debate_core import cli as cli_module
@@ -299,10 +301,9 @@ def test_a_database_that_cannot_record_the_failure_is_one_line_and_exit_1(tmp_pa
 
     monkeypatch.setattr(DebateStore, "record", full_disk)
     code = cli_module.main(["--db", str(tmp_path / "d.db"), "run", str(CASE), "--protocol", "cross_critique", "--quiet"])
-    assert code == 1
+    assert code == 2  # the store cannot be written: one line, exit 2
     [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("error: debate ") and line.endswith(
-        "stopped and its failure could not be saved: database or disk is full")
+    assert line.startswith("error: ") and "full" in line and line.endswith("stopped there")
 
 
 def _running_row(db: Path, pid: int) -> str:
@@ -434,3 +435,105 @@ def test_an_unexpected_error_at_the_command_line_is_a_failed_debate_without_a_tr
         "failed: the debate stopped unexpectedly: division by zero",
         f"resume with: python -m debate_core resume {debate['id']}",
     ]
+
+def test_review_supervisor_must_be_named_in_the_settings_file(tmp_path):
+    db = tmp_path / "d.db"
+    did = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, check=True).stdout)[
+        "debate_id"]
+    cli("review", did, "--action", "escalate", "--reviewer", "ann", "--reason", "norm conflict", db=db, check=True)
+    approve = ("review", did, "--action", "approve", "--supervisor")
+    none = cli(*approve, "--reviewer", "sue", db=db)
+    assert none.returncode == 2
+    assert none.stderr.strip() == ("error: no supervisors are configured: add names on the Settings page or in "
+                                   f"{tmp_path / 'd.settings.json'}")
+    (tmp_path / "d.settings.json").write_text(json.dumps({"supervisors": ["Sue"]}), encoding="utf-8")
+    bob = cli(*approve, "--reviewer", "bob", db=db)
+    assert bob.returncode == 2 and len(bob.stderr.strip().splitlines()) == 1
+    assert bob.stderr.startswith("error: bob is not a supervisor")
+    shown = json.loads(cli("show", did, "--json", db=db, check=True).stdout)
+    assert shown["review_state"] == "escalated" and [r["action"] for r in shown["reviews"]] == ["escalate"]
+    ok = cli(*approve, "--reviewer", "sue", db=db, check=True)
+    assert "escalated -> approved by sue" in ok.stdout
+
+
+# ---------------------------------------------------------------------------
+# A database that cannot be opened or written: exit 2, one line, no traceback
+# ---------------------------------------------------------------------------
+
+
+def _one_error_line(proc: subprocess.CompletedProcess, expected: str) -> str:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], proc.stderr
+    return lines[0]
+
+
+def _without_root_file_access() -> None:
+    """Run the child as root without the power to ignore file permissions (the tests run as root,
+    and root writes to a read-only file otherwise): drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH
+    from the bounding set, so the program it executes has neither."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+@pytest.mark.parametrize("command", [["list"], ["run", str(CASE), "--protocol", "cross_critique"], ["show", "x"]])
+def test_a_directory_or_a_non_database_is_one_line(tmp_path, command):
+    _one_error_line(cli(*command, db=tmp_path), "is a directory")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n" * 500, encoding="utf-8")
+    _one_error_line(cli(*command, db=notes), "the file is not a SQLite database")
+    assert notes.read_text(encoding="utf-8") == "not a database\n" * 500
+
+
+def test_a_damaged_database_is_refused_before_a_run_writes(tmp_path):
+    db = tmp_path / "d.db"
+    for _ in range(2):
+        cli("run", str(CASE), "--protocol", "cross_critique", "--quiet", db=db, check=True)
+    con = sqlite3.connect(db)
+    page_size, pages = (con.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_size", "page_count"))
+    con.close()
+    with open(db, "r+b") as fh:
+        fh.seek(page_size * (pages // 2))
+        fh.write(os.urandom(page_size))
+    before = db.read_bytes()
+    line = _one_error_line(cli("run", str(CASE), "--protocol", "cross_critique", db=db), "it is damaged (quick_check:")
+    assert str(db) in line
+    assert db.read_bytes() == before
+
+
+def test_a_read_only_database_is_one_line_and_nothing_is_written(tmp_path):
+    db = tmp_path / "d.db"
+    cli("run", str(CASE), "--protocol", "cross_critique", "--quiet", db=db, check=True)
+    db.chmod(0o444)
+    before = db.read_bytes()
+    proc = cli("run", str(CASE), "--protocol", "cross_critique", db=db, preexec_fn=_without_root_file_access)
+    _one_error_line(proc, f"cannot write the database {db}: it is read-only")
+    assert db.read_bytes() == before
+    listed = cli("list", "--json", db=db, preexec_fn=_without_root_file_access)  # reading still works
+    assert listed.returncode == 0 and len(json.loads(listed.stdout)) == 1
+
+
+def test_a_full_disk_mid_run_ends_the_run_with_one_line_and_keeps_the_steps(tmp_path):
+    db = tmp_path / "d.db"
+    cli("list", db=db, check=True)  # create and migrate the file
+    room = db.stat().st_size + 256 * 1024
+
+    def small_disk() -> None:
+        # No file of the child may grow past the database's size plus 256 KiB: the write-ahead
+        # log fills up a few steps into the debate. SIGXFSZ would kill the child; ignored, the write
+        # fails with EFBIG as on a full disk.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
+
+    proc = cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, preexec_fn=small_disk)
+    line = _one_error_line(proc, f"cannot write the database {db}: the disk")
+    assert "stopped there" in line and proc.stdout == ""
+    debate = DebateStore(db).list_debates()[0]
+    assert line.endswith(f"debate {debate['id']} stopped there")
+    assert debate["status"] == "running"  # the fault stopped it; the app marks it interrupted
+    assert any(s["status"] == "ok" for s in DebateStore(db).steps(debate["id"]))
+    resumed = json.loads(cli("resume", debate["id"], "--json", "--quiet", db=db, check=True).stdout)
+    assert resumed["status"] == "completed"

@@ -511,7 +511,7 @@ def test_exports_carry_previous_and_the_critique_states_and_the_cassette_replays
     assert [h["state"] for h in k2["history"]] == ["open", "addressed_not_confirmed", "maintained", "addressed_not_confirmed",
                                                    "resolved"]
     md = files["transcript.md"]
-    assert "review of earlier critiques:" in md and "  - K2: maintained: maintained by the critic" in md
+    assert "review of earlier critique K2: maintained\n```text\nmaintained by the critic\n```" in md
     assert "## Critique states" in md and "r2.critique.ala.nla maintained; r3.revise.nla addressed, not confirmed" in md
     rows = list(csv.DictReader(io.StringIO(export.claims_csv(store, result.debate_id))))
     k1 = next(r for r in rows if r["kind"] == "critique" and r["agent"] == "ala" and r["id"] == "K1")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 import pytest
 from helpers import SUPERVISOR, small_case
 
+from debate_core.app_settings import AppSettings, save_settings, settings_path
 from debate_core.engine import run_debate
 from debate_core.events import Event
-from debate_core.store import MIGRATIONS, DebateStore, ReviewConflict, ReviewError
+from debate_core.review import RoleError
+from debate_core.store import MIGRATIONS, DebateStore, ReviewConflict, ReviewError, StoreError
 
 
 @pytest.fixture
@@ -68,7 +71,9 @@ def test_failed_step_keeps_raw_output(store):
     assert d["input_tokens"] == 30
 
 
-def test_review_actions_append_to_the_audit_trail(store):
+def test_review_actions_append_to_the_audit_trail(tmp_path):
+    store = DebateStore(tmp_path / "r.db")
+    save_settings(AppSettings(supervisors=["Sue"]), store.path)
     did = completed(store)
     with pytest.raises(ReviewError, match="needs a reason"):
         store.review(did, action="escalate", reviewer="ann")
@@ -176,3 +181,111 @@ def test_upgrade_from_the_first_schema_links_existing_search_rows(tmp_path):
     upgraded.review("old-1", action="override", reviewer="ann", answer="Nothing is divided yet.", reason="pending")
     assert [r["id"] for r in upgraded.list_debates(search="nothing divided")] == ["old-1"]
     assert upgraded.list_debates(search="kaum") == []  # the old answer left the index with the override
+
+
+# ---------------------------------------------------------------------------
+# Who may decide an escalation
+# ---------------------------------------------------------------------------
+
+
+def _escalated(tmp_path):
+    store = DebateStore(tmp_path / "s.db")
+    did = completed(store)
+    store.review(did, action="escalate", reviewer="ann", reason="norm conflict")
+    return store, did
+
+
+def test_only_a_configured_supervisor_may_approve(tmp_path):
+    store, did = _escalated(tmp_path)
+    where = settings_path(store.path)
+    with pytest.raises(RoleError, match=f"no supervisors are configured: add names on the Settings page or in {where}"):
+        store.review(did, action="approve", reviewer="sue", supervisor=True)
+    save_settings(AppSettings(supervisors=["Sue"]), store.path)
+    with pytest.raises(RoleError, match="bob is not a supervisor"):
+        store.review(did, action="approve", reviewer="bob", supervisor=True)
+    with pytest.raises(RoleError, match="bob is not a supervisor"):
+        store.review(did, action="override", reviewer="bob", answer="x", reason="y", supervisor=True)
+    with pytest.raises(ReviewError, match="only a supervisor may approve"):
+        store.review(did, action="approve", reviewer="bob")
+    d = store.get_debate(did)
+    assert (d["review_state"], d["version"], len(d["reviews"])) == ("escalated", 1, 1)  # nothing written
+    entry = store.review(did, action="approve", reviewer="SUE", supervisor=True)  # names match without case
+    assert (entry["role"], entry["state_after"]) == ("supervisor", "approved")
+
+
+def test_a_broken_settings_file_lets_nobody_decide(tmp_path):
+    store, did = _escalated(tmp_path)
+    settings_path(store.path).write_text("{not json", encoding="utf-8")
+    with pytest.raises(RoleError, match="cannot tell who the supervisors are"):
+        store.review(did, action="approve", reviewer="sue", supervisor=True)
+    assert store.get_debate(did)["review_state"] == "escalated"
+
+
+# ---------------------------------------------------------------------------
+# Database faults: one readable line, nothing half-written
+# ---------------------------------------------------------------------------
+
+
+def _filled(path, debates=3):
+    store = DebateStore(path)
+    for _ in range(debates):
+        completed(store)
+    store.close()  # the last connection checkpoints the WAL into the file and removes it
+    return path
+
+
+def test_a_directory_is_refused_in_one_line(tmp_path):
+    with pytest.raises(StoreError, match=r"cannot open the database .*: it is a directory$"):
+        DebateStore(tmp_path)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n" * 200, encoding="utf-8")
+    with pytest.raises(StoreError, match="the file is not a SQLite database"):
+        DebateStore(path)
+    assert path.read_text(encoding="utf-8").startswith("these are my notes")  # untouched
+
+
+def test_a_damaged_database_is_detected_before_anything_is_written(tmp_path):
+    good = _filled(tmp_path / "good.db", debates=6)
+    check = sqlite3.connect(good)
+    page_size, pages = (check.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_size", "page_count"))
+    assert check.execute("PRAGMA freelist_count").fetchone()[0] == 0  # every page is in use
+    check.close()
+    data = bytearray(good.read_bytes())
+    middle = page_size * (pages // 2)
+    data[middle:middle + page_size] = b"\xab" * page_size  # one whole page in the middle is garbage
+    # A copy, as a damaged file arrives: this process already checked the good file and trusts it.
+    path = tmp_path / "bad.db"
+    path.write_bytes(bytes(data))
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"it is damaged \(quick_check: .+\)"):
+        DebateStore(path)
+    assert path.read_bytes() == before
+
+
+def test_writing_to_a_read_only_connection_is_one_line(tmp_path):
+    path = _filled(tmp_path / "ro.db", debates=1)
+    ro = DebateStore(path, readonly=True)
+    with pytest.raises(StoreError, match=r"cannot write the database .*ro\.db: it is read-only"):
+        ro.create_debate(small_case(), "cross_critique", {"provider": "offline"}, {})
+    ro.close()
+    assert DebateStore(path).count_debates() == 1
+
+
+def test_a_full_disk_mid_debate_is_one_line_and_keeps_what_was_saved(tmp_path):
+    store = DebateStore(tmp_path / "full.db")
+    did = store.create_debate(small_case(), "cross_critique", {"provider": "offline"}, {})
+    pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count = {pages + 1}")  # this connection may grow the file by one page
+    big = "x" * 20_000
+    with pytest.raises(StoreError, match=r"cannot write the database .*full\.db: the disk is full$"):
+        for n in range(50):
+            store.record(did, Event("warning", None, {"message": f"{n} {big}"}))
+    store.db.execute("PRAGMA max_page_count = 1073741823")
+    # The failed event left nothing behind, and the store is usable again once there is room.
+    stored = [e["data"]["message"][:3] for e in store.events(did)]
+    assert stored == [f"{n} x" for n in range(len(stored))]
+    store.record(did, Event("failed", None, {"error": "stopped: the disk was full"}))
+    assert store.get_debate(did, with_steps=False)["status"] == "failed"

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from helpers import small_case
@@ -16,7 +20,7 @@ from debate_core import worker
 from debate_core.protocols import UnknownProtocol
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings
-from debate_core.store import DebateStore
+from debate_core.store import MIGRATIONS, DebateStore
 
 
 def _store(db_path):
@@ -163,3 +167,58 @@ def test_bad_settings_are_refused_before_anything_is_saved(db_path, settings, me
         worker.start_debate(small_case(), "cross_critique", make_provider("offline"), settings, db_path=db_path)
     assert _store(db_path).list_debates() == []
     assert worker.running_here() == []
+# ---------------------------------------------------------------------------
+# Many debates, one database
+# ---------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = ROOT / "data" / "cases" / "adat_minangkabau_inheritance.json"
+
+
+def _max_overlap(intervals: list[tuple[str, str]]) -> int:
+    """The most debates that were running at the same moment."""
+    points = sorted([(start, 1) for start, _ in intervals] + [(end, -1) for _, end in intervals])
+    running = best = 0
+    for _, step in points:
+        running += step
+        best = max(best, running)
+    return best
+
+
+def test_sixteen_processes_and_six_worker_debates_share_one_new_database(tmp_path):
+    db = tmp_path / "shared.db"  # does not exist yet: every opener races to create and migrate it
+    env = {**os.environ, "DEBATE_DB": str(db)}
+    # A small delay per model call keeps the debates alive long enough to overlap one another.
+    cmd = [sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--db", str(db),
+           "--json", "--quiet", "--latency-ms", "10"]
+    procs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(16)]
+    ids = [worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=20),
+                               db_path=db) for _ in range(6)]
+    outputs = [p.communicate(timeout=600) for p in procs]
+    assert all(worker.wait(did, 300) for did in ids)
+
+    for proc, (out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err and "locked" not in err
+        assert json.loads(out)["status"] == "completed"
+        ids.append(json.loads(out)["debate_id"])
+    store = DebateStore(db, readonly=True)
+    rows = store.list_debates(limit=100)
+    assert sorted(r["id"] for r in rows) == sorted(ids) and len(ids) == 22
+    assert {r["status"] for r in rows} == {"completed"}
+    for did in ids:
+        steps = store.steps(did)
+        assert steps and all(s["status"] == "ok" for s in steps)
+        assert [s["seq"] for s in steps] == list(range(1, len(steps) + 1))
+        assert [e["kind"] for e in store.events(did)][-1] == "completed"
+    store.close()
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert con.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0] == len(MIGRATIONS)  # once, not per opener
+        spans = con.execute("SELECT created_at, finished_at FROM debates").fetchall()
+    finally:
+        con.close()
+    # The debates really ran side by side, which is what used to fail with "database is locked".
+    assert _max_overlap(spans) >= 4

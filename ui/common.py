@@ -9,7 +9,7 @@ import streamlit as st
 
 from debate_core import views, worker
 from debate_core.app_settings import AppSettings, SettingsError, load_settings
-from debate_core.store import DebateStore, default_db_path
+from debate_core.store import DebateStore, StoreError, default_db_path
 
 PAGES = {
     "new": "pages/new_debate.py",
@@ -108,7 +108,10 @@ def app_shell_setup() -> None:
         recover_interrupted()
     except Exception as exc:  # noqa: BLE001 - an unusable database is explained, not dumped as a traceback
         sidebar()
-        st.error(f"The database at {views.md_escape(db_path())} cannot be opened: {views.md_escape(exc)}")
+        if isinstance(exc, StoreError):  # already one line naming the file and the reason
+            st.error(views.md_escape(str(exc)[:1].upper() + str(exc)[1:]))
+        else:
+            st.error(f"The database at {views.md_escape(db_path())} cannot be opened: {views.md_escape(exc)}")
         st.stop()
     sidebar()
 

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from debate_core import views
-from debate_core.store import NotFound, ReviewConflict, ReviewError
+from debate_core.store import NotFound, ReviewConflict, ReviewError, StoreError
 from ui import common
 
 esc = views.md_escape
@@ -50,7 +50,10 @@ def _act(debate_id: str, action: str, version: int, supervisor: bool) -> None:
             typed or None,
         )
         return
-    except (ReviewError, NotFound) as exc:
+    except (ReviewError, NotFound) as exc:  # includes a supervisor's action by someone not named one
+        common.flash(debate_id, "error", f"Not saved: {esc(exc)}")
+        return
+    except StoreError as exc:  # the write was rolled back: nothing of this action is in the database
         common.flash(debate_id, "error", f"Not saved: {esc(exc)}")
         return
     for key in (answer_key, reason_key):
@@ -103,7 +106,10 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
 
 
 def supervisor_controls(debate: dict[str, Any], is_supervisor: bool) -> None:
-    """Approve or override an escalated debate; only supervisors named in Settings may act."""
+    """Approve or override an escalated debate; only supervisors named in Settings may act.
+
+    Hiding the controls is a courtesy: the review service checks the role again when the action
+    is written, so a name or a settings change between drawing and clicking cannot slip through."""
     debate_id, version = debate["id"], int(debate.get("version") or 0)
     common.show_flash(debate_id)
     if debate.get("review_state") != "escalated":

@@ -1,0 +1,125 @@
+"""Review actions and who may take them.
+
+A reviewer accepts, overrides or escalates a completed debate; only a supervisor named in the
+settings file next to the database (`<db>.settings.json`, edited on the Settings page) may approve
+or override an escalated one. Every caller (the CLI, the app, scripts calling
+`DebateStore.review`) goes through `submit`, so the role rule holds whatever the front end.
+
+The rules are pure functions; the store applies them inside its write transaction, so the state
+they are checked against is the state the action is written over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+REVIEW_ACTIONS = ("accept", "override", "escalate")
+SUPERVISOR_ACTIONS = ("approve", "override")
+# review_state values: pending -> accepted | overridden | escalated; escalated -> approved | overridden
+REVIEW_STATES = ("pending", "accepted", "overridden", "escalated", "approved")
+_NEW_STATE = {"accept": "accepted", "override": "overridden", "escalate": "escalated", "approve": "approved"}
+
+
+class ReviewConflict(Exception):
+    """Someone else acted on this debate first; nothing was written."""
+
+
+class ReviewError(ValueError):
+    """A review action that is not allowed (bad action, missing reason, wrong state)."""
+
+
+class RoleError(ReviewError):
+    """The reviewer may not take this action (a supervisor's decision by someone not named one)."""
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    debate_id: str
+    action: str
+    reviewer: str
+    role: str  # "reviewer" or "supervisor"
+    answer: str | None
+    reason: str | None
+    expected_version: int | None
+
+
+def make_request(
+    debate_id: str,
+    *,
+    action: str,
+    reviewer: str,
+    answer: str | None = None,
+    reason: str | None = None,
+    expected_version: int | None = None,
+    supervisor: bool = False,
+) -> ReviewRequest:
+    """Check what can be checked without the database: names, actions, required fields."""
+    reviewer = (reviewer or "").strip()
+    if not reviewer:
+        raise ReviewError("a reviewer name is required")
+    allowed = SUPERVISOR_ACTIONS if supervisor else REVIEW_ACTIONS
+    if action not in allowed:
+        if not supervisor and action in SUPERVISOR_ACTIONS:
+            raise ReviewError(f"only a supervisor may {action} an escalated debate")
+        raise ReviewError(f"unknown action {action!r}; choose from {', '.join(allowed)}")
+    reason = (reason or "").strip() or None
+    answer = (answer or "").strip() or None
+    if action == "override" and not answer:
+        raise ReviewError("an override needs the corrected answer")
+    if action in ("override", "escalate") and not reason:
+        raise ReviewError(f"{action} needs a reason")
+    return ReviewRequest(debate_id, action, reviewer, "supervisor" if supervisor else "reviewer", answer, reason,
+                         expected_version)
+
+
+def transition(req: ReviewRequest, *, status: str, state: str, version: int,
+               final_answer: str | None) -> tuple[str, str | None]:
+    """The review state and final answer after `req`, given the debate as stored now."""
+    if status != "completed":
+        raise ReviewError(f"debate {req.debate_id} is {status}; only completed debates can be reviewed")
+    if req.expected_version is not None and req.expected_version != version:
+        raise ReviewConflict(
+            f"debate {req.debate_id} was changed by someone else (now '{state}'); reload and try again"
+        )
+    if req.role == "supervisor" and state != "escalated":
+        raise ReviewError(f"only escalated debates go to a supervisor; this one is '{state}'")
+    if req.role == "reviewer" and state != "pending":
+        raise ReviewError(f"debate {req.debate_id} was already reviewed ('{state}')")
+    new_answer = req.answer if req.action == "override" else final_answer
+    return _NEW_STATE[req.action], new_answer
+
+
+def require_supervisor(name: str, db_path: Path | None) -> None:
+    """Refuse unless `name` is a supervisor in the settings file next to the database."""
+    from .app_settings import SettingsError, load_settings, settings_path
+
+    if db_path is None:
+        raise RoleError("no supervisors are configured: an in-memory database has no settings file")
+    where = settings_path(db_path)
+    try:
+        settings = load_settings(db_path)
+    except SettingsError as exc:
+        # Fail closed: a broken settings file must not let anyone decide escalations.
+        raise RoleError(f"cannot tell who the supervisors are: {exc}") from exc
+    if not settings.supervisors:
+        raise RoleError(f"no supervisors are configured: add names on the Settings page or in {where}")
+    if not settings.is_supervisor(name):
+        raise RoleError(f"{name} is not a supervisor; supervisors are named on the Settings page or in {where}")
+
+
+class _Store(Protocol):
+    path: Path | None
+
+    def record_review(self, req: ReviewRequest) -> dict[str, Any]: ...
+
+
+def submit(store: _Store, debate_id: str, **request: Any) -> dict[str, Any]:
+    """Validate, check the reviewer's role, then let the store apply the action atomically.
+
+    Raises ReviewError (RoleError for a role refusal) or ReviewConflict; nothing is written then."""
+    req = make_request(debate_id, **request)
+    if req.role == "supervisor":
+        require_supervisor(req.reviewer, store.path)
+    return store.record_review(req)
