@@ -385,16 +385,6 @@ class DebateStore(EventSink):
         self.db.close()
 
     # -- cases and debates ------------------------------------------------------
-    def save_case(self, case: Case) -> None:
-        with self._write():
-            self.db["cases"].upsert(
-                {
-                    "id": case.id, "title": case.title, "question": case.question,
-                    "domain_hint": case.domain_hint, "data": case.model_dump_json(), "created_at": _now(),
-                },
-                pk="id",
-            )
-
     def create_debate(
         self,
         case: Case,
@@ -480,32 +470,36 @@ class DebateStore(EventSink):
         ).fetchone()
         if not step:
             return
-        stage, round_no, agent, target = step
-        output = d.get("output") or {}
-        if stage in ("answer", "revise"):
+        _stage, round_no, agent, target = step
+        # The protocol's spec projected its output into these rows (the runtime hands them over in
+        # the event), so the store keeps claims and critiques without knowing any protocol's stages.
+        claims = d.get("claims_rows") or []
+        if claims:
             self.db["claims"].upsert_all(
                 [
                     {
                         "debate_id": debate_id, "step_id": ev.step_id, "round": round_no, "agent": agent,
-                        "claim_id": c.get("id"), "statement": c.get("statement"), "evidence": _dump(c.get("evidence", [])),
-                        "confidence": c.get("confidence"), "verified": int(bool(c.get("verified", True))),
-                        "unverified_evidence": _dump(c.get("unverified_evidence", [])),
+                        "claim_id": c.get("claim_id"), "statement": c.get("statement"),
+                        "evidence": _dump(c.get("evidence") or []), "confidence": c.get("confidence"),
+                        "verified": int(bool(c.get("verified", True))),
+                        "unverified_evidence": _dump(c.get("unverified_evidence") or []),
                     }
-                    for c in output.get("claims", [])
+                    for c in claims
                 ],
                 pk=("debate_id", "step_id", "claim_id"),
             )
-        elif stage == "critique":
+        critiques = d.get("critiques_rows") or []
+        if critiques:
             self.db["critiques"].upsert_all(
                 [
                     {
                         "debate_id": debate_id, "step_id": ev.step_id, "call": call, "round": round_no,
-                        "critic": agent, "target": target, "critique_id": c.get("id"),
+                        "critic": agent, "target": target, "critique_id": c.get("critique_id"),
                         "target_claim_id": c.get("target_claim_id"), "issue_type": c.get("issue_type"),
                         "severity": c.get("severity"), "description": c.get("description"),
                         "suggested_fix": c.get("suggested_fix"),
                     }
-                    for c in output.get("critiques", [])
+                    for c in critiques
                 ],
                 pk=("debate_id", "step_id", "call", "critique_id"),
             )
@@ -672,22 +666,46 @@ class DebateStore(EventSink):
     def reviewers(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT reviewer FROM reviews ORDER BY reviewer").fetchall()]
 
-    def analytics(self) -> list[dict[str, Any]]:
-        """Per protocol: escalation and override rates, rounds to converge, tokens, reviewer agreement."""
-        sql = """
-        SELECT d.protocol AS protocol,
+    # The headline measures, defined once for the per-protocol table and the overall figures.
+    _ANALYTICS = """
                COUNT(*) AS debates,
-               SUM(d.status = 'completed') AS completed,
-               SUM(d.status = 'failed') AS failed,
+               COALESCE(SUM(d.status = 'completed'), 0) AS completed,
+               COALESCE(SUM(d.status = 'failed'), 0) AS failed,
+               COALESCE(SUM(d.status = 'running'), 0) AS running,
                AVG(CASE WHEN d.status = 'completed' THEN d.needs_human_review END) AS escalation_rate,
                AVG(CASE WHEN d.converged = 1 THEN d.rounds END) AS rounds_to_converge,
                AVG(d.input_tokens + d.output_tokens) AS tokens_per_debate,
-               SUM(d.review_state != 'pending') AS reviewed,
+               COALESCE(SUM(d.review_state != 'pending'), 0) AS reviewed,
                AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved')
                         THEN d.review_state = 'overridden' END) AS override_rate,
                AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved')
                         THEN d.review_state IN ('accepted', 'approved') END) AS agreement_rate
-        FROM debates d GROUP BY d.protocol ORDER BY d.protocol
+    """
+
+    def analytics(self) -> list[dict[str, Any]]:
+        """Per protocol: escalation and override rates, rounds to converge, tokens, reviewer agreement."""
+        return list(self.db.query(
+            f"SELECT d.protocol AS protocol, {self._ANALYTICS} FROM debates d GROUP BY d.protocol ORDER BY d.protocol"))
+
+    def analytics_overall(self) -> dict[str, Any]:
+        """The same measures over every debate, aggregated by SQLite (no debate rows are loaded)."""
+        return next(iter(self.db.query(f"SELECT {self._ANALYTICS} FROM debates d")))
+
+    def token_quartiles(self) -> list[dict[str, Any]]:
+        """Per protocol: the least, lower quartile, median, upper quartile and most tokens per debate,
+        computed in SQL (for the box plot), so the page never reads every debate."""
+        sql = """
+        WITH t AS (
+            SELECT protocol, input_tokens + output_tokens AS tokens,
+                   ROW_NUMBER() OVER (PARTITION BY protocol ORDER BY input_tokens + output_tokens) AS rn,
+                   COUNT(*) OVER (PARTITION BY protocol) AS n
+            FROM debates
+        )
+        SELECT protocol, MIN(tokens) AS low, MAX(tokens) AS high, MAX(n) AS debates,
+               MAX(CASE WHEN rn = (n + 3) / 4 THEN tokens END) AS q1,
+               MAX(CASE WHEN rn = (n + 1) / 2 THEN tokens END) AS median,
+               MAX(CASE WHEN rn = (3 * n + 3) / 4 THEN tokens END) AS q3
+        FROM t GROUP BY protocol ORDER BY protocol
         """
         return list(self.db.query(sql))
 
@@ -742,7 +760,7 @@ class DebateStore(EventSink):
 
 def _event_payload(event: Event) -> dict[str, Any]:
     # The rendered prompt and outputs already live in the steps table; keep events light.
-    return {k: v for k, v in event.data.items() if k not in ("prompt", "output", "raw")}
+    return {k: v for k, v in event.data.items() if k not in ("prompt", "output", "raw", "claims_rows", "critiques_rows")}
 
 
 def _decode_debate(row: dict[str, Any]) -> dict[str, Any]:

@@ -552,31 +552,6 @@ def history_rows(debates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def summarize(debates: list[dict[str, Any]]) -> dict[str, Any]:
-    """Headline numbers over a set of debates, with the same definitions as DebateStore.analytics."""
-    completed = [d for d in debates if d.get("status") == "completed"]
-    reviewed = [d for d in debates if (d.get("review_state") or "pending") != "pending"]
-    return {
-        "debates": len(debates),
-        "completed": len(completed),
-        "failed": sum(1 for d in debates if d.get("status") == "failed"),
-        "running": sum(1 for d in debates if d.get("status") == "running"),
-        "escalation_rate": _mean([1.0 if d.get("needs_human_review") else 0.0 for d in completed]),
-        "rounds_to_converge": _mean([float(d["rounds"]) for d in debates
-                                     if d.get("converged") and d.get("rounds") is not None]),
-        "tokens_per_debate": _mean([float((d.get("input_tokens") or 0) + (d.get("output_tokens") or 0))
-                                    for d in debates]),
-        "reviewed": len(reviewed),
-        "override_rate": _mean([1.0 if d.get("review_state") == "overridden" else 0.0 for d in reviewed]),
-        "agreement_rate": _mean([1.0 if d.get("review_state") in ("accepted", "approved") else 0.0
-                                 for d in reviewed]),
-    }
-
-
 def review_rows(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {"time": (r.get("ts") or "")[:19].replace("T", " "), "reviewer": r.get("reviewer"), "role": r.get("role"),

@@ -63,3 +63,20 @@ ALA_R1 = agent_output("The sawah is harta pusaka tinggi of the kaum and is not p
 
 def cassette(calls: list[tuple[str, dict[str, Any]]], protocol: str = "cross_critique") -> dict[str, Any]:
     return {"format": CASSETTE, "protocol": protocol, "calls": [{"step": s, "output": o} for s, o in calls]}
+
+
+def finished_event_data(step_id: str, output: dict[str, Any], protocol: str = "cross_critique",
+                        **extra: Any) -> dict[str, Any]:
+    """A `turn_finished` event's data as the runtime records it: the output plus the rows the
+    protocol's spec projects from it (claims, critiques)."""
+    from debate_core.protocols import get_spec
+    from debate_core.steps import parse_step_id
+
+    key, projection = parse_step_id(step_id), get_spec(protocol).projection
+    data: dict[str, Any] = {"call": 1, "raw": "{}", "output": output, **extra}
+    for kind in ("claims", "critiques"):
+        fn = getattr(projection, kind)
+        rows = fn(key, output) if fn else []
+        if rows:
+            data[f"{kind}_rows"] = rows
+    return data

@@ -80,14 +80,14 @@ def test_debates_of_a_dead_process_are_marked_when_the_app_runs(app, db_path):
 
 
 def test_an_unexpected_page_error_is_explained_without_a_traceback(app, make_debate, monkeypatch):
-    from debate_core import views
+    from debate_core.store import DebateStore
 
     make_debate()
 
-    def broken(debates):
+    def broken(self):
         raise RuntimeError("summary exploded")
 
-    monkeypatch.setattr(views, "summarize", broken)
+    monkeypatch.setattr(DebateStore, "analytics_overall", broken)
     app.run()
     app.switch_page("pages/analytics.py").run()
     assert not app.exception

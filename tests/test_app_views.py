@@ -103,16 +103,22 @@ def test_display_status():
     assert views.display_status({"status": "failed"}) == "failed"
 
 
-def test_summarize_agrees_with_the_store_per_protocol(make_debate, db_path):
+def test_overall_analytics_and_token_quartiles_are_computed_by_the_store(make_debate, db_path):
     ids = [make_debate(small_case(), p) for p in ("cross_critique", "cross_critique", "dialectic")]
     store = DebateStore(db_path)
     store.review(ids[0], action="accept", reviewer="ann")
     store.review(ids[1], action="override", reviewer="ann", answer="x", reason="y")
     debates = store.list_debates(limit=100)
-    for row in store.analytics():
-        mine = views.summarize([d for d in debates if d["protocol"] == row["protocol"]])
-        for key in ("escalation_rate", "override_rate", "agreement_rate", "rounds_to_converge", "tokens_per_debate"):
-            assert mine[key] == pytest.approx(row[key]), key
+    overall = store.analytics_overall()
+    assert overall["debates"] == 3 and overall["completed"] == 3 and overall["reviewed"] == 2
+    assert overall["override_rate"] == pytest.approx(0.5) and overall["agreement_rate"] == pytest.approx(0.5)
+    tokens = [d["input_tokens"] + d["output_tokens"] for d in debates]
+    assert overall["tokens_per_debate"] == pytest.approx(sum(tokens) / 3)
+    quartiles = {q["protocol"]: q for q in store.token_quartiles()}
+    cc = sorted(d["input_tokens"] + d["output_tokens"] for d in debates if d["protocol"] == "cross_critique")
+    assert (quartiles["cross_critique"]["low"], quartiles["cross_critique"]["high"]) == (cc[0], cc[-1])
+    assert quartiles["cross_critique"]["median"] == cc[0]  # the lower middle of two
+    assert quartiles["dialectic"]["debates"] == 1
 
 
 def test_zip_files_is_deterministic():

@@ -8,7 +8,7 @@ import io
 import re
 
 import pytest
-from helpers import small_case
+from helpers import finished_event_data, small_case
 
 from debate_core import export
 from debate_core.events import Event
@@ -27,13 +27,13 @@ def _debate(store: DebateStore, statements: list[str], critique: str = "ok") -> 
     claims = [{"id": f"C{n}", "statement": text, "evidence": ["E3"], "confidence": 0.5, "verified": True}
               for n, text in enumerate(statements, 1)]
     store.record(did, Event("turn_started", "r1.answer.nla", {"call": 1, "round": 1, "stage": "answer", "agent": "nla"}))
-    store.record(did, Event("turn_finished", "r1.answer.nla", {
-        "call": 1, "raw": "{}", "output": {"answer": FORGED_ANSWER, "claims": claims}}))
+    store.record(did, Event("turn_finished", "r1.answer.nla", finished_event_data(
+        "r1.answer.nla", {"answer": FORGED_ANSWER, "claims": claims})))
     store.record(did, Event("turn_started", "r1.critique.ala.nla", {
         "call": 1, "round": 1, "stage": "critique", "agent": "ala", "target": "nla"}))
-    store.record(did, Event("turn_finished", "r1.critique.ala.nla", {"call": 1, "raw": "{}", "output": {"critiques": [
-        {"id": "K1", "target_claim_id": "C1", "issue_type": "LOGIC", "severity": "MAJOR", "description": critique,
-         "suggested_fix": "=1+1"}]}}))
+    store.record(did, Event("turn_finished", "r1.critique.ala.nla", finished_event_data("r1.critique.ala.nla", {
+        "critiques": [{"id": "K1", "target_claim_id": "C1", "issue_type": "LOGIC", "severity": "MAJOR",
+                       "description": critique, "suggested_fix": "=1+1"}]})))
     store.record(did, Event("completed", None, {"rounds": 1, "converged": False, "verdict": {
         "answer": FORGED_ANSWER, "confidence": 0.5, "needs_human_review": True,
         "escalation_reasons": ["<a href='http://evil.example'>reason</a>"]}}))

@@ -6,7 +6,7 @@ import sqlite3
 import threading
 
 import pytest
-from helpers import SUPERVISOR, small_case
+from helpers import SUPERVISOR, finished_event_data, small_case
 
 from debate_core.app_settings import AppSettings, save_settings, settings_path
 from debate_core.engine import run_debate
@@ -26,10 +26,11 @@ def completed(store, answer="The daughters keep the sawah.", review=False):
     did = store.create_debate(small_case(), "cross_critique", {"provider": "offline", "model": "m"}, {})
     store.record(did, Event("turn_started", "r1.answer.nla", {"call": 1, "round": 1, "stage": "answer", "agent": "nla",
                                                               "prompt": [{"role": "user", "content": "q"}]}))
-    store.record(did, Event("turn_finished", "r1.answer.nla", {
-        "call": 1, "raw": "{}", "calls": 1, "input_tokens": 10, "output_tokens": 4,
-        "output": {"answer": answer, "claims": [{"id": "C1", "statement": "Sawah is pusaka tinggi of the kaum",
-                                                 "evidence": ["E3"], "confidence": 0.7, "verified": True}]}}))
+    store.record(did, Event("turn_finished", "r1.answer.nla", finished_event_data(
+        "r1.answer.nla",
+        {"answer": answer, "claims": [{"id": "C1", "statement": "Sawah is pusaka tinggi of the kaum",
+                                       "evidence": ["E3"], "confidence": 0.7, "verified": True}]},
+        calls=1, input_tokens=10, output_tokens=4)))
     store.record(did, Event("completed", None, {"rounds": 2, "converged": True, "verdict": {
         "answer": answer, "confidence": 0.7, "needs_human_review": review, "escalation_reasons": []}}))
     return did

@@ -116,11 +116,11 @@ def per_protocol_bar(rows: list[dict[str, Any]], key: str, title: str, y_title: 
     return fig
 
 
-def tokens_box(debates: list[dict[str, Any]]) -> go.Figure:
+def tokens_box(quartiles: list[dict[str, Any]]) -> go.Figure:
+    """Tokens per debate per protocol, from the quartiles the store computes."""
     fig = go.Figure()
-    for protocol in sorted({d.get("protocol") or "?" for d in debates}):
-        ys = [int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
-              for d in debates if (d.get("protocol") or "?") == protocol]
-        fig.add_trace(go.Box(y=ys, name=protocol, boxpoints="all"))
+    for q in quartiles:
+        fig.add_trace(go.Box(name=q["protocol"], q1=[q["q1"]], median=[q["median"]], q3=[q["q3"]],
+                             lowerfence=[q["low"]], upperfence=[q["high"]], x=[q["protocol"]]))
     fig.update_layout(title="Tokens per debate", yaxis_title="tokens", showlegend=False, **_LAYOUT)
     return fig
