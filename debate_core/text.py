@@ -9,24 +9,18 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import lexicons
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent|persen|ha|hectares?|hektar|m2|m²|km|ms|s|gb|mb|tb|years?|tahun)?(?![\w])", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)\s*(%|percent|persen|ha|hectares?|hektar|m2|m²|km|ms|s|gb|mb|tb|years?|tahun)?(?![\w])", re.IGNORECASE)
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 # Abbreviations after which a full stop does not end a sentence ("art. 914", "No. 3", "e.g. the").
 _ABBREV = re.compile(r"\b(?:arts?|No|Nos|no|nr|para|paras|cf|e\.g|i\.e|vs|etc|Mr|Mrs|Dr|Prof|St|Jl|Kab|Kec|Tbk|PT|ha)\.$", re.IGNORECASE)
 
-# Common function words in the languages of the sample cases (English, Indonesian).
-STOPWORDS = frozenset(
-    """a an the and or of to in on for by with from at as is are was were be been being it its this that
-    these those which who whom whose what when where why how not no do does did has have had can could
-    should would will shall may might must than then there their they them he she his her we our you your
-    i if into about over under after before between also only such any all each other more most some
-    yang dan di ke dari untuk dengan pada dalam atau oleh adalah ini itu tidak bukan juga karena sebagai
-    akan telah sudah bagi secara tersebut dapat harus para serta antara tentang jika maka""".split()
-)
-NEGATIONS = frozenset(
-    "not no never cannot none without tidak bukan tanpa belum tak dilarang prohibited excluded except".split()
-)
+# Function words and negations come from data/lexicons/ (their sources are listed there).
+STOPWORDS = lexicons.stopwords()
+NEGATIONS = lexicons.negations()
 
 
 def tokens(text: str) -> list[str]:
@@ -64,7 +58,9 @@ def sentences(text: str) -> list[str]:
 def numbers(text: str) -> list[tuple[float, str]]:
     out = []
     for m in _NUMBER.finditer(text or ""):
-        raw = m.group(1).replace(",", ".")
+        raw = m.group(1)
+        # "906,000" groups thousands; "2,3" (as Indonesian writes 2.3) is a decimal comma.
+        raw = raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw.replace(",", ".")
         try:
             out.append((float(raw), (m.group(2) or "").lower()))
         except ValueError:

@@ -72,10 +72,12 @@ def test_no_contradictions_skips_with_zero_model_calls():
     assert all(r["debate_outcome"] == "uncontested" for r in result.result["consensus"]["adjusted_reports"])
 
 
-def test_a_case_without_reports_is_skipped_with_a_warning():
+def test_a_case_without_reports_does_not_fit_and_no_arbiter_is_asked():
+    # The CLI and the app refuse such a case before saving anything; the engine, used directly,
+    # fails the debate with the same reason instead of reporting a "converged" arbitration.
     result = run(case_of([]))
-    assert result.result["debate_results"]["status"] == "skipped"
-    assert result.warnings and "no reports" in result.warnings[0]
+    assert result.status == "failed" and result.usage.get("calls", 0) == 0
+    assert "arbitration needs the case field 'reports'" in result.error
 
 
 # ---------------------------------------------------------------------------
