@@ -1,0 +1,74 @@
+"""Scoring a verdict against a case's `expected` block (the format is in data/eval/README.md).
+
+`expected` may carry:
+- `label`: the one word the answer must be (matched as a whole word, without regard to case);
+- `must_mention`: groups of alternatives; each group must have one alternative in the answer;
+- `needs_human_review`: whether a careful reviewer would want the case escalated.
+
+A run is *right* when the answer has the label and every group. It is *flagged* when the verdict was
+sent to a human. A *silent wrong* answer is one nobody reviews although it is wrong, or although
+the case needed a human; an *over-flagged* one is right, on a case that needed no human, yet was
+sent to one. Flagging a wrong answer is the honest outcome: it is neither.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text or "").lower()
+    return re.sub(r"[\s_\-]+", " ", text)
+
+
+def mentions(answer: str, alternative: str) -> bool:
+    """The alternative appears in the answer, ignoring case, spacing, underscores and hyphens; an
+    alternative that starts or ends with a letter or digit must start or end on a word boundary."""
+    needle = _norm(alternative).strip()
+    if not needle:
+        return False
+    left = r"(?<![\w])" if needle[0].isalnum() else ""
+    right = r"(?![\w])" if needle[-1].isalnum() else ""
+    return re.search(left + re.escape(needle) + right, _norm(answer)) is not None
+
+
+@dataclass(frozen=True)
+class Score:
+    right: bool
+    flagged: bool
+    needs_human: bool | None
+    silent_wrong: bool
+    over_flagged: bool
+    label_ok: bool | None
+    missing: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["missing"] = list(self.missing)
+        return out
+
+
+def score(answer: str, flagged: bool, expected: Mapping[str, Any] | None) -> Score:
+    """How one verdict fares against `expected` (see the module docstring for the definitions)."""
+    expected = expected or {}
+    label = expected.get("label")
+    label_ok = None if not label else mentions(answer, str(label))
+    missing = tuple(
+        " / ".join(str(a) for a in group)
+        for group in expected.get("must_mention") or []
+        if not any(mentions(answer, str(alt)) for alt in (group if isinstance(group, list) else [group]))
+    )
+    right = (label_ok is not False) and not missing
+    needs_human = expected.get("needs_human_review")
+    needs_human = None if needs_human is None else bool(needs_human)
+    silent_wrong = not flagged and (not right or bool(needs_human))
+    over_flagged = flagged and right and needs_human is False
+    return Score(right, flagged, needs_human, silent_wrong, over_flagged, label_ok, missing)
+
+
+def has_expectations(expected: Mapping[str, Any] | None) -> bool:
+    return bool(expected) and any(k in expected for k in ("label", "must_mention", "needs_human_review"))
