@@ -12,8 +12,6 @@ from .text import jaccard, tokens
 ANSWER_CHANGE_THRESHOLD = 0.15
 # Seed 002: a score plateau is a top-score gain below 5 points.
 SCORE_PLATEAU_POINTS = 5.0
-# Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
-JACCARD_THRESHOLD = 0.85
 
 
 def severity_counts(critiques: Iterable[Any]) -> dict[str, int]:
