@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..convergence import Stop
 from ..schemas import Verdict
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
@@ -95,14 +96,6 @@ def rule_diff(before: str, after: str) -> dict[str, list[str]]:
     """Which literals a revision added and removed: what a reviewer wants to see between rounds."""
     a, b = rule_literals(before), rule_literals(after)
     return {"added": [x for x in b if x not in a], "removed": [x for x in a if x not in b]}
-
-
-@dataclass(frozen=True)
-class Stop:
-    """Why the dialectic stops after a phase: converged or out of rounds."""
-
-    converged: bool
-    reason: str
 
 
 def stabilised(jaccard: float, threshold: float = JACCARD_THRESHOLD) -> bool:
