@@ -9,9 +9,6 @@ from typing import Any
 
 from .text import jaccard, tokens
 
-# Seed 000 section 5: an answer is stable when a revision changes it by less than 15%.
-ANSWER_CHANGE_THRESHOLD = 0.15
-
 
 @dataclass(frozen=True)
 class Stop:
