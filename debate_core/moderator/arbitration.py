@@ -330,6 +330,7 @@ def build_consensus(
     reports: list[AgentReport], contradictions: list[Contradiction], decisions: dict[int, Decision],
     value_threshold: float = VALUE_THRESHOLD,
 ) -> ConsensusResult:
+    """Seed 004 section 3: the resolved and flagged counts, the adjusted reports and the narrative."""
     metrics = check_metrics(contradictions, decisions)
     adjusted = apply_resolutions(reports, contradictions, decisions, metrics)
     resolved = sum(1 for d in decisions.values() if d.resolved)
@@ -347,6 +348,7 @@ def build_consensus(
 
 
 def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult) -> Verdict:
+    """The consensus narrative as the answer; any flagged contradiction sends it to a human."""
     by_index = {c.index: c for c in contradictions}
     flagged = [d for d in decisions.values() if not d.resolved]
     reasons = [

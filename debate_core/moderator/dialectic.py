@@ -82,6 +82,7 @@ def check_asp(rule: str, mode: str = "auto") -> AspCheck:
 
 
 def engine_issue(check: AspCheck) -> str | None:
+    """The critical issue the engine adds to the critic's list for a rule that is not valid ASP."""
     if check.ok:
         return None
     return f"{ENGINE_ISSUE_PREFIX} the rule is not valid ASP ({check.error}); it must parse before it can be accepted."
@@ -148,6 +149,8 @@ def verdict(
     max_rounds_escalates: bool = True,
     min_confidence: float = 0.0,
 ) -> Verdict:
+    """The final rule, escalated when it does not parse, the critic rejected it, the critic never
+    accepted it within the round budget, or its confidence is below `min_confidence`."""
     reasons: list[str] = []
     rules: list[str] = []
     if not final_check.ok:

@@ -98,6 +98,8 @@ def verdict(
     review_threshold: float = REVIEW_SCORE_THRESHOLD,
     escalate_without_convergence: bool = True,
 ) -> Verdict:
+    """The best hypothesis, escalated when it scores below `review_threshold`, the debate did not
+    converge, or its evidence is not in the case."""
     reasons: list[str] = []
     applied: list[str] = []
     score = float(final["judge_score"])
