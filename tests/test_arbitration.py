@@ -72,10 +72,11 @@ def test_no_contradictions_skips_with_zero_model_calls():
     assert all(r["debate_outcome"] == "uncontested" for r in result.result["consensus"]["adjusted_reports"])
 
 
-def test_a_case_without_reports_is_skipped_with_a_warning():
+def test_a_case_without_reports_is_refused_naming_the_field_it_needs():
+    # The spec requires reports (case_needs), so the engine refuses the case before any step.
     result = run(case_of([]))
-    assert result.result["debate_results"]["status"] == "skipped"
-    assert result.warnings and "no reports" in result.warnings[0]
+    assert (result.status, result.verdict, result.failed_step) == ("failed", None, None)
+    assert "needs the case field 'reports'" in result.error
 
 
 # ---------------------------------------------------------------------------
