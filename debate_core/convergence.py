@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
 from .text import jaccard, tokens
 
-# Seed 000 section 5: an answer is stable when a revision changes it by less than 15%.
-ANSWER_CHANGE_THRESHOLD = 0.15
-# Seed 002: a score plateau is a top-score gain below 5 points.
-SCORE_PLATEAU_POINTS = 5.0
-# Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
-JACCARD_THRESHOLD = 0.85
+
+@dataclass(frozen=True)
+class Stop:
+    """A moderator's decision to end a debate now: converged, or out of rounds, and why."""
+
+    converged: bool
+    reason: str
 
 
 def severity_counts(critiques: Iterable[Any]) -> dict[str, int]:
@@ -37,7 +39,7 @@ def rule_jaccard(rule1: str, rule2: str) -> float:
     return round(jaccard(rule1.split(), rule2.split()), 4)
 
 
-def score_plateau(top_scores: Sequence[float], threshold: float = SCORE_PLATEAU_POINTS) -> bool:
+def score_plateau(top_scores: Sequence[float], threshold: float) -> bool:
     """True when the latest top score improved by less than `threshold` over the previous round."""
     if len(top_scores) < 2:
         return False

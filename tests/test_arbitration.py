@@ -6,7 +6,7 @@ from debate_core.cases import load_case, parse_case
 from debate_core.contradictions import detect_contradictions
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
-from debate_core.moderator.arbitration import decide
+from debate_core.moderator.arbitration import decide, value_reported
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings, Limiter
 from debate_core.schemas import Resolution
@@ -72,12 +72,11 @@ def test_no_contradictions_skips_with_zero_model_calls():
     assert all(r["debate_outcome"] == "uncontested" for r in result.result["consensus"]["adjusted_reports"])
 
 
-def test_a_case_without_reports_does_not_fit_and_no_arbiter_is_asked():
-    # The CLI and the app refuse such a case before saving anything; the engine, used directly,
-    # fails the debate with the same reason instead of reporting a "converged" arbitration.
+def test_a_case_without_reports_is_refused_naming_the_field_it_needs():
+    # The spec requires reports (case_needs), so the engine refuses the case before any step.
     result = run(case_of([]))
-    assert result.status == "failed" and result.usage.get("calls", 0) == 0
-    assert "arbitration needs the case field 'reports'" in result.error
+    assert (result.status, result.verdict, result.failed_step) == ("failed", None, None)
+    assert "needs the case field 'reports'" in result.error
 
 
 # ---------------------------------------------------------------------------
@@ -222,6 +221,31 @@ def test_rulings_that_cannot_be_accepted_are_flagged(res, reason):
 def test_a_both_valid_value_inside_the_reported_range_is_accepted():
     d = decide(_one(), {"arbiter": _res("both_valid", value="10.0-12.0")})
     assert d.status == "resolved"
+
+
+def test_a_recommended_value_counts_as_reported_within_the_value_threshold():
+    c = _one()  # 10.0 vs 12.0
+    assert value_reported(c, "agent1_correct", 10.4)
+    assert not value_reported(c, "agent1_correct", 11.0)
+    assert value_reported(c, "agent1_correct", 11.0, threshold=0.15)
+    assert not value_reported(c, "both_valid", 13.0, threshold=0.05)
+    assert value_reported(c, "both_valid", 13.0, threshold=0.10)
+
+
+def test_the_debates_value_threshold_decides_whether_a_recommended_value_is_reported():
+    # 10 vs 12 contradict at either threshold; 11 is 10% from agent 1's 10.
+    reports = [rep("A", 10.0), rep("B", 12.0)]
+    outputs = {"c1.arbitrate.arbiter": ruling("agent1_correct", 0.8, value=11.0)}
+    strict = run(case_of(reports), outputs)
+    [c] = strict.result["contradictions"]
+    assert c["status"] == "flagged_for_review"
+    assert "not among the reported values" in c["review_reason"]
+    assert strict.verdict.needs_human_review
+
+    tolerant = run(case_of(reports), outputs, settings=DebateSettings(options={"value_threshold": 0.15}))
+    [c] = tolerant.result["contradictions"]
+    assert (c["status"], c["resolution"], c["review_reason"]) == ("resolved", "agent1_correct", None)
+    assert not tolerant.verdict.needs_human_review
 
 
 def test_several_arbiters_run_one_step_each_and_are_pooled():

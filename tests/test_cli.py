@@ -202,7 +202,7 @@ ARBITRATION_CASE = next(p for p in sample_cases() if p.name.startswith("arbitrat
         (["--option", "convergence_mode=some"], "option 'convergence_mode' must be one of 'any', 'all', got 'some'"),
         (["--agents", "n.la,ala"], "agent id 'n.la' may contain only letters, digits, '_' and '-'"),
         (["--agents", "nla,nla"], "agent id 'nla' appears twice"),
-        (["--agents", "nla"], "cross_critique takes at least 2 agent(s), got 1"),
+        (["--agents", "nla"], "cross_critique takes from 2 to 6 agent(s), got 1"),
         (["--rounds", "11"], "rounds must be at most 10, got 11"),
         (["--option", "x=" + "[" * 5000 + "]" * 5000], "--option x: the value is nested too deeply to read"),
     ],

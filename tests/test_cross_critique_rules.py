@@ -26,6 +26,7 @@ from debate_core.events import MemorySink
 from debate_core.moderator import cross_critique as rules
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
+from debate_core.schemas import Critique
 
 
 def run(calls, rounds=None, options=None, case=None):
@@ -561,3 +562,30 @@ def test_the_offline_critic_does_not_repeat_a_minor_issue_it_already_raised_on_t
     assert ("C1", "logic_gap", "MINOR") in raised
     again = offline_review(weak, [], raised_before=raised)
     assert again["critiques"] == [] and again["previous"] == []
+
+
+def _open(severity, issue_type="logic_gap"):
+    critique = Critique(id="c1", target_claim_id="k1", issue_type=issue_type, description="a gap",
+                        severity=severity, suggested_fix="cite the clause")
+    return rules.AddressedCritique("a", "b", 1, critique)
+
+
+def test_the_convergence_reason_names_the_conditions_that_held():
+    assessment = rules.assess(2, [_open("MAJOR")], {"a": 0.05, "b": 0.1})
+    assert assessment.converged
+    assert rules.convergence_reason(assessment) == (
+        "no open CRITICAL critique and 1 open MAJOR (<= 1); no unresolved domain conflict; "
+        "answers stable: largest change 10% < 15%")
+
+
+def test_the_convergence_reason_counts_the_critical_critiques_that_block_convergence():
+    assessment = rules.assess(3, [_open("CRITICAL")], {"a": 0.0})
+    assert rules.convergence_reason(assessment) == "not converged: 1 CRITICAL critique(s) still open"
+    unstable = rules.assess(3, [_open("MAJOR"), _open("MAJOR")], {"a": 0.5}, mode="all")
+    assert rules.convergence_reason(unstable) == "not converged"
+
+
+def test_answers_are_stable_below_the_answer_change_threshold_and_not_at_it():
+    below = rules.assess(2, [], {"a": rules.ANSWER_CHANGE_THRESHOLD - 0.01})
+    at = rules.assess(2, [], {"a": rules.ANSWER_CHANGE_THRESHOLD})
+    assert below.criteria["answer_stable"] and not at.criteria["answer_stable"]

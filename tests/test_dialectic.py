@@ -7,6 +7,7 @@ import pytest
 from debate_core.cases import CASES_DIR, load_case, parse_case
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
+from debate_core.moderator import dialectic as rules
 from debate_core.moderator.dialectic import ENGINE_ISSUE_PREFIX, check_asp, looks_like_asp, rule_diff
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
@@ -201,3 +202,31 @@ def test_offline_critic_finds_real_syntax_errors():
     assert any(i.startswith("Syntax:") for i in out["issues"])
     fixed = synthesis({"case": case, "thesis": {"rule": NO_PERIOD, "confidence": 0.5}, "antithesis": out})
     assert check_asp(fixed["rule"]).ok
+
+
+def test_dialectic_stops_when_the_critic_accepts_before_any_synthesis():
+    stop = rules.stop_reason(round_no=1, max_rounds=3, recommendation="accept")
+    assert stop == rules.Stop(True, "Critic accepted thesis")
+
+
+def test_dialectic_carries_on_to_the_synthesis_when_the_critic_asks_for_a_revision():
+    assert rules.stop_reason(round_no=3, max_rounds=3, recommendation="revise") is None
+
+
+def test_dialectic_converges_when_thesis_and_synthesis_reach_the_jaccard_threshold():
+    at = rules.stop_reason(round_no=1, max_rounds=3, recommendation="revise", jaccard=rules.JACCARD_THRESHOLD)
+    assert at == rules.Stop(True, "Convergence score 0.85 exceeded threshold")
+    assert rules.stop_reason(round_no=1, max_rounds=3, recommendation="revise", jaccard=0.84) is None
+    assert rules.stop_reason(round_no=1, max_rounds=3, recommendation="revise", jaccard=0.9, threshold=0.95) is None
+
+
+def test_dialectic_does_not_converge_on_a_stabilised_rule_that_is_not_valid_asp():
+    assert rules.stabilised_but_not_valid(0.9, rule_parses=False)
+    assert not rules.stabilised_but_not_valid(0.9, rule_parses=True)
+    assert not rules.stabilised_but_not_valid(0.5, rule_parses=False)
+    assert rules.stop_reason(round_no=1, max_rounds=3, recommendation="revise", jaccard=0.9, rule_parses=False) is None
+
+
+def test_dialectic_stops_unconverged_at_the_round_budget():
+    stop = rules.stop_reason(round_no=3, max_rounds=3, recommendation="revise", jaccard=0.9, rule_parses=False)
+    assert stop == rules.Stop(False, "Max rounds (3) reached")

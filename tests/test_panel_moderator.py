@@ -6,6 +6,7 @@ import pytest
 
 from debate_core.moderator import panel as mod
 from debate_core.moderator.panel import AspectSentiment, StageSignal, ValidatorSignal
+from debate_core.schemas import DebateSummary
 
 
 def stage(label, conf, span=None, aspects=()):
@@ -452,3 +453,83 @@ def test_metric_warnings_levels_and_configurable_thresholds():
     assert not any("coverage" in w for w in mod.metric_warnings(high, relaxed))
     with pytest.raises(ValueError, match="coverage_wrn"):
         mod.warn_thresholds({"coverage_wrn": 1})
+
+
+# --- Verdict: escalation and convergence -------------------------------------
+
+
+def judged(consensus, agreements=(), disagreements=()):
+    return DebateSummary(consensus=consensus, key_agreements=list(agreements), key_disagreements=list(disagreements))
+
+
+@pytest.mark.parametrize("text", ["", "   ", "No consensus was reached", "The panel did not agree",
+                                  "패널은 합의하지 못했다", "합의 실패"])
+def test_the_judge_has_no_consensus_when_it_says_so_or_says_nothing(text):
+    assert not mod.judge_has_consensus(judged(text))
+
+
+def test_the_judge_has_a_consensus_when_it_names_one():
+    assert mod.judge_has_consensus(judged("Overall positive about the service"))
+    assert not mod.judge_has_consensus(None)
+
+
+def test_rule_z_escalates_as_insufficient_signal_and_nothing_else():
+    decision = mod.decide(stage("positive", 0.0))
+    reasons = mod.escalation_reasons(decision, None, True, None, mod.RULE_E_MAX_CONFIDENCE)
+    assert reasons == ["insufficient_signal: RuleZ fired, both Stage1 and Stage2 confidences are 0"]
+
+
+def test_a_confidence_below_the_review_threshold_escalates_as_low_confidence():
+    decision = mod.decide(stage("positive", 0.5), debate_summary=summary("긍정"))
+    agreed = judged("긍정")
+    assert decision.confidence == 0.5
+    assert mod.escalation_reasons(decision, agreed, True, None, 0.55) == [
+        "low_confidence: the final confidence 0.50 is below 0.55"]
+    assert mod.escalation_reasons(decision, agreed, True, None, 0.5) == []
+
+
+def test_mixed_from_rule_m_alone_escalates_but_a_panel_that_reads_mixed_confirms_it():
+    alone = mod.decide(stage("positive", 0.9), stage2_ate=stage("negative", 0.8))
+    assert alone.final_label == "mixed"
+    reasons = mod.escalation_reasons(alone, judged("엇갈린 평가"), True, None, 0.55)
+    assert [r.split(":")[0] for r in reasons] == ["unresolved_conflict"]
+    confirmed = mod.decide(stage("positive", 0.9), stage2_ate=stage("negative", 0.8), debate_summary=summary("엇갈린 평가"))
+    assert confirmed.arbiter_flags.debate_inferred_label == "mixed"
+    assert mod.escalation_reasons(confirmed, judged("엇갈린 평가"), True, None, 0.55) == []
+
+
+def test_a_judge_without_consensus_escalates_only_when_the_panel_debated():
+    decision = mod.decide(stage("positive", 0.9))
+    assert mod.escalation_reasons(decision, judged("no consensus"), True, None, 0.55) == [
+        "no_consensus: the judge reported no consensus"]
+    assert mod.escalation_reasons(decision, None, False, None, 0.55) == []
+
+
+def test_a_panel_consensus_rule_e_could_not_apply_escalates_as_panel_dissent():
+    decision = mod.decide(stage("positive", 0.9), debate_summary=summary("전체는 부정"))
+    assert decision.arbiter_flags.rule_e_block_reason == "confidence_too_high"
+    reasons = mod.escalation_reasons(decision, judged("전체는 부정"), True, None, 0.55)
+    assert [r.split(":")[0] for r in reasons] == ["panel_dissent"]
+
+
+def test_the_panel_converges_when_the_judges_consensus_agrees_with_the_moderator():
+    assert mod.convergence(True, judged("긍정"), "positive", "positive", 2) == (
+        True, "the judge's consensus agrees with the moderator's label (positive)")
+    assert mod.convergence(True, judged("부정"), "positive", "negative", 2) == (
+        False, "the judge's consensus (negative) differs from the moderator's label (positive)")
+    assert mod.convergence(True, judged("no consensus"), "positive", None, 3) == (
+        False, "the judge reported no consensus after 3 round(s)")
+    assert mod.convergence(True, judged("agreed"), None, None, 1)[0] is True
+    assert mod.convergence(False, None, "positive", None, 0)[0] is False
+
+
+def test_a_judge_only_verdict_stays_between_point_two_and_point_eight():
+    assert mod.judge_only_confidence(0, 0) == 0.5
+    assert mod.judge_only_confidence(3, 1) == 0.65
+    assert mod.judge_only_confidence(5, 0) == 0.8
+    assert mod.judge_only_confidence(0, 5) == 0.2
+
+
+def test_a_judge_only_verdict_escalates_only_without_consensus():
+    assert mod.judge_only_escalation_reasons(judged("agreed on the delay")) == []
+    assert mod.judge_only_escalation_reasons(judged("")) == ["no_consensus: the judge reported no consensus"]

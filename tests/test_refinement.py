@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from debate_core.cases import CASES_DIR, load_case, parse_case
+from debate_core.convergence import Stop
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
+from debate_core.moderator import refinement as refinement_rules
 from debate_core.moderator.refinement import consensus, judge_coverage_problems
 from debate_core.offline.refinement import assess, refine
 from debate_core.providers import ReplayProvider
@@ -287,3 +289,30 @@ def test_offline_judge_sends_a_weakly_supported_category_elsewhere():
     switched = refine(case, agent, {**network, **verdict}, [], [])[0]
     assert switched["category"] == "resource"
     assert switched["changes_made"].startswith("switched from my network hypothesis")
+
+
+def _stop(scores, agreed=False, max_rounds=3, **kw):
+    return refinement_rules.stop_reason(scores, agreed=agreed, lowest_overlap=0.2, category="database",
+                                        max_rounds=max_rounds, **kw)
+
+
+def test_refinement_stops_when_the_top_score_moves_less_than_the_plateau():
+    assert _stop([80.0, 84.0]) == Stop(True, "Score plateau: top score changed by +4.0 points (< 5)")
+    assert _stop([80.0, 85.0]) is None
+    assert _stop([80.0, 82.0], plateau_points=2) is None
+    # A worse round is a plateau too: the top score did not improve by the plateau.
+    assert _stop([80.0, 70.0]).reason.startswith("Score plateau: top score changed by -10.0 points")
+
+
+def test_refinement_does_not_measure_the_first_round_against_zero():
+    assert _stop([40.0]) is None
+
+
+def test_refinement_stops_when_the_reasoners_top_hypotheses_agree():
+    assert _stop([60.0], agreed=True) == Stop(
+        True, "Consensus: all reasoners' top hypotheses agree (category database, overlap 0.20)")
+
+
+def test_refinement_stops_unconverged_at_the_round_budget():
+    assert _stop([50.0, 60.0, 70.0]) == Stop(False, "Max rounds (3) reached")
+    assert _stop([50.0, 60.0], max_rounds=2) == Stop(False, "Max rounds (2) reached")

@@ -60,7 +60,7 @@ def test_options_come_back_typed_with_the_protocols_defaults():
 
 
 @pytest.mark.parametrize(("protocol", "agents", "message"), [
-    ("cross_critique", ["nla"], "cross_critique takes at least 2 agent(s), got 1"),
+    ("cross_critique", ["nla"], "cross_critique takes from 2 to 6 agent(s), got 1"),
     ("dialectic", ["a", "b"], "dialectic takes exactly 3 agent(s), got 2"),
     ("panel", [], "panel takes at least 1 agent(s), got 0"),
     ("panel", ["bad id"], "agent id 'bad id' may contain only letters, digits, '_' and '-'"),

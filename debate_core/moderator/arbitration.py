@@ -18,7 +18,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..contradictions import Contradiction, exceeds, metric_key, quoted_numbers, relative_difference, unit_key
+from ..contradictions import (
+    VALUE_THRESHOLD,
+    Contradiction,
+    exceeds,
+    metric_key,
+    quoted_numbers,
+    relative_difference,
+    unit_key,
+)
 from ..schemas import AgentReport, Resolution, Verdict
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
@@ -74,8 +82,13 @@ class Decision:
         }
 
 
-def _value_reported(c: Contradiction, resolution: str, value: float | str | None) -> bool:
-    """A recommended value must be one the agents reported (or, for both valid, within their range)."""
+def value_reported(c: Contradiction, resolution: str, value: float | str | None,
+                   threshold: float = VALUE_THRESHOLD) -> bool:
+    """A recommended value must be one the agents reported (or, for both valid, within their range).
+
+    "Reported" uses the debate's own value threshold: a value within `threshold` of a reported one
+    is the same figure, just as two reports that close do not contradict each other (seed 004,
+    section 1: "Same metric name, different values (>5% difference)")."""
     if value is None:
         return True
     found = [value] if isinstance(value, (int, float)) else quoted_numbers(str(value))
@@ -85,15 +98,19 @@ def _value_reported(c: Contradiction, resolution: str, value: float | str | None
     if resolution in ("agent1_correct", "agent2_correct"):
         own = c.agent1_value if resolution == "agent1_correct" else c.agent2_value
         allowed = [own] if own is not None else reported
-        return all(any(not exceeds(relative_difference(v, a)) for a in allowed) for v in found)
+        return all(any(not exceeds(relative_difference(v, a), threshold) for a in allowed) for v in found)
     lo, hi = min(reported), max(reported)
-    return all(lo <= v <= hi or any(not exceeds(relative_difference(v, a)) for a in reported) for v in found)
+    return all(lo <= v <= hi or any(not exceeds(relative_difference(v, a), threshold) for a in reported)
+               for v in found)
 
 
 def decide(
-    c: Contradiction, rulings: dict[str, Resolution], min_confidence: float = MIN_RESOLUTION_CONFIDENCE
+    c: Contradiction, rulings: dict[str, Resolution], min_confidence: float = MIN_RESOLUTION_CONFIDENCE,
+    value_threshold: float = VALUE_THRESHOLD,
 ) -> Decision:
-    """Pool the arbiters' rulings on one contradiction (confidence-weighted majority)."""
+    """Pool the arbiters' rulings on one contradiction (confidence-weighted majority); `value_threshold`
+    is the debate's, so a recommended value is checked against the reports with the same tolerance
+    that found the contradiction."""
     weights: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     for r in rulings.values():
@@ -129,7 +146,7 @@ def decide(
         d.flag(f"the action {action} does not fit the resolution {leader}")
     if confidence < min_confidence:
         d.flag(f"arbiter confidence {confidence:.2f} is below {min_confidence:.2f}")
-    if d.resolved and not _value_reported(c, leader, top.recommended_value):
+    if d.resolved and not value_reported(c, leader, top.recommended_value, value_threshold):
         d.flag(f"the recommended value {top.recommended_value!r} is not among the reported values")
     return d
 
@@ -275,7 +292,8 @@ def apply_resolutions(
 
 
 def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Contradiction],
-                     decisions: dict[int, Decision], reports: list[AgentReport]) -> str:
+                     decisions: dict[int, Decision], reports: list[AgentReport],
+                     value_threshold: float = VALUE_THRESHOLD) -> str:
     cs = [c for c in contradictions if c.metric_name == metric]
     reading = any("interpretation" in c.kinds for c in cs)
     if info["status"] == "split":
@@ -294,7 +312,7 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
         members = sorted({p for c in valid for p in (c.report1, c.report2)} - set(superseded))
         vals = [reports[p].value for p in members if reports[p].value is not None]
         unit = reports[members[0]].unit if members else None
-        if len(vals) > 1 and exceeds(relative_difference(min(vals), max(vals))):
+        if len(vals) > 1 and exceeds(relative_difference(min(vals), max(vals)), value_threshold):
             spread = f" ranges {_shown(min(vals), unit)}-{_shown(max(vals), unit)} depending on source and period"
         else:
             spread = ": the findings agree; both are kept with their confidence as context"
@@ -309,15 +327,18 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
 
 
 def build_consensus(
-    reports: list[AgentReport], contradictions: list[Contradiction], decisions: dict[int, Decision]
+    reports: list[AgentReport], contradictions: list[Contradiction], decisions: dict[int, Decision],
+    value_threshold: float = VALUE_THRESHOLD,
 ) -> ConsensusResult:
+    """Seed 004 section 3: the resolved and flagged counts, the adjusted reports and the narrative."""
     metrics = check_metrics(contradictions, decisions)
     adjusted = apply_resolutions(reports, contradictions, decisions, metrics)
     resolved = sum(1 for d in decisions.values() if d.resolved)
     flagged = len(decisions) - resolved
     head = (f"{len(contradictions)} contradiction(s) among {len(reports)} report(s) on "
             f"{len(metrics)} metric(s): {resolved} resolved, {flagged} flagged for review.")
-    body = [_metric_sentence(m, info, contradictions, decisions, reports) for m, info in metrics.items()]
+    body = [_metric_sentence(m, info, contradictions, decisions, reports, value_threshold)
+            for m, info in metrics.items()]
     return ConsensusResult(resolved, flagged, " ".join([head, *[b for b in body if b]]), adjusted, metrics)
 
 
@@ -327,6 +348,7 @@ def build_consensus(
 
 
 def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult) -> Verdict:
+    """The consensus narrative as the answer; any flagged contradiction sends it to a human."""
     by_index = {c.index: c for c in contradictions}
     flagged = [d for d in decisions.values() if not d.resolved]
     reasons = [

@@ -15,9 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..convergence import ANSWER_CHANGE_THRESHOLD, answer_change, severity_counts
+from ..convergence import answer_change, severity_counts
 from ..schemas import AgentOutput, Claim, Critique, CritiqueOutput, CritiqueReview
 
+# Section 5: "perubahan jawaban pada revision < 15%" (an answer is stable when a revision changes it by less than 15%).
+ANSWER_CHANGE_THRESHOLD = 0.15
 UNSUPPORTED_LIMIT = 0.30  # section 6: escalate when an agent has no evidence for > 30% of its claims
 MAX_CLAIMS = 10  # section 8: limit 8-10 main claims per agent
 MIN_CRITIQUES = 3  # section 8: at least 3 critiques per agent in round 1
@@ -379,6 +381,15 @@ def assess(
         worst = max(changes.values())
         reasons.append(f"answers stable: largest change {worst:.0%} < {change_threshold:.0%}")
     return Assessment(round_no, still_open, changes, criteria, mode, reasons)
+
+
+def convergence_reason(assessment: Assessment) -> str:
+    """Why the debate converged (the section 5 conditions that held) or why not: the seed ends the
+    debate once its conditions hold, and an open CRITICAL critique always blocks that."""
+    if assessment.converged:
+        return "; ".join(assessment.reasons)
+    critical = assessment.open_counts["CRITICAL"]
+    return f"not converged: {critical} CRITICAL critique(s) still open" if critical else "not converged"
 
 
 def escalation_reasons(

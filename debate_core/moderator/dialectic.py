@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..convergence import Stop
 from ..schemas import Verdict
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
+# Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
+JACCARD_THRESHOLD = 0.85
 # A final rule held with less confidence than this goes to a human.
 REVIEW_BELOW_CONFIDENCE = 0.5
 
@@ -79,6 +82,7 @@ def check_asp(rule: str, mode: str = "auto") -> AspCheck:
 
 
 def engine_issue(check: AspCheck) -> str | None:
+    """The critical issue the engine adds to the critic's list for a rule that is not valid ASP."""
     if check.ok:
         return None
     return f"{ENGINE_ISSUE_PREFIX} the rule is not valid ASP ({check.error}); it must parse before it can be accepted."
@@ -95,6 +99,44 @@ def rule_diff(before: str, after: str) -> dict[str, list[str]]:
     return {"added": [x for x in b if x not in a], "removed": [x for x in a if x not in b]}
 
 
+def stabilised(jaccard: float, threshold: float = JACCARD_THRESHOLD) -> bool:
+    """The thesis and its synthesis are similar enough to count as the same rule."""
+    return jaccard >= threshold
+
+
+def stabilised_but_not_valid(jaccard: float, rule_parses: bool, threshold: float = JACCARD_THRESHOLD) -> bool:
+    """The rule stopped changing but does not parse: the engine refuses to converge on it."""
+    return stabilised(jaccard, threshold) and not rule_parses
+
+
+def stop_reason(
+    *,
+    round_no: int,
+    max_rounds: int,
+    recommendation: str,
+    jaccard: float | None = None,
+    rule_parses: bool = True,
+    threshold: float = JACCARD_THRESHOLD,
+) -> Stop | None:
+    """Whether the debate stops now, and why; None carries on.
+
+    Seed 003's convergence check: "Similar to previous? (Jaccard > 0.85) → CONVERGE; Critic accepts?
+    → CONVERGE; Max rounds reached? → STOP". A critic's accept stops before any synthesis (there is
+    nothing to merge); `jaccard` is None until the round's synthesis exists, and only then do the
+    similarity and the round budget count. A rule that stabilised but is not valid ASP does not
+    converge (see `stabilised_but_not_valid`).
+    """
+    if recommendation == "accept":
+        return Stop(True, "Critic accepted thesis")
+    if jaccard is None:
+        return None
+    if stabilised(jaccard, threshold) and rule_parses:
+        return Stop(True, f"Convergence score {jaccard:.2f} exceeded threshold")
+    if round_no >= max_rounds:
+        return Stop(False, f"Max rounds ({max_rounds}) reached")
+    return None
+
+
 def verdict(
     *,
     final_rule: str,
@@ -107,6 +149,8 @@ def verdict(
     max_rounds_escalates: bool = True,
     min_confidence: float = 0.0,
 ) -> Verdict:
+    """The final rule, escalated when it does not parse, the critic rejected it, the critic never
+    accepted it within the round budget, or its confidence is below `min_confidence`."""
     reasons: list[str] = []
     rules: list[str] = []
     if not final_check.ok:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..convergence import Stop, score_plateau
 from ..schemas import Verdict
 from ..text import jaccard, terms
 
 REVIEW_SCORE_THRESHOLD = 70.0
 CONSENSUS_OVERLAP = 0.5
+# Seed 002: a score plateau is a top-score gain below 5 points.
+SCORE_PLATEAU_POINTS = 5.0
 
 
 def normalise_reasoner(name: str) -> str:
@@ -58,6 +61,34 @@ def consensus(tops: Sequence[Mapping[str, Any]], min_overlap: float = CONSENSUS_
     return same_category and lowest >= min_overlap, round(lowest, 4)
 
 
+def stop_reason(
+    top_scores: Sequence[float],
+    *,
+    agreed: bool,
+    lowest_overlap: float,
+    category: str,
+    max_rounds: int,
+    plateau_points: float = SCORE_PLATEAU_POINTS,
+) -> Stop | None:
+    """Whether the refinement stops after the latest round (`top_scores` has one entry per round), and
+    why; None carries on.
+
+    Seed 002: "Debate stops early if: 1. Score plateau: Top score improves < 5 points 2. Consensus
+    reached: All reasoners agree on same hypothesis", and in any case at `max_rounds`. A plateau
+    needs two rounds to compare: round 1 is not measured against a score of 0. `agreed`,
+    `lowest_overlap` and `category` are the round's `consensus` and its top hypothesis' category.
+    """
+    if score_plateau(top_scores, plateau_points):
+        gain = round(top_scores[-1] - top_scores[-2], 2)
+        return Stop(True, f"Score plateau: top score changed by {gain:+.1f} points (< {plateau_points:g})")
+    if agreed:
+        return Stop(True, f"Consensus: all reasoners' top hypotheses agree "
+                          f"(category {category}, overlap {lowest_overlap:.2f})")
+    if len(top_scores) >= max_rounds:
+        return Stop(False, f"Max rounds ({max_rounds}) reached")
+    return None
+
+
 def verdict(
     *,
     final: Mapping[str, Any],
@@ -67,6 +98,8 @@ def verdict(
     review_threshold: float = REVIEW_SCORE_THRESHOLD,
     escalate_without_convergence: bool = True,
 ) -> Verdict:
+    """The best hypothesis, escalated when it scores below `review_threshold`, the debate did not
+    converge, or its evidence is not in the case."""
     reasons: list[str] = []
     applied: list[str] = []
     score = float(final["judge_score"])

@@ -29,6 +29,7 @@ from ..moderator.arbitration import (
     decide,
     skipped_verdict,
     trajectory_entry,
+    value_reported,
     verdict,
 )
 from ..runtime import DebateRun, Outcome
@@ -166,8 +167,9 @@ async def run(run: DebateRun) -> Outcome:
     for index, arbiter, out, ms in replies:
         rulings[index][arbiter] = out  # type: ignore[assignment]
         latency[index] = max(latency[index], ms)
-    decisions = {c.index: decide(c, rulings[c.index], min_conf) for c in contradictions}
-    consensus = build_consensus(reports, contradictions, decisions)
+    threshold = options.value_threshold
+    decisions = {c.index: decide(c, rulings[c.index], min_conf, threshold) for c in contradictions}
+    consensus = build_consensus(reports, contradictions, decisions, threshold)
     final = verdict(contradictions, decisions, consensus)
     entry = trajectory_entry(contradictions, decisions)
     run.emit("round_closed", round=1, metrics=entry)
@@ -246,7 +248,7 @@ SPEC = ProtocolSpec(
         CaseNeed("reports", "the agents' findings to compare: agent, metric, value, unit, period, source",
                  lambda case: bool(case.reports)),
     ),
-    moderator=(detect_contradictions, decide, build_consensus, verdict),
+    moderator=(detect_contradictions, decide, value_reported, build_consensus, verdict),
     glossary=GLOSSARY,
     agents_title="arbiters",
 )

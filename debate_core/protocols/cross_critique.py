@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import prompts, steps
-from ..convergence import ANSWER_CHANGE_THRESHOLD, severity_counts
+from ..convergence import severity_counts
 from ..moderator import cross_critique as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
@@ -43,7 +43,7 @@ class Options(BaseModel):
     min_critiques: int = Field(rules.MIN_CRITIQUES, ge=0, le=20,
                                description="fewest critiques an agent must raise on each other agent in round 1")
     answer_change_threshold: float = Field(
-        ANSWER_CHANGE_THRESHOLD, ge=0, le=1,
+        rules.ANSWER_CHANGE_THRESHOLD, ge=0, le=1,
         description="answers that change less than this share between rounds count as stable")
     unsupported_limit: float = Field(
         rules.UNSUPPORTED_LIMIT, ge=0, le=1,
@@ -159,13 +159,6 @@ def _claim_for_prompt(claim: dict[str, Any]) -> dict[str, Any]:
     if claim.get("verified", True) and not claim.get("unverified_evidence"):
         return {k: v for k, v in claim.items() if k not in ("verified", "unverified_evidence")}
     return claim
-
-
-def _convergence_reason(assessment: rules.Assessment) -> str:
-    if assessment.converged:
-        return "; ".join(assessment.reasons)
-    critical = assessment.open_counts["CRITICAL"]
-    return f"not converged: {critical} CRITICAL critique(s) still open" if critical else "not converged"
 
 
 def _summary_for_supervisor(summary: dict[str, Any]) -> dict[str, Any]:
@@ -380,7 +373,7 @@ async def run(run: DebateRun) -> Outcome:
     applied = [f"S5.{name}" for name, ok in assessment.criteria.items() if ok] + applied
     summary = rules.debate_summary(current, assessment, ledger, rounds)
     summary["escalation_reasons"] = reasons
-    summary["convergence_reason"] = _convergence_reason(assessment)
+    summary["convergence_reason"] = rules.convergence_reason(assessment)
 
     sup = await run.step(
         steps.final("supervisor"), SupervisorOutput, "cross_critique_supervisor",
@@ -505,7 +498,8 @@ SPEC = ProtocolSpec(
     case_needs=(
         CaseNeed("evidence", "passages the agents cite for their claims", lambda case: bool(case.evidence)),
     ),
-    moderator=(rules.verify_claims, rules.assess, rules.converged, rules.escalation_reasons, rules.debate_summary),
+    moderator=(rules.verify_claims, rules.assess, rules.converged, rules.convergence_reason, rules.escalation_reasons,
+               rules.debate_summary),
     glossary=GLOSSARY,
     projection=Projection(claims=_claim_rows, critiques=_critique_rows),
     export_name=export_name,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import prompts, steps
-from ..convergence import JACCARD_THRESHOLD, rule_jaccard
+from ..convergence import rule_jaccard
 from ..moderator import dialectic as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import Antithesis, Synthesis, Thesis
@@ -34,7 +34,7 @@ class Options(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     convergence_threshold: float = Field(
-        JACCARD_THRESHOLD, ge=0, le=1,
+        rules.JACCARD_THRESHOLD, ge=0, le=1,
         description="the debate converges when a thesis and its synthesis share this much (Jaccard similarity)")
     asp_check: Literal["auto", "always", "off"] = Field(
         "auto", description="check rules with clingo: when they look like ASP, always, or never")
@@ -163,8 +163,9 @@ async def run(run: DebateRun) -> Outcome:
             "recommendation": anti.recommendation, "thesis_parses": thesis_check.ok,
         }
 
-        if anti.recommendation == "accept":
-            converged, reason = True, "Critic accepted thesis"
+        stop = rules.stop_reason(round_no=n, max_rounds=max_rounds, recommendation=anti.recommendation)
+        if stop is not None:
+            converged, reason = stop.converged, stop.reason
             final = {**current, "asp_check": thesis_check.as_dict()}
             transcript.append(_entry(n, "converged", "engine", None, "No synthesis needed. Thesis accepted by critic."))
             rounds_out.append(round_rec)
@@ -197,15 +198,14 @@ async def run(run: DebateRun) -> Outcome:
 
         current = {"rule": syn_rule, "reasoning": syn.argument, "confidence": syn.confidence,
                    "speaker": synthesizer["id"], "step": syn_sid}
-        if jac >= threshold:
-            if syn_check.ok:
-                converged, reason = True, f"Convergence score {jac:.2f} exceeded threshold"
-                final = {**current, "asp_check": syn_check.as_dict()}
-                break
+        if rules.stabilised_but_not_valid(jac, syn_check.ok, threshold):
             run.warn(f"{syn_sid}: the rule stabilised (Jaccard {jac:.2f}) but is not valid ASP; not converged", syn_sid)
-        if n == max_rounds:
-            reason = f"Max rounds ({max_rounds}) reached"
+        stop = rules.stop_reason(round_no=n, max_rounds=max_rounds, recommendation=anti.recommendation,
+                                 jaccard=jac, rule_parses=syn_check.ok, threshold=threshold)
+        if stop is not None:
+            converged, reason = stop.converged, stop.reason
             final = {**current, "asp_check": syn_check.as_dict()}
+            break
 
     final_check = rules.AspCheck(**{k: final["asp_check"][k] for k in ("is_asp", "ok", "error")})
     improvement = round(final["confidence"] - initial["confidence"], 4)
@@ -282,6 +282,7 @@ SPEC = ProtocolSpec(
         CaseNeed("evidence", "definitions, facts or clauses the rule is built on", lambda case: bool(case.evidence),
                  required=False, without="the rule is argued from the question alone"),
     ),
-    moderator=(rules.check_asp, rules.verdict),
+    moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
+               rules.verdict),
     glossary=GLOSSARY,
 )

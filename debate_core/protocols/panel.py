@@ -45,10 +45,6 @@ _ID = re.compile(r"^[\w-]+$")
 
 # Below this final confidence a verdict goes to a human; it is the boundary Rule E treats as low.
 DEFAULT_REVIEW_CONFIDENCE = mod.RULE_E_MAX_CONFIDENCE
-_NO_CONSENSUS = re.compile(
-    r"no consensus|not reach|did not agree|no agreement|합의(?:하지|되지|에 이르지|가 없|없음|불가|\s*실패)",
-    re.IGNORECASE,
-)
 
 
 # ---------------------------------------------------------------------------
@@ -309,13 +305,6 @@ def _round_point(rnd: int, personas: list[dict[str, Any]], turns: list[dict[str,
 # ---------------------------------------------------------------------------
 
 
-def judge_has_consensus(summary: DebateSummary | None) -> bool:
-    if summary is None:
-        return False
-    text = summary.consensus.strip()
-    return bool(text) and not _NO_CONSENSUS.search(text)
-
-
 def _checked_winner(run: DebateRun, summary: DebateSummary, personas: list[dict[str, Any]]) -> str | None:
     """The judge's winner as a persona id; a name the panel does not have is dropped with a warning."""
     if summary.winner is None or not str(summary.winner).strip():
@@ -327,45 +316,6 @@ def _checked_winner(run: DebateRun, summary: DebateSummary, personas: list[dict[
     run.warn(f"the judge named a winner that is not on the panel ({summary.winner!r}); ignored",
              steps.final("judge"))
     return None
-
-
-def escalation_reasons(decision: mod.ModeratorOutput, summary: DebateSummary | None, debated: bool,
-                       validator: mod.ValidatorSignal | None, review_conf: float) -> list[str]:
-    reasons = []
-    rules = decision.applied_rules
-    flags = decision.arbiter_flags
-    if "RuleZ" in rules:
-        return ["insufficient_signal: RuleZ fired, both Stage1 and Stage2 confidences are 0"]
-    if decision.confidence < review_conf:
-        reasons.append(f"low_confidence: the final confidence {decision.confidence:.2f} is below {review_conf:.2f}")
-    if decision.final_label == "mixed" and "RuleM" in rules:
-        by_validator = flags.validator_override_applied and validator is not None and \
-            validator.suggested_label == "mixed"
-        by_panel = flags.debate_inferred_label == "mixed"
-        if not (by_validator or by_panel):
-            reasons.append("unresolved_conflict: 'mixed' comes only from Stage1 and Stage2 disagreeing (RuleM); "
-                           "neither the validator nor the panel confirms a mixed reading")
-    if debated and not judge_has_consensus(summary):
-        reasons.append("no_consensus: the judge reported no consensus")
-    if flags.rule_e_block_reason == "confidence_too_high":
-        reasons.append(f"panel_dissent: the panel's consensus ({flags.debate_inferred_label}) differs from the "
-                       f"final label ({decision.final_label}), which RuleE kept at confidence {decision.confidence:.2f}")
-    return reasons
-
-
-def _convergence(debated: bool, summary: DebateSummary | None, final_label: str | None, inferred: str | None,
-                 rounds: int) -> tuple[bool, str]:
-    if not debated:
-        return False, "debate disabled (enable_debate=false): the moderator decided from the stage signals alone"
-    if not judge_has_consensus(summary):
-        return False, f"the judge reported no consensus after {rounds} round(s)"
-    if final_label is None:
-        return True, f"the judge reported a consensus after {rounds} round(s)"
-    if inferred is None:
-        return True, "the judge reported a consensus without naming a sentiment label"
-    if inferred == final_label:
-        return True, f"the judge's consensus agrees with the moderator's label ({final_label})"
-    return False, f"the judge's consensus ({inferred}) differs from the moderator's label ({final_label})"
 
 
 def _readable(decision: mod.ModeratorOutput, final_aspects: list[mod.AspectSentiment],
@@ -447,8 +397,8 @@ async def run(run: DebateRun) -> Outcome:
     for w in warnings:
         run.warn(w)
 
-    reasons = escalation_reasons(decision, summary, debated, signals.validator, opts["review_confidence"])
-    converged, why = _convergence(debated, summary, decision.final_label,
+    reasons = mod.escalation_reasons(decision, summary, debated, signals.validator, opts["review_confidence"])
+    converged, why = mod.convergence(debated, summary, decision.final_label,
                                   decision.arbiter_flags.debate_inferred_label, len(rounds_out))
     final_aspects = [s.model_dump(mode="json") for s in final_sentiments]
     verdict = Verdict(
@@ -503,12 +453,9 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
     run.warn("the case has no stage signals: the rule-based moderator did not run; the verdict is the "
              "judge's consensus")
     agreed, disputed = len(summary.key_agreements), len(summary.key_disagreements)
-    # No rule checked this verdict, so it stays within 0.2..0.8 whatever the balance of agreements.
-    balance = (agreed - disputed) / (agreed + disputed) if agreed + disputed else 0.0
-    confidence = round(0.5 + 0.3 * balance, 4)
-    consensus = judge_has_consensus(summary)
-    reasons = [] if consensus else ["no_consensus: the judge reported no consensus"]
-    converged, why = _convergence(True, summary, None, None, len(rounds_out))
+    confidence = mod.judge_only_confidence(agreed, disputed)
+    reasons = mod.judge_only_escalation_reasons(summary)
+    converged, why = mod.convergence(True, summary, None, None, len(rounds_out))
     rationale = (f"No stage signals in the case, so the moderator rules did not run. Judge: "
                  f"{summary.rationale.strip() or '(no rationale)'} Agreements {agreed}, disagreements {disputed}.")
     verdict = Verdict(answer=summary.consensus.strip() or "no consensus", confidence=confidence,
@@ -531,13 +478,13 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
 
 GLOSSARY = {
     "RuleZ": "Both earlier stages gave no signal (confidence 0), so the label is neutral with no confidence.",
-    "RuleB": "The second stage's label is preferred unless its confidence dropped by 0.2 or more.",
+    "RuleB": f"The second stage's label is preferred unless its confidence dropped by {mod.STAGE2_DROP_GUARD:g} or more.",
     "RuleM": "The first and second stages disagree, so the label is mixed.",
     "RuleC": "The validator vetoed the label (a critical issue such as negation, irony or contrast, "
              "or a validator at least as confident).",
-    "RuleA": "The aspect spans line up (overlap 0.8 or more), so the confidence is averaged.",
+    "RuleA": f"The aspect spans line up (overlap {mod.SPAN_IOU_MIN:g} or more), so the confidence is averaged.",
     "RuleD": "Sentence-level and aspect-level labels disagree; the more confident one wins, the sentence "
-             "when they are within 0.1.",
+             f"when they are within {mod.TIEBREAK_DIFF:g}.",
     "RuleE": "The panel's consensus overrides a low-confidence or mixed label.",
     "DEBATE_OVERRIDE": "The panel's clear stance corrected an aspect's polarity.",
 }
@@ -568,6 +515,8 @@ SPEC = ProtocolSpec(
                  lambda case: bool(case.signals), required=False,
                  without="discussion only: the judge's summary is the answer and no moderator rule applies"),
     ),
-    moderator=(mod.decide, mod.apply_debate_override, mod.build_review_context, mod.debate_metrics),
+    moderator=(mod.decide, mod.apply_debate_override, mod.build_review_context, mod.debate_metrics,
+               mod.metric_warnings, mod.escalation_reasons, mod.convergence, mod.judge_only_confidence,
+               mod.judge_only_escalation_reasons),
     glossary=GLOSSARY,
 )

@@ -17,7 +17,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import prompts, steps
-from ..convergence import SCORE_PLATEAU_POINTS, score_plateau
 from ..moderator import refinement as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import HypothesesOutput, JudgeOutput
@@ -36,7 +35,7 @@ class Options(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     plateau_points: float = Field(
-        SCORE_PLATEAU_POINTS, ge=0, le=100,
+        rules.SCORE_PLATEAU_POINTS, ge=0, le=100,
         description="stop when the top score improves by less than this many points over a round")
     consensus_overlap: float = Field(
         rules.CONSENSUS_OVERLAP, ge=0, le=1,
@@ -190,7 +189,6 @@ async def run(run: DebateRun) -> Outcome:
         top_scores.append(round_top["judge_score"])
         gain = round(top_scores[-1] - top_scores[-2], 2) if n > 1 else None
         agreed, lowest_overlap = rules.consensus(list(tops.values()), overlap)
-        plateau = score_plateau(top_scores, plateau_points)
 
         rounds_out.append({
             "round_number": n,
@@ -213,18 +211,12 @@ async def run(run: DebateRun) -> Outcome:
         run.emit("round_closed", round=n, metrics=metrics)
         tops_prev, hyps_prev = tops, hyps
 
-        # A plateau needs two rounds to compare; round 1 is not measured against a score of 0.
-        if plateau:
-            converged = True
-            reason = f"Score plateau: top score changed by {gain:+.1f} points (< {plateau_points:g})"
+        stop = rules.stop_reason(top_scores, agreed=agreed, lowest_overlap=lowest_overlap,
+                                 category=round_top["category"], max_rounds=max_rounds,
+                                 plateau_points=plateau_points)
+        if stop is not None:
+            converged, reason = stop.converged, stop.reason
             break
-        if agreed:
-            converged = True
-            reason = (f"Consensus: all reasoners' top hypotheses agree "
-                      f"(category {round_top['category']}, overlap {lowest_overlap:.2f})")
-            break
-        if n == max_rounds:
-            reason = f"Max rounds ({max_rounds}) reached"
 
     # The best hypothesis across all rounds: a refinement that scores worse does not replace it.
     best = max((rd["top_hypothesis"] for rd in rounds_out), key=lambda t: (t["judge_score"], t["round"]))
@@ -294,6 +286,6 @@ SPEC = ProtocolSpec(
         CaseNeed("evidence", "logs, metrics or observations the hypotheses are built from",
                  lambda case: bool(case.evidence)),
     ),
-    moderator=(rules.verdict,),
+    moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason, rules.verdict),
     glossary=GLOSSARY,
 )

@@ -1,6 +1,6 @@
 """The persona panel's rule-based post-debate logic (seed 001): no model calls, pure functions.
 
-Five modules, in the order the protocol uses them:
+Six modules, in the order the protocol uses them:
 
 - ``signals``: ``parse_signals``, the case's earlier-stage outputs (Stage1/Stage2 ATE and ATSA,
   validator, aspect terms, synonym hints) validated into typed signals;
@@ -8,7 +8,9 @@ Five modules, in the order the protocol uses them:
   rebuttal points mapped onto the case's aspects with stance weights and polarity hints;
 - ``override`` (section 5.1): ``apply_debate_override``, aspect polarity correction from the panel's hints;
 - ``rules`` (section 6): ``decide``, the moderator rules Z, B, M, C, A, D, E, in that order;
-- ``metrics`` (section 9): ``debate_metrics`` / ``metric_warnings``.
+- ``metrics`` (section 9): ``debate_metrics`` / ``metric_warnings``;
+- ``verdict`` (sections 2.3 and 6): ``escalation_reasons`` and ``convergence``, when the decision
+  goes to a human and whether the judge's consensus agrees with it.
 
 Every public name is re-exported here, so ``from debate_core.moderator import panel`` reaches them all.
 """
@@ -75,6 +77,16 @@ from .signals import (
     parse_signals,
     resolve_stage,
 )
+from .verdict import (
+    JUDGE_ONLY_BASE_CONFIDENCE,
+    JUDGE_ONLY_CONFIDENCE_SPREAD,
+    NO_CONSENSUS,
+    convergence,
+    escalation_reasons,
+    judge_has_consensus,
+    judge_only_confidence,
+    judge_only_escalation_reasons,
+)
 
 __all__ = [
     "LABELS",
@@ -127,4 +139,12 @@ __all__ = [
     "warn_thresholds",
     "debate_metrics",
     "metric_warnings",
+    "NO_CONSENSUS",
+    "JUDGE_ONLY_BASE_CONFIDENCE",
+    "JUDGE_ONLY_CONFIDENCE_SPREAD",
+    "judge_has_consensus",
+    "escalation_reasons",
+    "judge_only_escalation_reasons",
+    "judge_only_confidence",
+    "convergence",
 ]

@@ -57,6 +57,7 @@ def debate_metrics(
 
 
 def metric_warnings(metrics: Mapping[str, Any], thresholds: Mapping[str, float]) -> list[str]:
+    """Seed section 9: a warning, or a severe one, for each debate metric past its threshold."""
     out = []
     cov = metrics.get("debate_mapping_coverage")
     if cov is not None and cov < thresholds["coverage_warn"]:
