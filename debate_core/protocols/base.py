@@ -111,7 +111,9 @@ class ProtocolSpec:
         wanted = self.default_rounds if asked is None else int(asked)
         used = max(self.min_rounds, min(self.max_rounds, wanted))
         if used != wanted and warn is not None:
-            warn(f"{self.name} runs {self.min_rounds} to {self.max_rounds} round(s); {wanted} asked, {used} used")
+            change = "capped at" if used < wanted else "raised to"
+            warn(f"rounds {change} {used} (asked for {wanted}): {self.name} runs {self.min_rounds} to "
+                 f"{self.max_rounds} round(s)")
         return used
 
     # -- cases ------------------------------------------------------------------------------

@@ -178,7 +178,7 @@ async def run(run: DebateRun) -> Outcome:
     agents = _agents(run)
     ids = [a["id"] for a in agents]
     by_id = {a["id"]: a for a in agents}
-    max_rounds = max(MIN_ROUNDS, min(MAX_ROUNDS, int(run.settings.rounds or DEFAULT_ROUNDS)))
+    max_rounds = SPEC.rounds(run.settings.rounds, run.warn)  # the same clamp, with a warning, in every protocol
     options: Options = run_options(run)
     max_claims = options.max_claims
     min_critiques = options.min_critiques

@@ -86,9 +86,7 @@ def _critique_summary(anti: Antithesis) -> str:
 async def run(run: DebateRun) -> Outcome:
     generator, critic, synthesizer = _agents(run)
     opts: Options = run_options(run)
-    max_rounds = max(1, min(MAX_ROUNDS, int(run.settings.rounds or DEFAULT_ROUNDS)))
-    if run.settings.rounds and int(run.settings.rounds) > MAX_ROUNDS:
-        run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {run.settings.rounds})")
+    max_rounds = SPEC.rounds(run.settings.rounds, run.warn)
     threshold = opts.convergence_threshold
     asp_mode = opts.asp_check
     question = prompts.data_block("knowledge gap", run.case.question)

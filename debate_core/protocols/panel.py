@@ -174,21 +174,6 @@ def _options(run: DebateRun) -> dict[str, Any]:
     }
 
 
-def _rounds(run: DebateRun) -> int:
-    asked = run.settings.rounds
-    if asked is None:
-        return DEFAULT_ROUNDS
-    try:
-        n = int(asked)
-    except (TypeError, ValueError) as exc:
-        raise DebateFailed(f"panel rounds must be a whole number, got {asked!r}") from exc
-    if n < 1:
-        raise DebateFailed("panel rounds must be at least 1")
-    if n > MAX_ROUNDS:
-        run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {n})")
-    return min(n, MAX_ROUNDS)
-
-
 # ---------------------------------------------------------------------------
 # Signals and shared context
 # ---------------------------------------------------------------------------
@@ -341,7 +326,7 @@ async def run(run: DebateRun) -> Outcome:
     case = run.case
     personas = personas_for(run)
     opts = _options(run)
-    rounds = _rounds(run)
+    rounds = SPEC.rounds(run.settings.rounds, run.warn)
     try:
         signals = mod.parse_signals(case.signals) if case.signals else None
     except mod.SignalsError as exc:

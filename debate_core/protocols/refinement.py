@@ -132,10 +132,7 @@ async def run(run: DebateRun) -> Outcome:
     reasoners = _agents(run)
     ids = [r["id"] for r in reasoners]
     opts: Options = run_options(run)
-    asked = int(run.settings.rounds or DEFAULT_ROUNDS)
-    max_rounds = max(1, min(MAX_ROUNDS, asked))
-    if asked > MAX_ROUNDS:
-        run.warn(f"rounds capped at {MAX_ROUNDS} (asked for {asked})")
+    max_rounds = SPEC.rounds(run.settings.rounds, run.warn)
     plateau_points = opts.plateau_points
     overlap = opts.consensus_overlap
     evidence_ids = set(run.case.evidence_by_id())
