@@ -93,11 +93,14 @@ def _store(path: str | None, *, writes: bool = True) -> Any:
     return DebateStore(_db_path(path), check=writes)
 
 
-def _provider_from_args(args: argparse.Namespace) -> Any:
+def _provider_from_args(args: argparse.Namespace, profiles: list[dict[str, Any]] | None = None) -> Any:
+    # A profile's own model is the default for that agent; --agent-model AGENT=MODEL wins over it.
+    agent_models = {str(p["id"]): str(p["model"]) for p in profiles or [] if p.get("model")}
+    agent_models.update({k: str(v) for k, v in _kv(args.agent_model, "--agent-model").items()})
     options = {
         "model": args.model, "base_url": args.base_url, "temperature": args.temperature, "timeout": args.timeout,
         "max_attempts": args.max_attempts, "method": args.method, "latency_ms": args.latency_ms,
-        "agent_models": {k: str(v) for k, v in _kv(args.agent_model, "--agent-model").items()} or None,
+        "agent_models": agent_models or None,
         "max_tokens": args.max_output_tokens, "cassette": args.cassette,
         "transport_retries": args.transport_retries,
     }
@@ -109,8 +112,17 @@ def _provider_from_args(args: argparse.Namespace) -> Any:
 
 def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
     agents = None
+    if args.agents is not None and getattr(args, "agents_file", None):
+        raise BadInput("give the agents either as --agents ids or as --agents-file profiles, not both")
     if args.agents is not None:
         agents = [{"id": a.strip()} for a in args.agents.split(",") if a.strip()]
+    if getattr(args, "agents_file", None):
+        from .profiles import load_profiles
+
+        try:
+            agents = load_profiles(args.agents_file)
+        except SettingsError as exc:
+            raise BadInput(str(exc)) from None
     settings = DebateSettings(
         rounds=args.rounds, agents=agents, concurrency=args.concurrency,
         max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
@@ -174,13 +186,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         spec = get_spec(args.protocol)
     except UnknownProtocol as exc:
         raise BadInput(str(exc)) from exc
+    settings = _settings_from_args(args)
     try:
         case = load_case(args.case)
-        spec.check_case(case)
-    except (CaseError, CaseUnfit) as exc:
+        spec.check_case(case, settings)
+    except (CaseError, CaseUnfit, SettingsError) as exc:
         raise BadInput(str(exc)) from exc
-    settings = _settings_from_args(args)
-    provider = _provider_from_args(args)
+    from .profiles import resolve
+
+    provider = _provider_from_args(args, resolve(settings.agents, case, list(spec.default_agents)))
     if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
         raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
     store = _store(args.db)
@@ -410,7 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--protocol", required=True, help=", ".join(PROTOCOLS))
     _add_provider_flags(run)
     run.add_argument("--rounds", type=int, help="round budget (protocol default when omitted)")
-    run.add_argument("--agents", help="comma-separated agent ids, overriding the protocol's defaults")
+    run.add_argument("--agents", help="comma-separated agent ids, overriding the case's and the protocol's agents")
+    run.add_argument("--agents-file", metavar="FILE",
+                     help="a JSON list of agent profiles {id, name, role, instructions, model, terms}")
     run.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol-specific setting (JSON value)")
     run.add_argument("--concurrency", type=int, default=8, help="max model calls in flight")
     run.add_argument("--max-total-tokens", type=int, help="token budget for the whole debate")

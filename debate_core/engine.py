@@ -96,7 +96,7 @@ async def run_debate_async(
     try:
         try:  # callers check first, before anything is saved; this guards direct use of the engine
             spec.validate(settings)
-            spec.check_case(case)
+            spec.check_case(case, settings)
         except (SettingsError, CaseUnfit) as exc:
             raise DebateFailed(str(exc)) from None
         for need in spec.reduced(case):

@@ -305,4 +305,11 @@ class DebateRun:
             raise
 
     def agent_ids(self, defaults: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return list(self.settings.agents or defaults)
+        return self.agent_profiles(defaults)
+
+    def agent_profiles(self, defaults: Any) -> list[dict[str, Any]]:
+        """The debate's agents as profiles: the chosen ones (completed from a known profile with the
+        same id), else the case's own `agents`, else the protocol's defaults (debate_core/profiles.py)."""
+        from .profiles import resolve  # profiles -> protocols -> runtime: imported here, not at the top
+
+        return resolve(self.settings.agents, self.case, list(defaults))

@@ -70,7 +70,7 @@ def start_debate(
     # the CLI and the New debate page.
     spec = get_spec(protocol)
     spec.validate(settings)
-    spec.check_case(case)
+    spec.check_case(case, settings)
     debate_id = new_debate_id()
     thread = threading.Thread(
         target=_run, args=(debate_id, case, protocol, provider, settings, Path(db_path)),

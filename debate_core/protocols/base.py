@@ -123,11 +123,20 @@ class ProtocolSpec:
     def reduced(self, case: Case) -> list[CaseNeed]:
         return [n for n in self.case_needs if not n.required and not n.present(case)]
 
-    def check_case(self, case: Case) -> None:
+    def check_case(self, case: Case, settings: DebateSettings | None = None) -> None:
+        """Refuse a case that lacks a required field, or whose own `agents` this protocol cannot use
+        (checked only when the settings do not choose the agents themselves)."""
         gaps = self.missing(case)
         if gaps:
             need = gaps[0]
             raise CaseUnfit(f"{self.name} needs the case field '{need.field}': {need.description}")
+        if settings is None or settings.agents is None:
+            from ..profiles import case_profiles
+            from .validation import validate_agents
+
+            own = case_profiles(case)
+            if own:
+                validate_agents(self, own)
 
     def fits(self, case: Case) -> bool:
         return not self.missing(case)

@@ -1,0 +1,44 @@
+"""Rules every protocol's moderator applies: a verdict goes to a human when the agents who decide it
+are not confident enough, or when they said what they could not assess.
+
+The reason is written for the reviewer, in plain words, for example "the agents could not assess:
+which passage supports the tenant".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+# Below this confidence a deciding agent's verdict is not left to stand unreviewed.
+LOW_CONFIDENCE = 0.5
+UNASSESSED_PREFIX = "could not assess:"
+
+
+def low_confidence_reason(confidences: Mapping[str, float], threshold: float = LOW_CONFIDENCE) -> str | None:
+    """Rule: "a verdict whose deciding agents are not confident goes to a human". Returns the reason
+    naming each agent below the threshold, or None."""
+    low = {who: c for who, c in confidences.items() if c is not None and c < threshold}
+    if not low:
+        return None
+    named = ", ".join(f"{who} {c:.0%}" for who, c in sorted(low.items()))
+    return f"the deciding agents are not confident enough (below {threshold:.0%}): {named}"
+
+
+def unassessed(uncertainties: Iterable[str]) -> list[str]:
+    """What the agents said they could not assess, without repeats, in the order they said it."""
+    out: list[str] = []
+    for u in uncertainties:
+        text = str(u).strip()
+        if text.lower().startswith(UNASSESSED_PREFIX):
+            item = text[len(UNASSESSED_PREFIX):].strip().rstrip(".")
+            if item and item not in out:
+                out.append(item)
+    return out
+
+
+def unassessed_reason(uncertainties: Iterable[str], who: str = "the agents") -> str | None:
+    """Rule: "a verdict its agents could not fully assess goes to a human". Returns the reason, or None."""
+    items = unassessed(uncertainties)
+    if not items:
+        return None
+    return f"{who} could not assess: " + "; ".join(items)

@@ -1,0 +1,89 @@
+"""How much of a case an offline agent could actually use: a reading it can measure and report.
+
+The offline agents are rule-based. They can rank passages and compare numbers, but they do not
+understand a question the way a model would, so each one measures its own reading and says when it
+is weak: the share of the question's content words its chosen passages cover, how many passages it
+could cite, whether it found numbers to compare, and which of the question's aspects it matched.
+A weak reading caps the agent's confidence and names, in plain words, what it could not assess;
+the moderators send such verdicts to a human (debate_core/moderator/common.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..text import content_tokens, stem
+
+# Below these the reading is weak: the agent used less than half of what the question asks about,
+# or found no passage to stand on.
+MIN_COVERAGE = 0.5
+MIN_PASSAGES = 1
+# The most confidence an agent may state on a weak reading: low enough that every moderator's
+# review threshold sends it to a human.
+WEAK_CONFIDENCE_CAP = 0.4
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content words, stemmed, in order, without repeats."""
+    seen: list[str] = []
+    for tok in content_tokens(question):
+        s = stem(tok)
+        if len(s) > 2 and s not in seen:
+            seen.append(s)
+    return seen
+
+
+def covered(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
+    """The terms that appear (stemmed) in any of the texts."""
+    present = {stem(t) for text in texts for t in content_tokens(text)}
+    return [t for t in terms if t in present]
+
+
+@dataclass
+class Reading:
+    """What an agent could use of the case. `gaps` name, in plain words, what it could not assess."""
+
+    coverage: float
+    passages: int
+    numbers_compared: int = 0
+    aspects_matched: int = 0
+    aspects_asked: int = 0
+    gaps: list[str] = field(default_factory=list)
+
+    @property
+    def weak(self) -> bool:
+        return (self.coverage < MIN_COVERAGE or self.passages < MIN_PASSAGES
+                or (self.aspects_asked > 0 and self.aspects_matched < self.aspects_asked))
+
+    def cap(self, confidence: float) -> float:
+        """The confidence the agent may state on this reading."""
+        return round(min(confidence, WEAK_CONFIDENCE_CAP), 4) if self.weak else round(confidence, 4)
+
+    def uncertainties(self) -> list[str]:
+        """The reading as the agent reports it: what it could not assess, then how much it covered."""
+        notes = [f"could not assess: {gap}" for gap in self.gaps]
+        if self.weak:
+            notes.append(f"weak reading: the cited passages cover {self.coverage:.0%} of the question's terms "
+                         f"({self.passages} passage(s) cited)")
+        return notes
+
+
+def read(question: str, used_texts: Sequence[str], *, passages: int, numbers_compared: int = 0,
+         aspects_asked: Sequence[str] = (), aspects_matched: Sequence[str] = (),
+         gaps: Sequence[str] = ()) -> Reading:
+    """Measure a reading: `used_texts` are the passages (and claims) the agent actually relied on."""
+    terms = question_terms(question)
+    hit = covered(terms, used_texts)
+    coverage = len(hit) / len(terms) if terms else 1.0
+    missing = [t for t in terms if t not in hit]
+    all_gaps = list(gaps)
+    if coverage < MIN_COVERAGE and missing:
+        all_gaps.append("the parts of the question about " + ", ".join(missing[:6]))
+    unmatched = [a for a in aspects_asked if a not in set(aspects_matched)]
+    if unmatched:
+        all_gaps.append("the aspects " + ", ".join(unmatched))
+    if passages < MIN_PASSAGES:
+        all_gaps.append("which passage answers the question")
+    return Reading(round(coverage, 4), passages, numbers_compared, len(aspects_matched), len(aspects_asked),
+                   all_gaps)
