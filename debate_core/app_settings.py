@@ -38,6 +38,8 @@ class AppSettings(BaseModel):
     stale_after_minutes: float = Field(default=30.0, ge=1.0)
     # Saved New-debate presets: protocol -> preset name -> {"agents": [...], "rounds": n, "options": {...}}.
     presets: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)
+    # Saved teams of agent profiles, reusable with any protocol: team name -> [profile, ...].
+    teams: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
 
     @field_validator("supervisors", mode="before")
     @classmethod
@@ -111,5 +113,23 @@ def save_preset(db_path: str | Path, protocol: str, name: str, preset: dict[str,
     presets = {p: dict(v) for p, v in current.presets.items()}
     presets.setdefault(protocol, {})[name] = {k: preset[k] for k in ("agents", "rounds", "options") if k in preset}
     updated = current.model_copy(update={"presets": presets})
+    save_settings(updated, db_path)
+    return updated
+
+
+def save_team(db_path: str | Path, name: str, agents: list[dict[str, Any]]) -> AppSettings:
+    """Add or replace one saved team of agent profiles, keeping every other setting as it is on disk."""
+    from .profiles import parse_profiles
+    from .protocols.validation import SettingsError as ProfileError
+
+    name = (name or "").strip()
+    if not name:
+        raise SettingsError("a team needs a name")
+    try:
+        profiles = parse_profiles(agents, f"team {name!r}")
+    except ProfileError as exc:
+        raise SettingsError(str(exc)) from None
+    current = load_settings(db_path)
+    updated = current.model_copy(update={"teams": {**current.teams, name: profiles}})
     save_settings(updated, db_path)
     return updated

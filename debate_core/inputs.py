@@ -135,3 +135,52 @@ def build_case(question: str, passages: list[dict[str, Any]], *, title: str | No
 def _title_from(question: str) -> str:
     first = question.splitlines()[0].strip()
     return first if len(first) <= 80 else first[:77].rstrip() + "..."
+
+
+AGENTS_HELP = (
+    "One agent per line: `id | name | role | instructions | terms`. Only the id is required; the role "
+    "says what the agent knows and argues for, terms are comma-separated. Lines starting with `#` are ignored."
+)
+
+
+def parse_agent_lines(text: str) -> list[dict[str, Any]]:
+    """Agent profiles typed one per line as `id | name | role | instructions | terms`; raises
+    CaseError naming the line at fault (an id with other characters than letters, digits, _ and -)."""
+    from .profiles import AGENT_ID
+
+    agents: list[dict[str, Any]] = []
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|", 4)]
+        parts += [""] * (5 - len(parts))
+        agent_id, name, role, instructions, terms = parts
+        if not AGENT_ID.match(agent_id):
+            raise CaseError(f"agent line {number}: the id {agent_id!r} may contain only letters, digits, '_' and '-'")
+        agent: dict[str, Any] = {"id": agent_id}
+        if name:
+            agent["name"] = name
+        if role:
+            agent["role"] = role
+        if instructions:
+            agent["instructions"] = instructions
+        if terms:
+            agent["terms"] = [t.strip() for t in terms.split(",") if t.strip()]
+        agents.append(agent)
+    return agents
+
+
+def format_agent_lines(agents: list[dict[str, Any]]) -> str:
+    """Profiles as the lines `parse_agent_lines` reads (fields that hold `|` lose it)."""
+    def clean(value: Any) -> str:
+        return " ".join(str(value or "").replace("|", "/").split())
+
+    lines = []
+    for a in agents:
+        fields = [clean(a.get("id")), clean(a.get("name")), clean(a.get("role") or a.get("focus")),
+                  clean(a.get("instructions")), clean(", ".join(a.get("terms") or []))]
+        while len(fields) > 1 and not fields[-1]:
+            fields.pop()
+        lines.append(" | ".join(fields))
+    return "\n".join(lines)

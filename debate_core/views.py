@@ -603,6 +603,14 @@ def protocol_info(name: str) -> dict[str, Any]:
     }
 
 
+def agent_range(info: dict[str, Any]) -> str:
+    """How many agents a protocol takes, in words: '2 to 6', '3', '1 or more'."""
+    low, high = info.get("min_agents", 1), info.get("max_agents")
+    if high is None:
+        return f"{low} or more"
+    return str(low) if low == high else f"{low} to {high}"
+
+
 def option_help(info: dict[str, Any]) -> str:
     """The protocol's options as help text: one line each with its default and what it does."""
     lines = []

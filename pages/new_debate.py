@@ -6,8 +6,8 @@ import json
 
 import streamlit as st
 
-from debate_core import export, inputs, views, worker
-from debate_core.app_settings import SettingsError, save_preset
+from debate_core import export, inputs, profiles, views, worker
+from debate_core.app_settings import SettingsError, save_preset, save_team
 from debate_core.cases import (
     TOO_DEEP,
     CaseError,
@@ -110,12 +110,12 @@ if case is not None:
 
 
 
-def _save_preset(protocol: str, current: str, known: dict, by_id: dict) -> None:
+def _save_preset(protocol: str, current: str, team_key: str) -> None:
     """Save the settings on screen as a named preset and select it (a callback, so before the page draws)."""
     state = st.session_state
     name = (state.get(f"nd-preset-name-{protocol}") or "").strip()
-    chosen = [by_id.get(a, known.get(a, {"id": a})) for a in state.get(f"nd-agents-{protocol}-{current}") or []]
     try:
+        chosen = inputs.parse_agent_lines(state.get(team_key) or "")
         options = inputs.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
         preset = {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1), "options": options}
         validate_settings(protocol, DebateSettings(rounds=preset["rounds"], agents=chosen, options=options))
@@ -126,6 +126,20 @@ def _save_preset(protocol: str, current: str, known: dict, by_id: dict) -> None:
     state[f"nd-preset-{protocol}"] = name
     state[f"nd-preset-name-{protocol}"] = ""
     common.flash("preset", "success", f"Saved preset {views.md_escape(name)} for {protocol}; it is selected now.")
+
+
+def _save_team(team_key: str) -> None:
+    """Save the agents on screen as a named team, reusable with any protocol (a callback)."""
+    state = st.session_state
+    name = (state.get("nd-team-name") or "").strip()
+    try:
+        save_team(common.db_path(), name, inputs.parse_agent_lines(state.get(team_key) or ""))
+    except (CaseError, SettingsError, OSError) as exc:
+        common.flash("team", "error", f"Team not saved: {exc}")
+        return
+    state["nd-team"] = name
+    state["nd-team-name"] = ""
+    common.flash("team", "success", f"Saved team {views.md_escape(name)}; it is selected now.")
 
 # ---------------------------------------------------------------------------
 # Protocol, preset, agents, rounds
@@ -159,19 +173,42 @@ if case is not None:
         fitting = [catalogue[n].get("title") or n for n in views.fitting_protocols(case) if n in catalogue]
         if fitting:
             st.caption("This case fits: " + views.md_escape(", ".join(fitting)))
-known = {a["id"]: dict(a) for a in info["agents"]}
-agents = [{**known.get(a["id"], {}), **a} if isinstance(a, dict) else {**known.get(str(a), {}), "id": str(a)}
-          for a in (preset.get("agents") or info["agents"])]
-agent_ids = [a["id"] for a in agents]
-by_id = {a["id"]: a for a in agents}
+# Who speaks: a saved team, else the preset's agents, else the case's own, else the protocol's defaults.
+teams = settings.teams
 c3, c4 = st.columns([3, 1])
-chosen_agents = c3.multiselect("Agents", agent_ids, default=agent_ids, key=f"nd-agents-{protocol}-{preset_name}",
-                               accept_new_options=True, help="Type a new id to add an agent (where the protocol "
-                               "takes any number of agents).")
+team = c3.selectbox("Team", ["(the case's or the protocol's agents)", *teams], key="nd-team",
+                    help="Teams of agent profiles saved below, usable with any protocol.")
+agent_case = case
+try:
+    profiles.case_profiles(case)
+except OptionsError as exc:  # the case's own agents are malformed: say so, and offer the protocol's
+    problems.append(str(exc))
+    st.error(views.md_escape(exc))
+    agent_case = None
+base_agents = profiles.resolve(teams.get(team) or preset.get("agents") or None, agent_case, info["agents"])
+team_key = f"nd-agents-{protocol}-{preset_name}-{team}-{case.id if case is not None else ''}"
 lo, hi = info["min_rounds"], max(info["min_rounds"], info["max_rounds"])
 default_rounds = min(hi, max(lo, int(preset.get("rounds") or info["rounds"])))
 rounds = c4.number_input("Rounds (at most)", min_value=lo, max_value=hi, value=default_rounds, step=1,
                          key=f"nd-rounds-{protocol}-{preset_name}")
+agents_text = st.text_area(
+    f"Agents ({info.get('title', protocol)} takes {views.agent_range(info)})",
+    value=inputs.format_agent_lines(base_agents), key=team_key, height=110, help=inputs.AGENTS_HELP,
+    placeholder="pharmacist | Clinical pharmacist | knows drug interactions and bleeding risk")
+chosen_agents: list[dict] = []
+try:
+    chosen_agents = inputs.parse_agent_lines(agents_text)
+except CaseError as exc:
+    problems.append(str(exc))
+    st.error(views.md_escape(exc))
+if chosen_agents:
+    st.markdown("**These agents will speak:** " + "; ".join(
+        f"{views.md_escape(a.get('name') or a['id'])} ({views.md_escape(a['id'])})"
+        + (f": {views.md_escape(a['role'])}" if a.get("role") else "") for a in chosen_agents))
+t1, t2 = st.columns([3, 1], vertical_alignment="bottom")
+t1.text_input("Save these agents as a team", key="nd-team-name", placeholder="team name")
+t2.button("Save team", key="nd-team-save", on_click=_save_team, args=(team_key,))
+common.show_flash("team")
 with st.expander("Protocol options and presets"):
     options_text = st.text_area(
         "Options, one KEY=VALUE per line (values are JSON, as with the CLI's --option)",
@@ -192,12 +229,13 @@ with st.expander("Protocol options and presets"):
     p1.text_input("Save these agents, rounds and options as a preset", key=f"nd-preset-name-{protocol}",
                   placeholder="preset name")
     p2.button("Save preset", key=f"nd-preset-save-{protocol}", on_click=_save_preset,
-              args=(protocol, preset_name, known, by_id))
+              args=(protocol, preset_name, team_key))
     common.show_flash("preset")
 run_settings = DebateSettings(
     rounds=int(rounds),
-    agents=None if chosen_agents == agent_ids and not preset.get("agents")
-    else [by_id.get(a, known.get(a, {"id": a})) for a in chosen_agents],
+    # The case's own agents (or the protocol's) as they are: stored as chosen only when someone changed them.
+    agents=None if inputs.format_agent_lines(chosen_agents) == inputs.format_agent_lines(
+        profiles.resolve(None, agent_case, info["agents"])) else chosen_agents,
     options=options,
 )
 if chosen_agents and not problems:

@@ -147,7 +147,7 @@ def test_options_agents_and_saved_presets(app, db_path):
 
     app.run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()
-    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "ala", "kha"])
+    _agents_box(app, "cross_critique").set_value("nla\nala\nkha | Khmer law agent | argues from Khmer customary law")
     app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4\nnot an option")
     app.run()
     assert any("option line 2" in e.value for e in app.error)
@@ -160,18 +160,26 @@ def test_options_agents_and_saved_presets(app, db_path):
     assert not app.exception
     saved = load_settings(db_path).presets["cross_critique"]["three agents"]
     assert [a["id"] for a in saved["agents"]] == ["nla", "ala", "kha"]
-    assert saved["agents"][0]["focus"], "known agents keep their role and focus"
+    assert saved["agents"][2]["role"] == "argues from Khmer customary law"
     assert (saved["rounds"], saved["options"]) == (2, {"max_claims": 4})
 
     assert app.selectbox(key="nd-preset-cross_critique").value == "three agents"
     assert any("Saved preset three agents" in m.value for m in app.success)
-    assert app.multiselect(key="nd-agents-cross_critique-three agents").value == ["nla", "ala", "kha"]
+    assert [line.split(" | ")[0] for line in _agents_box(app, "cross_critique", "three agents").value.splitlines()] \
+        == ["nla", "ala", "kha"]
+    assert any("These agents will speak" in m.value and "Khmer law agent" in m.value for m in app.markdown)
     debate_id = _start(app)
     debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
     assert [a["id"] for a in debate["settings"]["agents"]] == ["nla", "ala", "kha"]
     assert debate["settings"]["options"] == {"max_claims": 4}
     assert debate["status"] == "completed"
     assert {s["agent"] for s in debate["steps"] if s["stage"] == "answer"} == {"nla", "ala", "kha"}
+
+
+def _agents_box(at: AppTest, protocol: str, preset: str = "default"):
+    """The agents text area of the protocol and preset on screen (its key also names the team and case)."""
+    [box] = [t for t in at.text_area if (t.key or "").startswith(f"nd-agents-{protocol}-{preset}-")]
+    return box
 
 
 def _errors(at: AppTest) -> list[str]:
@@ -196,13 +204,36 @@ def test_bad_options_and_agent_ids_are_named_and_keep_start_disabled(app, db_pat
     assert app.button(key="nd-start").disabled
 
     app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4")
-    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "n.la"])
+    _agents_box(app, "cross_critique").set_value("nla\nn.la")
     app.run()
     assert _errors(app) == [
-        "agent id 'n.la' may contain only letters, digits, '_' and '-'"]
+        "agent line 2: the id 'n.la' may contain only letters, digits, '_' and '-'"]
     assert app.button(key="nd-start").disabled
 
-    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "ala"])
+    _agents_box(app, "cross_critique").set_value("nla\nala")
     app.run()
     assert not app.error and not app.button(key="nd-start").disabled
     assert DebateStore(db_path).list_debates() == []  # nothing was saved while the settings were bad
+
+
+def test_a_saved_team_of_profiles_is_reused_with_another_protocol(app, db_path):
+    from debate_core.app_settings import load_settings
+
+    app.run()
+    app.selectbox(key="nd-protocol").set_value("cross_critique").run()
+    team = ("pharmacist | Clinical pharmacist | knows drug interactions and bleeding risk | | bleeding, aspirin\n"
+            "cardiologist | Preventive cardiologist | weighs cardiovascular benefit")
+    _agents_box(app, "cross_critique").set_value(team)
+    app.text_input(key="nd-team-name").set_value("medical").run()
+    app.button(key="nd-team-save").click().run()
+    _no_exception(app)
+    saved = load_settings(db_path).teams["medical"]
+    assert [a["id"] for a in saved] == ["pharmacist", "cardiologist"]
+    assert saved[0]["terms"] == ["bleeding", "aspirin"]
+    assert app.selectbox(key="nd-team").value == "medical"
+
+    app.selectbox(key="nd-protocol").set_value("refinement").run()
+    _no_exception(app)
+    box = _agents_box(app, "refinement")
+    assert box.value.splitlines()[0].startswith("pharmacist | Clinical pharmacist | knows drug interactions")
+    assert any("These agents will speak" in m.value and "Preventive cardiologist" in m.value for m in app.markdown)
