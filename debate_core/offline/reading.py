@@ -26,11 +26,16 @@ WEAK_CONFIDENCE_CAP = 0.4
 
 def question_terms(question: str) -> list[str]:
     """The question's content words, stemmed, in order, without repeats."""
-    seen: list[str] = []
+    return list(_term_words(question))
+
+
+def _term_words(question: str) -> dict[str, str]:
+    """Stem -> the word as the question wrote it (the first time), for reasons a reviewer reads."""
+    seen: dict[str, str] = {}
     for tok in content_tokens(question):
         s = stem(tok)
         if len(s) > 2 and s not in seen:
-            seen.append(s)
+            seen[s] = tok
     return seen
 
 
@@ -79,7 +84,8 @@ def read(question: str, used_texts: Sequence[str], *, passages: int, numbers_com
     missing = [t for t in terms if t not in hit]
     all_gaps = list(gaps)
     if coverage < MIN_COVERAGE and missing:
-        all_gaps.append("the parts of the question about " + ", ".join(missing[:6]))
+        words = _term_words(question)
+        all_gaps.append("the parts of the question about " + ", ".join(words.get(t, t) for t in missing[:6]))
     unmatched = [a for a in aspects_asked if a not in set(aspects_matched)]
     if unmatched:
         all_gaps.append("the aspects " + ", ".join(unmatched))
