@@ -316,3 +316,20 @@ def test_refinement_stops_when_the_reasoners_top_hypotheses_agree():
 def test_refinement_stops_unconverged_at_the_round_budget():
     assert _stop([50.0, 60.0, 70.0]) == Stop(False, "Max rounds (3) reached")
     assert _stop([50.0, 60.0], max_rounds=2) == Stop(False, "Max rounds (2) reached")
+
+
+def test_reasoners_come_from_profiles_and_every_prompt_carries_its_identity(case):
+    team = [{"id": "log", "name": "Storage engineer", "role": "Reads disk metrics and volume logs."},
+            {"id": "kg", "name": "Incident historian", "role": "Compares with past incidents.",
+             "instructions": "Name the past incident you rely on."},
+            {"id": "hybrid", "role": "Joins both into one causal story."}]
+    calls = round_calls(1, {"log": 80, "kg": 70, "hybrid": 60}) + round_calls(2, {"log": 81, "kg": 70, "hybrid": 60})
+    sink = MemorySink()
+    res = run_debate(case, "refinement", provider=replay(*calls), sink=sink, settings=DebateSettings(agents=team))
+    assert res.status == "completed", res.error
+    prompts = {e.step_id: e.data["prompt"][0]["content"] for _, e in sink.events if e.kind == "turn_started"}
+    for n in (1, 2):
+        assert "You are Storage engineer (agent id log).\nYour role: Reads disk metrics" in prompts[f"r{n}.hypotheses.log"]
+        assert "Your instructions: Name the past incident" in prompts[f"r{n}.hypotheses.kg"]
+        assert "Your role: Joins both into one causal story." in prompts[f"r{n}.hypotheses.hybrid"]
+        assert "You are Judge (agent id judge)." in prompts[f"r{n}.judge"]
