@@ -272,6 +272,8 @@ GLOSSARY = {
     "no_convergence_at_max_rounds": "The scores were still moving when the round budget ran out.",
     "unverified_evidence": "The best hypothesis cites evidence that is not in the case.",
     "no_verified_evidence": "The best hypothesis cites no verified evidence.",
+    "low_reasoner_confidence": "The reasoner of the best hypothesis is not confident in it.",
+    "reasoner_could_not_assess": "The reasoner of the best hypothesis said what it could not assess.",
     "converged_with_sufficient_score": "The scores settled and the best hypothesis scored high enough.",
 }
 
@@ -300,6 +302,7 @@ SPEC = ProtocolSpec(
         CaseNeed("evidence", "logs, metrics or observations the hypotheses are built from",
                  lambda case: bool(case.evidence)),
     ),
-    moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason, rules.verdict),
+    moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason,
+               rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.verdict),
     glossary=GLOSSARY,
 )
