@@ -8,6 +8,7 @@ from typing import Any
 from ..convergence import Stop, score_plateau
 from ..schemas import Verdict
 from ..text import jaccard, terms
+from . import common
 
 REVIEW_SCORE_THRESHOLD = 70.0
 CONSENSUS_OVERLAP = 0.5
@@ -89,6 +90,18 @@ def stop_reason(
     return None
 
 
+def reasoner_confidence_reason(final: Mapping[str, Any], threshold: float = common.LOW_CONFIDENCE) -> str | None:
+    """Rule: "the best hypothesis goes to a human when its own reasoner is not confident in it"."""
+    return common.low_confidence_reason({f"the reasoner {final['source']}": float(final["confidence"])}, threshold)
+
+
+def reasoner_unassessed_reason(final: Mapping[str, Any]) -> str | None:
+    """Rule: "the best hypothesis goes to a human when its reasoner said what it could not assess"
+    (lines of its reasoning that start with "could not assess:")."""
+    lines = str(final.get("reasoning") or "").splitlines()
+    return common.unassessed_reason(lines, who=f"the reasoner {final['source']}")
+
+
 def verdict(
     *,
     final: Mapping[str, Any],
@@ -99,7 +112,8 @@ def verdict(
     escalate_without_convergence: bool = True,
 ) -> Verdict:
     """The best hypothesis, escalated when it scores below `review_threshold`, the debate did not
-    converge, or its evidence is not in the case."""
+    converge, its evidence is not in the case, its reasoner is not confident in it, or its reasoner
+    said what it could not assess. The answer starts with the hypothesis: the root cause first."""
     reasons: list[str] = []
     applied: list[str] = []
     score = float(final["judge_score"])
@@ -115,6 +129,14 @@ def verdict(
     if not final.get("verified_evidence"):
         reasons.append("The final hypothesis cites no evidence from the case")
         applied.append("no_verified_evidence")
+    low = reasoner_confidence_reason(final)
+    if low:
+        reasons.append(low[0].upper() + low[1:])
+        applied.append("low_reasoner_confidence")
+    unassessed = reasoner_unassessed_reason(final)
+    if unassessed:
+        reasons.append(unassessed[0].upper() + unassessed[1:])
+        applied.append("reasoner_could_not_assess")
     if not applied:
         applied.append("converged_with_sufficient_score")
     answer = final["hypothesis"]

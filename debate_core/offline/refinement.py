@@ -1,183 +1,188 @@
-"""Offline agents for hypothesis refinement (seed 002): three root-cause reasoners and a judge.
+"""Offline agents for hypothesis refinement (seed 002): root-cause reasoners and a judge.
 
-Evidence passages are sorted into kinds by their source (log, metric, config, history = past
-incidents and knowledge-graph patterns) and into root-cause categories by a small lexicon. Each
-reasoner reads the kinds its focus names, ranks categories by the passages that support them and
-writes hypotheses that cite those passages. The judge scores every hypothesis by a fixed rubric
-(evidence support, specificity, resolution quality, calibration) and says concretely what is
-missing, naming evidence ids. A refining reasoner applies that feedback: it cites what the judge
-named, adds the measured values, the trigger, the contributing factor and a preventive step, and
-takes supporting evidence from the other reasoners' top hypotheses. Evidence support has
-diminishing returns, so scores rise when feedback is applied and then level off.
+A general reading of log-like evidence, with no vocabulary of any system: every sentence of the
+current incident's passages becomes an event with a time (the clock times it names), and generic
+cues from data/lexicons/incident_cues_en.tsv mark what it reports: a log severity tag (ERROR, WARN,
+...), a change (deployed, rolled out, moved, ...), a quantity at a limit (max, limit,
+exceeded, too many, ...) or a healthy reading. The reasoners find the earliest anomaly, what changed
+just before it and which limit was crossed, and write hypotheses that quote the passages they found,
+so a hypothesis names the components the evidence names. Each reasoner measures its reading
+(debate_core/offline/reading.py); a weak reading, or a change record that made several changes at
+once, lowers its confidence and says what it could not assess.
+
+The judge scores what it can check: the hypothesis cites passages that exist and that say what it
+says, it accounts for the earliest anomaly and the change before it, and its causes come before
+their effects. A hypothesis resting on no cited passage scores low.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..lexicons import LEXICON_DIR
 from ..schemas import Case, Evidence
-from ..text import best_sentence, mentioned_ids, terms
+from ..text import bm25_rank, content_tokens, sentences, stem, terms
 from . import register
+from .reading import read
 
-CATEGORIES = ("resource", "config", "hardware", "network", "software")
-_LEXICON_WORDS = {
-    # Resource covers both sides of exhaustion: the capacity that ran out and the load that filled it.
-    "resource": "disk space usage full capacity exhausted exhaustion remaining quota memory heap oom filled "
-                "volume replication replicated traffic decommission surge rebalancing throughput load cpu",
-    "config": "config configuration xml dfs setting set reserved parameter property misconfigured "
-              "misconfiguration du default",
-    "hardware": "hardware faulty bad sector smart ecc replaced controller fan power firmware failure failed",
-    "network": "network timeout connection packet latency switch heartbeat unreachable dns interface slow rack",
-    "software": "exception bug version upgrade regression leak deadlock crash patch null pointer",
-}
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_HOST = re.compile(r"\b[a-z]{2,}-\d{1,3}\b")
-_COMPONENT = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
-_PROPERTY = re.compile(r"\b[a-z]+(?:\.[a-z_]+){2,}\b")
-_INCIDENT = re.compile(r"\b[A-Z]{2,}[_-]\d{2,}\b")
-_CAUSAL = re.compile(r"\b(after|following|starting with|due to|caused by|triggered by)\s+([^.;,]+)|([^:.;]*->[^.;]*)", re.I)
-_MECHANISM_CUES = re.compile(r"\b(after|following|due to|because|caused by|driven by|triggered|followed)\b", re.I)
-_PERCENT = re.compile(r"\b\d+(?:\.\d+)?%")
-_MEASURE = re.compile(r"\b\d+(?:\.\d+)?\s*(?:%|ms|gb|mb|tb|times|blocks per minute)\b", re.I)
-_STEP_SPLIT = re.compile(r";|\n|(?:^|\s)\d+[.)]\s")
-_IMMEDIATE = re.compile(r"\b(free|clear|clean|delete|restart|replace|add|roll|increase|remove|move|rebalance|drain|fix)", re.I)
-_PREVENTIVE = re.compile(r"\b(alert|monitor|prevent|recur|reserve|limit|throttl|cap\b|enforce|test)", re.I)
-_RULE_OUT = {"healthy", "normal", "nominal", "unaffected"}
-
-KIND_LABEL = {"log": "log", "metric": "metric", "config": "configuration", "history": "past-incident"}
-CAUSE = {
-    "resource": "Resource exhaustion", "config": "Misconfiguration", "hardware": "Hardware failure",
-    "network": "Network connectivity failure", "software": "Software defect",
-}
-FIRST_STEPS = {
-    "resource": ["Free capacity on {comp} (remove temporary files and old logs)",
-                 "Add capacity or move load away from {comp}"],
-    "config": ["Correct the setting on {comp} to match the rest of the cluster", "Restart the service to apply it"],
-    "hardware": ["Replace the failed hardware on {comp}", "Run hardware diagnostics on {comp}"],
-    "network": ["Check the switch and interfaces serving {comp}", "Re-establish the connections once the path is healthy"],
-    "software": ["Roll back or patch the failing software on {comp}", "Restart the service on {comp}"],
-}
-PREVENTION = {
-    "resource": "Add alerts at 85% utilisation on {comp} and throttle background load such as re-replication",
-    "config": "Enforce the setting through configuration management so nodes cannot drift",
-    "hardware": "Monitor hardware health and replace parts before they fail",
-    "network": "Monitor packet loss and latency with alerts",
-    "software": "Add a regression test and alert on the error rate",
-}
+_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+_ENTITY = re.compile(r"\b[A-Za-z][\w.]*(?:[-_.][\w]+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b")
+_STEP_SPLIT = re.compile(r";|\n")
+_RULES_OUT = re.compile(r"\brules? out\s+(?:an?\s+|the\s+)?([\w-]+)", re.I)
+# Quotes stay short enough to read in one line of a verdict.
+QUOTE_CHARS = 240
+# A reasoner's confidence on a complete reading; gaps and weak readings lower it.
+BASE_CONFIDENCE = 0.4
+GAP_CONFIDENCE = 0.45
+HISTORY_KINDS = ("incident", "knowledge", "pattern", "history", "postmortem")
 
 
-def _split_camel(text: str) -> str:
-    return _CAMEL.sub(" ", text)
+@lru_cache(maxsize=1)
+def cues() -> dict[str, tuple[str, ...]]:
+    """The cue lexicon by kind (error, warning, change, limit, normal)."""
+    out: dict[str, list[str]] = {}
+    for line in (LEXICON_DIR / "incident_cues_en.tsv").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or "\t" not in line:
+            continue
+        cue, kind_ = line.split("\t", 1)
+        out.setdefault(kind_.strip(), []).append(cue.strip())
+    return {k: tuple(v) for k, v in out.items()}
 
 
-LEXICON = {c: set(terms(words)) for c, words in _LEXICON_WORDS.items()}
+@lru_cache(maxsize=16)
+def _pattern(kind_: str) -> re.Pattern[str]:
+    words = sorted(cues()[kind_], key=len, reverse=True)
+    # Severity tags are matched as loggers write them, in upper case; other cues in any case.
+    flags = 0 if kind_ in ("error", "warning") else re.I
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", flags)
+
+
+def found(kind_: str, text: str) -> list[str]:
+    return [m.group(0).lower() for m in _pattern(kind_).finditer(text)]
 
 
 def kind(ev: Evidence) -> str:
+    """The kind of a passage, by its source: history (past incidents, patterns, reference knowledge),
+    metric, config or log."""
     s = ev.source.lower()
-    if any(w in s for w in ("incident", "knowledge", "pattern", "history", "postmortem")):
+    if any(w in s for w in HISTORY_KINDS):
         return "history"
     if any(w in s for w in ("metric", "monitor", "dashboard", "exporter")):
         return "metric"
-    if "config" in s:
+    if "config" in s or "change" in s:
         return "config"
-    if "log" in s:
-        return "log"
-    return "other"
+    return "log" if "log" in s else "other"
 
 
-@lru_cache(maxsize=1024)
-def _text_hits(text: str) -> tuple[tuple[str, int], ...]:
-    words = set(terms(_split_camel(text)))
-    return tuple((c, len(words & LEXICON[c])) for c in CATEGORIES)
+def clock_minutes(text: str) -> list[float]:
+    return [int(h) * 60 + int(m) + (int(s) / 60 if s else 0) for h, m, s in _CLOCK.findall(text)]
 
 
-def hits(ev: Evidence) -> dict[str, int]:
-    # The judge weighs every passage for every hypothesis; the lexicon count depends on the text only.
-    return dict(_text_hits(ev.text))
+def clock_label(minutes: float) -> str:
+    h, rest = divmod(minutes, 60)
+    m, s = divmod(round(rest * 60), 60)
+    return f"{int(h):02d}:{int(m):02d}" + (f":{int(s):02d}" if s else "")
 
 
-def rules_out(ev: Evidence) -> bool:
-    """Passages reporting something healthy rule causes out; they support none."""
-    return bool(_RULE_OUT & set(terms(ev.text)))
+@dataclass(frozen=True)
+class Event:
+    """One sentence of a current-incident passage and what the cues say it reports."""
+
+    ev: Evidence
+    text: str
+    time: float | None
+    severity: str  # "error", "warning" or ""
+    changes: tuple[str, ...]
+    limits: tuple[str, ...]
+    normal: bool
+
+    @property
+    def anomaly(self) -> bool:
+        return bool(self.severity)
+
+    @property
+    def when(self) -> str:
+        return clock_label(self.time) if self.time is not None else "time not stated"
 
 
-def ruled_out(ev: Evidence) -> list[str]:
-    """The categories a healthy-readings passage speaks about (at least two of their terms)."""
-    if not rules_out(ev):
-        return []
-    h = hits(ev)
-    return [c for c in CATEGORIES if h[c] >= 2]
+def events_of(ev: Evidence) -> list[Event]:
+    out = []
+    # A sentence without a clock time of its own takes its passage's source time (a change record
+    # often dates itself in its source line).
+    fallback = clock_minutes(ev.source)
+    for s in sentences(ev.text):
+        times = clock_minutes(s) or fallback
+        severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
+        out.append(Event(ev, s, min(times) if times else None, severity, tuple(dict.fromkeys(found("change", s))),
+                         tuple(found("limit", s)), bool(found("normal", s)) and not severity))
+    return out
 
 
-def supports(ev: Evidence, category: str) -> bool:
-    if rules_out(ev):
-        return False
-    h = hits(ev)
-    return h[category] >= 2 or (h[category] >= 1 and h[category] >= max(h.values()))
+@dataclass
+class Timeline:
+    """The current incident's events, and what a root-cause reading finds in them."""
+
+    events: list[Event]
+    first_anomaly: Event | None
+    changes_before: list[Event]
+    linked_config: list[Evidence]
+    limit: Event | None
 
 
-def top_category(ev: Evidence) -> str:
-    h = hits(ev)
-    return max(CATEGORIES, key=lambda c: (h[c], -CATEGORIES.index(c)))
+def _distinct(text: str) -> set[str]:
+    """The tokens that name things (hosts, versions, services): they contain a digit, a hyphen or a dot."""
+    return {t.lower() for t in re.findall(r"[\w.-]+", text) if re.search(r"\d|[-.]\w", t) and len(t) > 3}
 
 
-def current_strength(case: Case, category: str) -> int:
-    """How strongly the current incident's passages (not past incidents) point to a category."""
-    return sum(hits(ev)[category] for ev in case.evidence if kind(ev) != "history" and supports(ev, category))
+def timeline(case: Case) -> Timeline:
+    events = [e for ev in case.evidence if kind(ev) != "history" for e in events_of(ev)]
+    dated = sorted((e for e in events if e.anomaly and e.time is not None), key=lambda e: e.time)
+    first = dated[0] if dated else next((e for e in events if e.anomaly), None)
+    if first is not None and first.time is not None:
+        before = [e for e in events if e.changes and e.time is not None and e.time <= first.time and not e.anomaly]
+    else:
+        before = [e for e in events if e.changes and not e.anomaly]
+    before.sort(key=lambda e: -(e.time or 0))
+    before = sorted(before[:2], key=lambda e: e.time or 0)
+    # A configuration record that names what a dated change shipped (same version, same service)
+    # is the content of that change.
+    named = set().union(*(_distinct(e.text) for e in before)) if before else set()
+    linked = [ev for ev in case.evidence if kind(ev) == "config" and ev.id not in {e.ev.id for e in before}
+              and named & _distinct(ev.source + " " + ev.text) and found("change", ev.text)]
+    anchor = " ".join([first.text if first else "", *(e.text for e in before)])
+    # A limit a change set ("lowered the limit") is part of that change, not a limit crossed.
+    limits = [e for e in events if e.limits and not e.changes and re.search(r"\d", e.text) and e is not first]
+    limit = max(limits, key=lambda e: (len(set(terms(e.text)) & set(terms(anchor))), -(e.time or 0)), default=None)
+    return Timeline(events, first, before, linked, limit)
 
 
-def pool(case: Case, category: str) -> list[Evidence]:
-    """Every passage that supports a category, strongest first (ties in case order)."""
-    found = [ev for ev in case.evidence if supports(ev, category)]
-    return sorted(found, key=lambda ev: -hits(ev)[category])
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """A passage sentence without its leading clock time and severity tag, cut at a word."""
+    text = _CLOCK.sub("", text, count=1) if _CLOCK.match(text.strip()) else text
+    text = _pattern("error").sub("", text, count=1) if found("error", text[:20]) else text
+    text = _pattern("warning").sub("", text, count=1) if found("warning", text[:20]) else text
+    text = " ".join(text.split()).strip(" :;,.")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "..."
 
 
-def _hosts(texts: list[str]) -> Counter[str]:
-    return Counter(h for t in texts for h in _HOST.findall(t))
+def change_quote(ev: Evidence) -> str:
+    """A change record from its first sentence that reports a change, whole sentences up to the quote length."""
+    sents = sentences(ev.text)
+    start = next((i for i, s in enumerate(sents) if found("change", s)), 0)
+    out = ""
+    for s in sents[start:]:
+        if out and len(out) + len(s) > QUOTE_CHARS:
+            break
+        out = f"{out} {s}".strip()
+    return quote(out, QUOTE_CHARS + 60)
 
 
-def component(case: Case, passages: list[Evidence]) -> tuple[str, list[str]]:
-    """The affected component: the host the question and current-incident passages name most,
-    with the component type their log lines name (DataNode, NameNode, ...)."""
-    current = [ev.text for ev in passages if kind(ev) != "history"]
-    hosts = _hosts([case.question] * 2 + current)
-    types = Counter(t for text in [case.question, *current] for t in _COMPONENT.findall(text)
-                    if not t.endswith(("Exception", "Error", "Checker", "Processor", "Client", "Manager")))
-    host = hosts.most_common(1)[0][0] if hosts else ""
-    ctype = types.most_common(1)[0][0] if types else ""
-    label = " ".join(x for x in (ctype, host) if x) or "the affected service"
-    return label, [x for x in (ctype, host) if x]
-
-
-def causal_clause(ev: Evidence) -> str | None:
-    m = _CAUSAL.search(ev.text)
-    if not m:
-        return None
-    if m.group(3):
-        links = [x.strip() for x in m.group(3).split("->")]
-        return " -> ".join(links[:3])
-    return " ".join(m.group(2).split()[:10])
-
-
-def measures(ev: Evidence) -> list[str]:
-    found = _PERCENT.findall(ev.text) or _MEASURE.findall(ev.text)
-    return list(dict.fromkeys(found))
-
-
-def resolution_steps(ev: Evidence) -> list[str]:
-    m = re.search(r"Resolution:\s*(.+)", ev.text)
-    if not m:
-        return []
-    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+(?=[a-z]+ed\b)", m.group(1).rstrip("."))
-    return [p.strip()[:1].upper() + p.strip()[1:] for p in parts if p.strip()]
-
-
-def steps_of(resolution: str) -> list[str]:
-    return [s.strip() for s in _STEP_SPLIT.split(resolution or "") if s and s.strip()]
+def entities(text: str) -> list[str]:
+    """Names of things in a line: hosts, services, dotted settings, CamelCase components."""
+    return list(dict.fromkeys(m.group(0).strip(".") for m in _ENTITY.finditer(text)))[:6]
 
 
 # ---------------------------------------------------------------------------
@@ -190,114 +195,187 @@ def _focus(agent: dict[str, Any]) -> set[str]:
     return set(kinds) if kinds else {"log", "metric", "config", "history", "other"}
 
 
-def _style(agent: dict[str, Any]) -> str:
-    focus = _focus(agent)
-    if focus == {"history"}:
-        return "history"
-    return "hybrid" if "history" in focus else "current"
+def _best_history(case: Case, anchor: str) -> Evidence | None:
+    """The past incident or reference passage that shares most content words with the current story
+    (at least three), or None."""
+    mine = set(terms(anchor))
+    scored = [(len(set(terms(ev.text)) & mine), ev) for ev in case.evidence if kind(ev) == "history"]
+    scored = [(n, ev) for n, ev in scored if n >= 3]
+    return max(scored, key=lambda x: x[0])[1] if scored else None
 
 
-def _imperative(step: str) -> str:
-    """Past-incident resolutions are written in the past tense ("Added alerts"); steps are orders."""
-    first, _, rest = step.partition(" ")
-    if first.endswith("ed") and len(first) > 4:
-        root = first[:-2]
-        first = root + "e" if root.endswith(("c", "s", "v", "z", "g", "at")) else root
-    return f"{first} {rest}".strip()
+def _category(cause_kind: str, has_limit: bool) -> str:
+    if cause_kind == "config":
+        return "config"
+    return "resource" if has_limit else "software"
 
 
-def short_fact(ev: Evidence) -> str:
-    """A compact statement of a passage: `property=value` for settings, else its first words."""
-    m = re.search(r"\b([a-z]+(?:\.[a-z_]+){2,})\s+(?:is\s+)?set\s+to\s+([\w.]+)", ev.text)
-    if m:
-        return f"{m.group(1)}={m.group(2)}"
-    words = ev.text.split()
-    return " ".join(words[:10]).rstrip(",;.") + ("..." if len(words) > 10 else "")
+def _resolution(tl: Timeline, cause: list[Evidence]) -> str:
+    steps = []
+    if cause:
+        steps.append(f"Revert or correct the change in {', '.join(ev.id for ev in cause)} and confirm the errors stop")
+    if tl.limit is not None:
+        steps.append(f"Bring the load back under the limit reported in {tl.limit.ev.id} ({quote(tl.limit.text, 80)})")
+    if tl.first_anomaly is not None:
+        names = entities(tl.first_anomaly.text)
+        steps.append(f"Check {', '.join(names[:2]) or 'the component in ' + tl.first_anomaly.ev.id} recovered")
+    steps.append("Prevent a recurrence: review such changes against the limits they touch before release, "
+                 "and alert before the limit is reached")
+    return "; ".join(steps)
 
 
-def _hypothesis(case: Case, agent: dict[str, Any], category: str, cited: list[Evidence]) -> dict[str, Any]:
-    label, comps = component(case, cited or case.evidence)
-    text_all = " ".join(_split_camel(ev.text) for ev in cited)
-    cause = CAUSE[category]
-    if category == "resource" and {"disk", "space"} & set(terms(text_all)):
-        cause = "Disk space exhaustion"
-    elif category == "resource" and {"memory", "heap"} & set(terms(text_all)):
-        cause = "Memory exhaustion"
-    elif category == "config":
-        props = [p for ev in cited for p in _PROPERTY.findall(ev.text)]
-        cause = f"Misconfiguration of {props[0]}" if props else cause
-    exceptions = [t for ev in cited for t in _COMPONENT.findall(ev.text) if t.endswith("Exception")]
-    history = [ev for ev in cited if kind(ev) == "history"]
-    incidents = [m for ev in history for m in _INCIDENT.findall(ev.source + " " + ev.text)]
-    style = _style(agent)
-    text = f"{cause} on {label}"
-    if style == "history" and incidents:
-        # The knowledge-graph reasoner argues from precedent and the causal path it knows.
-        text = f"Recurrence of the {incidents[0]} pattern: {text[0].lower()}{text[1:]}"
-        chain = next((c for ev in history if (c := causal_clause(ev)) and "->" in c), None)
-        if chain:
-            text += f", following the path {chain}"
-    else:
-        if exceptions:
-            text += f", surfacing as {exceptions[0]}"
-        if style == "hybrid":
-            # The hybrid reasoner tells one story: the current trigger and the precedent it matches.
-            trigger = next(((ev, c) for ev in cited if kind(ev) != "history" and (c := causal_clause(ev))), None)
-            if trigger:
-                text += f", after {trigger[1]} ({trigger[0].id})"
-            if incidents:
-                text += f", as in past incident {incidents[0]}"
-    steps = next((s for ev in history if (s := resolution_steps(ev))), None)
-    if steps and style == "history":
-        resolution = "; ".join(_imperative(x) for x in steps)
-    else:
-        resolution = "; ".join(x.format(comp=label) for x in FIRST_STEPS[category])
-    quotes = "; ".join(f"{ev.id}: {best_sentence(ev.text, text)[:110]}" for ev in cited)
+def incident_statement(question: str) -> str:
+    """What the question reports about the incident: its sentences that are not questions. The
+    question sentence itself ("what is the root cause?") is the task, not something to cover."""
+    told = [s for s in sentences(question) if not s.rstrip().endswith("?")]
+    return " ".join(told) or question
+
+
+def symptom_passages(case: Case, n: int = 2) -> list[Evidence]:
+    """The current-incident passages that best match the reported symptoms (BM25); a passage that
+    reports a change is a candidate cause, not an effect."""
+    docs = {ev.id: ev.text for ev in case.evidence
+            if kind(ev) != "history" and not any(e.changes for e in events_of(ev))}
+    by_id = case.evidence_by_id()
+    return [by_id[r.id] for r in bm25_rank(incident_statement(case.question), docs)[:n] if r.score > 0]
+
+
+def _reading(case: Case, cited: list[Evidence], gaps: list[str]) -> tuple[float, list[str]]:
+    """Confidence capped by the reading, and the uncertainties the reasoner reports. The reading is
+    measured against the incident the question reports, over the cited passages."""
+    r = read(incident_statement(case.question), [ev.text for ev in cited], passages=len(cited), gaps=gaps)
+    confidence = BASE_CONFIDENCE + 0.1 * min(4, len(cited))
+    if gaps:
+        # Something the cause depends on could not be assessed: not confident enough to stand unreviewed.
+        confidence = min(confidence, GAP_CONFIDENCE)
+    return r.cap(confidence), r.uncertainties()
+
+
+def _hypothesis(case: Case, text: str, cited: list[Evidence], category: str, reasoning: list[str],
+                gaps: list[str], resolution: str) -> dict[str, Any]:
+    cited = list({ev.id: ev for ev in cited}.values())
+    confidence, notes = _reading(case, cited, gaps)
+    names = [n for ev in cited for n in entities(ev.text)][:6]
     return {
-        "hypothesis": text + ".",
-        "confidence": round(0.45 + 0.12 * min(3, len(cited)), 2) if cited else 0.2,
-        "reasoning": (f"{len(cited)} passage(s) in my focus point to a {category} cause. {quotes}"
-                      if cited else f"No passage in my focus supports a {category} cause; listed to be ruled out."),
+        "hypothesis": text,
+        "confidence": max(0.05, round(confidence, 2)),
+        # "could not assess: ..." lines are what the moderator reads as the reasoner's limits.
+        "reasoning": "\n".join([*reasoning, *notes]),
         "evidence": [ev.id for ev in cited],
         "category": category,
-        "affected_components": comps,
+        "affected_components": names,
         "suggested_resolution": resolution,
         "changes_made": "",
     }
 
 
-def _cite(agent: dict[str, Any], support: list[Evidence], current: list[Evidence], category: str) -> list[Evidence]:
-    """Which of the supporting passages a reasoner cites, by its focus."""
-    style = _style(agent)
-    if style == "history":
-        # Linked to the current incident through the current passage that best shares the category.
-        linked = sorted((ev for ev in current if supports(ev, category)), key=lambda ev: -hits(ev)[category])[:1]
-        return support[:2] + linked if support else []
-    if style == "hybrid":
-        # One passage per kind, strongest first: breadth over depth.
-        picked: dict[str, Evidence] = {}
-        for ev in support:
-            picked.setdefault(kind(ev), ev)
-        return list(picked.values())[:3]
-    return support[:3]
+def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] | None:
+    """The root cause is what changed just before the earliest anomaly."""
+    if not tl.changes_before:
+        return None
+    first = tl.first_anomaly
+    change_ev = list({ev.id: ev for ev in [*(e.ev for e in tl.changes_before), *tl.linked_config]}.values())
+    parts = [f"\"{change_quote(ev)}\" ({ev.id})" for ev in change_ev]
+    text = "Root cause: the change just before the first anomaly, " + "; then ".join(parts) + "."
+    cited = list(change_ev)
+    reasoning = [f"{e.ev.id} reports a change ({', '.join(e.changes)}) at {e.when}." for e in tl.changes_before]
+    gaps = []
+    if first is not None:
+        text += f" The first anomaly followed at {first.when}: \"{quote(first.text)}\" ({first.ev.id})."
+        cited.append(first.ev)
+        reasoning.append(f"The earliest {first.severity} line is {first.ev.id} at {first.when}.")
+    else:
+        gaps.append("when the first anomaly happened: no passage carries a dated error or warning line")
+    if tl.limit is not None:
+        text += f" A limit was reached: \"{quote(tl.limit.text)}\" ({tl.limit.ev.id})."
+        cited.append(tl.limit.ev)
+    effects = [ev for ev in symptom_passages(case) if ev.id not in {c.id for c in cited}]
+    if effects:
+        text += " The reported effects: " + "; ".join(f"\"{quote(sentences(ev.text)[0], 120)}\" ({ev.id})"
+                                                     for ev in effects) + "."
+        cited += effects
+    many = [e for e in tl.changes_before if len(e.changes) > 1]
+    for e in many:
+        gaps.append(f"which of the changes made together in {e.ev.id} ({', '.join(e.changes)}) caused it")
+    if with_history:
+        past = _best_history(case, text)
+        if past is not None:
+            text += f" A past incident or known pattern reads the same way ({past.id})."
+            cited.append(past)
+    cause_kind = "config" if any(kind(ev) == "config" for ev in change_ev) else kind(change_ev[0])
+    return _hypothesis(case, text, cited, _category(cause_kind, tl.limit is not None), reasoning, gaps,
+                       _resolution(tl, change_ev))
+
+
+def limit_led(case: Case, tl: Timeline) -> dict[str, Any] | None:
+    """The root cause is a quantity that reached its limit."""
+    if tl.limit is None:
+        return None
+    text = f"Root cause: a limit was reached: \"{quote(tl.limit.text)}\" ({tl.limit.ev.id})."
+    cited = [tl.limit.ev]
+    gaps = ["what drove the quantity to its limit"] if not tl.changes_before else []
+    if tl.first_anomaly is not None:
+        text += f" It surfaced at {tl.first_anomaly.when}: \"{quote(tl.first_anomaly.text)}\" ({tl.first_anomaly.ev.id})."
+        cited.append(tl.first_anomaly.ev)
+    return _hypothesis(case, text, cited, "resource", [f"{tl.limit.ev.id} reports a quantity at a limit."], gaps,
+                       _resolution(tl, []))
+
+
+def anomaly_led(case: Case, tl: Timeline) -> dict[str, Any] | None:
+    """The root cause lies in the component named by the earliest error line itself."""
+    first = tl.first_anomaly
+    if first is None:
+        return None
+    names = entities(first.text)
+    where = ", ".join(names[:3]) or f"the component in {first.ev.id}"
+    text = (f"Root cause: a fault in {where}, first seen at {first.when}: \"{quote(first.text)}\" ({first.ev.id}).")
+    gaps = ["what made the component fail: no change or limit explains it"] if not (tl.changes_before or tl.limit) \
+        else ["why the component itself would fail: the change and limit readings point elsewhere"]
+    return _hypothesis(case, text, [first.ev], "software", [f"{first.ev.id} is the earliest anomaly."], gaps,
+                       _resolution(tl, []))
+
+
+def history_led(case: Case, tl: Timeline) -> dict[str, Any] | None:
+    """The incident repeats a past incident or a known pattern."""
+    anchor = " ".join(e.text for e in [tl.first_anomaly, *tl.changes_before, tl.limit] if e is not None)
+    past = _best_history(case, anchor)
+    if past is None:
+        return None
+    text = f"Root cause: a repeat of a known pattern: \"{quote(sentences(past.text)[0])}\" ({past.id})."
+    cited = [past]
+    if tl.first_anomaly is not None:
+        text += f" The current incident's first anomaly: \"{quote(tl.first_anomaly.text)}\" ({tl.first_anomaly.ev.id})."
+        cited.append(tl.first_anomaly.ev)
+    return _hypothesis(case, text, cited, _category(kind(tl.changes_before[0].ev), tl.limit is not None)
+                       if tl.changes_before else "software", [f"{past.id} shares the most words with this incident."],
+                       ["whether the past pattern's cause is this incident's cause"], _resolution(tl, []))
+
+
+def unread(case: Case, n: int) -> dict[str, Any]:
+    """What a reasoner says when the passages give it nothing to stand on."""
+    return _hypothesis(case, f"No root cause could be read from the passages (reading {n}).", [], "software", [],
+                       ["which passage shows the first failure or what changed before it"], "Collect the logs "
+                       "around the first failure and the change records of the hours before it")
 
 
 def initial_hypotheses(case: Case, agent: dict[str, Any]) -> list[dict[str, Any]]:
     focus = _focus(agent)
-    mine = [ev for ev in case.evidence if kind(ev) in focus]
-    current = [ev for ev in case.evidence if kind(ev) != "history"]
-    ranked: list[tuple[float, str, list[Evidence]]] = []
-    for c in CATEGORIES:
-        support = sorted((ev for ev in mine if supports(ev, c)), key=lambda ev: -hits(ev)[c])
-        ranked.append((sum(hits(ev)[c] for ev in support), c, _cite(agent, support, current, c)))
-    ranked.sort(key=lambda x: (-x[0], CATEGORIES.index(x[1])))
-    chosen = [r for r in ranked if r[0] > 0][:4]
-    for r in ranked:
-        if len(chosen) >= 3:
-            break
-        if r not in chosen:
-            chosen.append(r)
-    return [_hypothesis(case, agent, c, cited) for _, c, cited in chosen]
+    tl = timeline(case)
+    history_first = focus == {"history"}
+    made = [change_led(case, tl, with_history="history" in focus), limit_led(case, tl), anomaly_led(case, tl),
+            history_led(case, tl)]
+    out = [h for h in made if h is not None]
+    if history_first:
+        out.sort(key=lambda h: not h["hypothesis"].startswith("Root cause: a repeat"))
+    # The agent's own terms break ties between equally confident hypotheses, never override them.
+    own = {stem(t.lower()) for t in (agent.get("terms") or []) for t in content_tokens(t)}
+    out.sort(key=lambda h: (-h["confidence"], -len(own & set(terms(h["hypothesis"])))) if not history_first
+             else 0)
+    n = 1
+    while len(out) < 3:
+        out.append(unread(case, n))
+        n += 1
+    return out[:5]
 
 
 @register("refinement", "hypotheses")
@@ -306,112 +384,49 @@ def hypotheses(payload: dict[str, Any]) -> dict[str, Any]:
     agent = payload["agent"]
     if payload.get("round", 1) == 1 or "previous" not in payload:
         return {"hypotheses": initial_hypotheses(case, agent)}
-    return {"hypotheses": refine(case, agent, payload["previous"], payload.get("others", []),
-                                 payload.get("previous_hypotheses", []))}
+    return {"hypotheses": refine(case, agent, payload["previous"], payload.get("others", []))}
 
 
-def refine(case: Case, agent: dict[str, Any], prev: dict[str, Any], others: list[dict[str, Any]],
-           previous_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Act on the judge's feedback for the previous top hypothesis; keep the other hypotheses.
+_CITE = re.compile(r"Cite ([A-Za-z0-9_-]+)")
+_DROP = re.compile(r"Drop ([A-Za-z0-9_-]+)")
 
-    The feedback lists the changes with the most points at stake; the reasoner makes those, takes
-    supporting passages from the other reasoners' top hypotheses of the same category, and drops
-    ids the case does not have. What the judge did not ask for stays as it was."""
+
+def refine(case: Case, agent: dict[str, Any], prev: dict[str, Any], others: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Act on the judge's feedback for the previous top hypothesis: cite the passages it named,
+    drop those it found inconsistent, and re-measure the reading. The other hypotheses are re-read."""
     by_id = case.evidence_by_id()
     notes = prev.get("feedback", "")
-    switch = re.search(r"Reconsider: the current evidence points to an? (\w+) cause", notes)
-    if switch and switch.group(1) != prev["category"]:
-        # The judge finds the evidence points elsewhere: refine my own hypothesis of that category.
-        target = switch.group(1)
-        candidates = [h for h in previous_list if h.get("category") == target]
-        base = candidates[0] if candidates else next(
-            (h for h in initial_hypotheses(case, agent) if h["category"] == target), None)
-        if base is not None:
-            base = {**base, "changes_made": ""}
-            refined = refine(case, agent, base, others, [])
-            refined[0]["changes_made"] = (f"switched from my {prev['category']} hypothesis to {target}, as the judge "
-                                          f"found the current evidence points there; " + refined[0]["changes_made"])
-            return refined
-    cat = prev["category"]
     evidence = [e for e in prev["evidence"] if e in by_id]
-    text = prev["hypothesis"].rstrip(".")
-    reasoning = prev.get("reasoning", "")
-    confidence = float(prev["confidence"])
-    label, comps = component(case, [by_id[e] for e in evidence] or case.evidence)
     changes: list[str] = []
-
-    named = [e for e in mentioned_ids(notes, by_id) if e not in evidence]
-    if named:
-        evidence += named
-        changes.append(f"cited {', '.join(named)} as the judge asked")
-    borrowed = [e for o in others if o.get("category") == cat for e in o.get("evidence", [])
-                if e in by_id and e not in evidence and supports(by_id[e], cat)]
-    borrowed = list(dict.fromkeys(borrowed))
-    if borrowed:
-        evidence += borrowed
-        changes.append(f"took {', '.join(borrowed)} from the other reasoners' top hypotheses")
+    dropped = [e for e in _DROP.findall(notes) if e in evidence]
+    if dropped:
+        evidence = [e for e in evidence if e not in dropped]
+        changes.append(f"dropped {', '.join(dropped)} as the judge found it inconsistent")
+    added = [e for e in _CITE.findall(notes) if e in by_id and e not in evidence]
+    text = prev["hypothesis"].rstrip()
+    for e in added:
+        ev = by_id[e]
+        evidence.append(e)
+        text += f" Also: \"{quote(sentences(ev.text)[0])}\" ({e})."
+    if added:
+        changes.append(f"cited {', '.join(added)} as the judge asked")
     if prev.get("unverified_evidence"):
         changes.append(f"dropped unverified ids {', '.join(prev['unverified_evidence'])}")
     cited = [by_id[e] for e in evidence]
-
-    if "Name the component" in notes and label not in text:
-        text += f" on {label}"
-        changes.append("named the component")
-    if "measured value" in notes:
-        metric = max((ev for ev in cited if measures(ev)), key=lambda ev: (kind(ev) == "metric", len(measures(ev))),
-                     default=None)
-        if metric is not None:
-            values = f"{label} ({metric.id}: {' -> '.join(measures(metric)[:4])})"
-            text = text.replace(label, values, 1) if label in text else f"{text} ({values})"
-            changes.append("stated the measured values")
-    if "trigger" in notes and not _MECHANISM_CUES.search(text):
-        trigger = next(((ev, c) for ev in cited if kind(ev) != "history" and (c := causal_clause(ev))), None)
-        if trigger:
-            text += f", triggered by {trigger[1]} ({trigger[0].id})"
-            changes.append("explained the trigger")
-    if "contributed" in notes:
-        factor = next((by_id[e] for e in mentioned_ids(notes, by_id) if not supports(by_id[e], cat)), None)
-        if factor is not None:
-            text += f"; contributing factor: {short_fact(factor)} ({factor.id})"
-            changes.append(f"added the contributing factor from {factor.id}")
-    if "Rule out" in notes:
-        for ev in (by_id[e] for e in mentioned_ids(notes, by_id)):
-            if rules_out(ev):
-                reasoning += f" {ev.id} rules out {', '.join(ruled_out(ev))}: {short_fact(ev)}"
-                changes.append(f"ruled out {', '.join(ruled_out(ev))} with {ev.id}")
-
-    steps = steps_of(prev.get("suggested_resolution", ""))
-    if "preventive" in notes:
-        past = [_imperative(x) for ev in cited if kind(ev) == "history" and supports(ev, cat) for x in resolution_steps(ev)]
-        extra = [x for x in past if _PREVENTIVE.search(x)] or [PREVENTION[cat].format(comp=label)]
-        steps += [x for x in extra if x not in steps]
-        changes.append("added a preventive step")
-    if "three concrete steps" in notes:
-        steps += [x.format(comp=label) for x in FIRST_STEPS[cat] if x.format(comp=label) not in steps]
-        changes.append("added resolution steps")
-    if "specific to" in notes:
-        steps = [f"{steps[0]} on {label}", *steps[1:]] if steps else [f"Fix {label}"]
-        changes.append("made the resolution specific")
-
-    m = re.search(r"about (0\.\d+)", notes)
-    if "Lower the confidence" in notes and m:
-        confidence = float(m.group(1))
-        changes.append("recalibrated confidence")
-    elif changes:
-        # More support cited, a little more certainty; the judge checks it against the support.
-        confidence = min(0.95, confidence + 0.05)
-
+    gaps = [line.split(":", 1)[1].strip() for line in prev.get("reasoning", "").splitlines()
+            if line.lower().startswith("could not assess:") and not line.lower().startswith("could not assess: the parts")]
+    confidence, notes_out = _reading(case, cited, gaps)
+    kept = [line for line in prev.get("reasoning", "").splitlines()
+            if not line.lower().startswith(("could not assess:", "weak reading:"))]
     refined = {
-        "hypothesis": text + ".",
-        "confidence": round(confidence, 2),
-        "reasoning": f"{reasoning} Refined: {'; '.join(changes)}." if changes else reasoning,
+        **{k: prev[k] for k in ("category", "affected_components", "suggested_resolution") if k in prev},
+        "hypothesis": text,
+        "confidence": max(0.05, round(min(confidence, float(prev["confidence"]) + 0.05), 2)),
+        "reasoning": "\n".join([*kept, *notes_out]),
         "evidence": evidence,
-        "category": cat,
-        "affected_components": list(dict.fromkeys([*prev.get("affected_components", []), *comps])),
-        "suggested_resolution": "; ".join(dict.fromkeys(steps)),
         "changes_made": "; ".join(changes) if changes else "No change: the feedback named nothing I can act on.",
     }
-    rest = [h for h in initial_hypotheses(case, agent) if h["category"] != cat]
+    rest = [h for h in initial_hypotheses(case, agent) if h["hypothesis"] != prev["hypothesis"]]
     return [refined, *rest][:5]
 
 
@@ -420,136 +435,111 @@ def refine(case: Case, agent: dict[str, Any], prev: dict[str, Any], others: list
 # ---------------------------------------------------------------------------
 
 
-def _short(ev: Evidence, query: str) -> str:
-    s = best_sentence(ev.text, query)
-    return s if len(s) <= 120 else s[:117] + "..."
+def self_contradiction(h: dict[str, Any]) -> str | None:
+    """A hypothesis that says it rules out its own category contradicts itself."""
+    text = f"{h.get('hypothesis', '')} {h.get('reasoning', '')}"
+    for m in _RULES_OUT.finditer(text):
+        if stem(m.group(1).lower()) == stem(str(h.get("category", "")).lower()):
+            return f"it says it rules out {m.group(1)}, its own category"
+    return None
+
+
+def _says_the_same(h_text: str, ev: Evidence) -> bool:
+    """The hypothesis states something of the passage: at least three of its content words, or a
+    distinctive name of it."""
+    mine = set(terms(h_text))
+    return len(mine & set(terms(ev.text))) >= 3 or bool(_distinct(ev.text) & _distinct(h_text))
 
 
 def assess(case: Case, h: dict[str, Any]) -> dict[str, Any]:
     by_id = case.evidence_by_id()
-    cat = h["category"]
     text = h["hypothesis"]
-    verified = [by_id[e] for e in h.get("evidence", []) if e in by_id]
+    cited = [by_id[e] for e in h.get("evidence", []) if e in by_id]
     unverified = [e for e in h.get("evidence", []) if e not in by_id]
-    sup = [ev for ev in verified if supports(ev, cat)]
-    available = pool(case, cat)
+    tl = timeline(case)
     strengths: list[str] = []
     weak: list[tuple[int, str, str]] = []  # (points at stake, weakness, feedback)
 
-    # Evidence support (40): diminishing returns per supporting passage, plus breadth of kinds.
-    support_pts = 28 * (1 - 0.55 ** len(sup))
-    kinds_available = {kind(ev) for ev in available}
-    kinds_cited = {kind(ev) for ev in sup}
-    breadth = 12 * len(kinds_cited & kinds_available) / len(kinds_available) if kinds_available else 0
-    evidence_pts = support_pts + breadth
-    # Precedent and breadth do not make up for thin current evidence: the judge weighs how strongly
-    # the current incident's passages point to this category against the best-supported one.
-    strength = {c: current_strength(case, c) for c in CATEGORIES}
-    best = max(CATEGORIES, key=lambda c: (strength[c], -CATEGORIES.index(c)))
-    ratio = strength[cat] / strength[best] if strength[best] else 1.0
-    if ratio < 0.5:
-        lost = evidence_pts * 0.6 * (1 - ratio)
-        evidence_pts -= lost
-        best_ids = ", ".join(ev.id for ev in pool(case, best) if kind(ev) != "history")[:40]
-        weak.append((round(lost), f"Current evidence for a {cat} cause is weak next to {best} ({best_ids})",
-                     f"Reconsider: the current evidence points to a {best} cause ({best_ids})"))
-    evidence_pts -= 5 * len(unverified)
-    if sup:
-        strengths.append(f"Supported by {', '.join(ev.id for ev in sup)}")
+    # Grounding (30): passages that exist and that the hypothesis actually states.
+    consistent = [ev for ev in cited if _says_the_same(text, ev)]
+    only_normal = [ev for ev in consistent if kind(ev) != "history"
+                   and all(e.normal for e in events_of(ev))]
+    support = [ev for ev in consistent if ev not in only_normal]
+    grounding = 30 * (1 - 0.5 ** len(support)) / (1 - 0.5 ** 3) if support else 0.0
+    grounding = min(30.0, grounding)
+    if support:
+        strengths.append(f"States what {', '.join(ev.id for ev in support)} report")
     else:
-        example = ", ".join(ev.id for ev in available[:2]) or "passages that bear on it"
-        weak.append((28, f"None of the cited passages supports a {cat} cause",
-                     f"Cite evidence that supports it, such as {example}"))
-    for k in sorted(kinds_available - kinds_cited):
-        ev = next(e for e in available if kind(e) == k)
-        weak.append((6, f"No {KIND_LABEL.get(k, k)} evidence cited although {ev.id} bears on it",
-                     f"Cite {ev.id} ({KIND_LABEL.get(k, k)}: \"{_short(ev, text)}\")"))
+        weak.append((30, "Rests on no cited passage that says what it says", "Cite the passages the cause rests on"))
+    for ev in cited:
+        if ev not in consistent:
+            weak.append((5, f"{ev.id} is cited but the hypothesis states nothing it reports", f"Drop {ev.id}"))
+            grounding -= 5
+    for ev in only_normal:
+        weak.append((8, f"{ev.id} reports a healthy reading, which supports no cause", f"Drop {ev.id}"))
+        grounding -= 8
+    grounding -= 5 * len(unverified)
     if unverified:
         weak.append((5, f"Cites evidence ids not in the case: {', '.join(unverified)}", "Cite only passage ids from the case"))
-    against = [ev for ev in case.evidence if rules_out(ev) and cat in ruled_out(ev)]
-    for ev in against:
-        evidence_pts -= 8
-        weak.append((8, f"{ev.id} reports healthy {cat} readings, which contradicts this cause",
-                     f"Drop this hypothesis or explain {ev.id}: \"{_short(ev, ev.text)}\""))
 
-    # Specificity (25): component, measured values, mechanism, contributing factor, alternatives.
-    label, comps = component(case, verified or case.evidence)
-    spec = 0.0
-    host = comps[-1] if comps else ""
-    if host and host in text:
-        spec += 5
+    # The earliest anomaly (20) and what changed just before it (20).
+    first = tl.first_anomaly
+    anomaly_pts = 0.0
+    if first is None:
+        weak.append((20, "No passage carries a dated error or warning, so the first anomaly cannot be checked",
+                     "Say which observation marks the start of the incident"))
+    elif first.ev in cited:
+        anomaly_pts = 20
+        strengths.append(f"Accounts for the first anomaly ({first.ev.id}, {first.when})")
     else:
-        weak.append((5, "Does not name the affected component", f"Name the component ({label})"))
-    numbers_cited = {n for ev in verified for n in measures(ev)}
-    if any(n in text for n in numbers_cited):
-        spec += 5
-        strengths.append("States measured values")
+        weak.append((20, f"Does not account for the first anomaly, {first.ev.id} at {first.when}",
+                     f"Cite {first.ev.id}, the first anomaly"))
+    change_pts = 0.0
+    before = {e.ev.id for e in tl.changes_before}
+    if not tl.changes_before:
+        change_pts = 10  # nothing to account for, but nothing confirms a cause either
+    elif before & {ev.id for ev in cited}:
+        change_pts = 20
+        strengths.append("Accounts for what changed just before it")
     else:
-        metric = max((ev for ev in available if measures(ev)), key=lambda ev: (kind(ev) == "metric", len(measures(ev))),
-                     default=None)
-        if metric is not None:
-            weak.append((5, "No measured value in the hypothesis",
-                         f"State the measured value, e.g. {' -> '.join(measures(metric)[:4])} from {metric.id}"))
-        else:
-            spec += 5
-    if _MECHANISM_CUES.search(text):
-        spec += 7
-        strengths.append("Explains the mechanism")
-    else:
-        cause_ev = [ev for ev in available if kind(ev) != "history" and causal_clause(ev)]
-        hint = f": {cause_ev[0].id} shows \"{causal_clause(cause_ev[0])}\"" if cause_ev else \
-            " (no current passage names one; a past incident's trigger is not this incident's)"
-        weak.append((7, "Does not explain what drove it", f"Explain the trigger{hint}"))
-    factors = [ev for ev in case.evidence if not supports(ev, cat) and not rules_out(ev) and host and host in ev.text
-               and kind(ev) != "history" and max(hits(ev).values()) >= 2]
-    factors.sort(key=lambda ev: -max(hits(ev).values()))
-    if not factors or any(ev.id in h.get("evidence", []) for ev in factors):
-        spec += 4
-    else:
-        ev = factors[0]
-        weak.append((4, f"Does not say whether {ev.id} ({top_category(ev)}) contributed",
-                     f"Consider {ev.id}, which contributed: \"{_short(ev, ev.text)}\""))
-    rivals = [ev for ev in case.evidence if rules_out(ev) and cat not in ruled_out(ev) and ruled_out(ev)]
-    if not rivals or any(ev.id in h.get("evidence", []) for ev in rivals):
-        spec += 4
-    else:
-        ev = rivals[0]
-        weak.append((4, f"Does not rule out {', '.join(ruled_out(ev))} although {ev.id} can",
-                     f"Rule out {', '.join(ruled_out(ev))}: {ev.id} reports \"{_short(ev, ev.text)}\""))
+        e = tl.changes_before[0]
+        weak.append((20, f"Does not consider the change just before the first anomaly ({e.ev.id}, {e.when})",
+                     f"Cite {e.ev.id}, a change just before the first anomaly"))
 
-    # Resolution (25): steps, an immediate action, a preventive step, specifics.
-    resolution = h.get("suggested_resolution", "")
-    steps = steps_of(resolution)
-    res = 3 * min(len(steps), 4)
-    if len(steps) < 3:
-        weak.append((3 * (3 - len(steps)), f"Resolution has only {len(steps)} step(s)", "Give at least three concrete steps"))
-    if _IMMEDIATE.search(resolution):
-        res += 4
-    if _PREVENTIVE.search(resolution):
-        res += 5
-        strengths.append("Resolution includes prevention")
-    else:
-        past = next((ev for ev in available if kind(ev) == "history" and resolution_steps(ev)), None)
-        hint = f"; {past.id} shows what worked before" if past else ""
-        weak.append((5, "No preventive step in the resolution", f"Add a preventive step so it does not recur{hint}"))
-    if (host and host in resolution) or _PROPERTY.search(resolution) or re.search(r"\d", resolution):
-        res += 4
-    else:
-        weak.append((4, "Resolution is generic", f"Make the resolution specific to {label}"))
+    # Time order (15): a change cited as a cause must come before the first anomaly.
+    order_pts = 15.0
+    if first is not None and first.time is not None:
+        for ev in cited:
+            late = [e for e in events_of(ev) if e.changes and e.time is not None and e.time > first.time
+                    and not any(x.time is not None and x.time <= first.time for x in events_of(ev) if x.changes)]
+            if late and ev.id in text and kind(ev) != "history":
+                order_pts = 0.0
+                weak.append((15, f"{ev.id} happened at {late[0].when}, after the first anomaly at {first.when}, "
+                             "so it cannot have caused it", f"Drop {ev.id}"))
+                break
+    contradiction = self_contradiction(h)
+    if contradiction:
+        order_pts = 0.0
+        weak.append((15, f"The hypothesis contradicts itself: {contradiction}", "Drop the contradicting statement"))
 
-    # Calibration (10): confidence no higher than the cited support carries.
-    expected = 0.35 + 0.6 * min(1.0, len(sup) / 3)
+    # Resolution (10): immediate steps and a preventive one.
+    steps = [s for s in _STEP_SPLIT.split(h.get("suggested_resolution", "")) if s.strip()]
+    res = min(10.0, 3.0 * len(steps))
+    if len(steps) < 2:
+        weak.append((6, "The resolution has fewer than two steps", "Give an immediate fix and a preventive step"))
+
+    # Calibration (5): confidence no higher than the support carries.
     conf = float(h.get("confidence", 0.0))
-    calib = 10.0
-    if conf > expected + 0.15:
-        calib = max(0.0, 10 - 40 * (conf - expected - 0.15))
-        weak.append((10 - int(calib), f"Confidence {conf:.2f} is above what {len(sup)} supporting passage(s) carry",
-                     f"Lower the confidence to about {expected:.2f} or cite more support"))
+    carried = 0.3 + 0.15 * len(support)
+    calib = 5.0 if conf <= carried + 0.1 else 0.0
+    if not calib:
+        weak.append((5, f"Confidence {conf:.2f} is above what {len(support)} supporting passage(s) carry",
+                     f"Lower the confidence to about {carried:.2f}"))
 
-    score = max(0.0, min(100.0, evidence_pts + spec + res + calib))
+    score = max(0.0, min(100.0, grounding + anomaly_pts + change_pts + order_pts + res + calib))
+    if not support:
+        score = min(score, 20.0)
     weak.sort(key=lambda w: -w[0])
-    # The feedback names the three changes with the most points at stake, so that each round's
-    # refinement is focused and its effect on the score can be read off the next round.
     feedback = " ".join(f"{i}) {w[2]}." for i, w in enumerate(weak[:3], 1)) if weak else "No change needed."
     return {"score": round(score), "strengths": strengths, "weaknesses": [w[1] for w in weak], "feedback": feedback}
 

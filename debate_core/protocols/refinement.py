@@ -46,18 +46,28 @@ class Options(BaseModel):
     escalate_without_convergence: bool = Field(
         True, description="send the verdict to a human when the debate ends without convergence")
 
+# The reasoners are profiles (debate_core/profiles.py): a case's `agents` or --agents-file replace them.
+# `evidence_kinds` is an optional profile field the offline reasoners read: which kinds of passage
+# (log, metric, config, history) a reasoner draws on; without it a reasoner reads every passage.
 DEFAULT_AGENTS: list[dict[str, Any]] = [
-    {"id": "log", "role": "Log-focused reasoner",
-     "focus": "error messages, event timelines and metrics of the current incident: what the logs show failed, "
-              "where and when", "evidence_kinds": ["log", "metric", "config"]},
-    {"id": "kg", "role": "Knowledge-graph reasoner",
-     "focus": "similar past incidents, causal paths and recurring patterns from the knowledge graph, linked to "
-              "the entities of the current incident", "evidence_kinds": ["history"]},
-    {"id": "hybrid", "role": "Hybrid reasoner",
-     "focus": "combine current logs and metrics with historical incidents and patterns into one causal story",
+    {"id": "log", "name": "Log reasoner",
+     "role": "Reads the error messages, event timeline and metrics of the current incident: what the logs "
+             "show failed, where and when.",
+     "evidence_kinds": ["log", "metric", "config"]},
+    {"id": "kg", "name": "History reasoner",
+     "role": "Compares the incident with similar past incidents, causal paths and recurring patterns, linked "
+             "to the entities of the current incident.",
+     "evidence_kinds": ["history"]},
+    {"id": "hybrid", "name": "Hybrid reasoner",
+     "role": "Combines the current logs and metrics with past incidents and patterns into one causal story.",
      "evidence_kinds": ["log", "metric", "config", "history"]},
 ]
-
+# The judge speaks in every debate; its identity enters its prompt like a reasoner's.
+JUDGE: dict[str, Any] = {
+    "id": "judge", "name": "Judge",
+    "role": "Scores every root-cause hypothesis against the evidence: is it supported by the passages it "
+            "cites, consistent with them and with the order in which events happened, specific, and resolvable.",
+}
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -82,14 +92,21 @@ def judge_output_model(expected: dict[str, int]) -> type[JudgeOutput]:
 
 
 def _agents(run: DebateRun) -> list[dict[str, Any]]:
-    agents = run.agent_ids(DEFAULT_AGENTS)
+    """The reasoners as profiles: chosen ones, else the case's, else the defaults."""
+    agents = run.agent_profiles(DEFAULT_AGENTS)
     ids = [a.get("id") for a in agents]
     if len(agents) < 2 or not all(ids) or len(set(ids)) != len(ids):
         raise DebateFailed("refinement needs at least two reasoners with distinct ids")
     if len({rules.normalise_reasoner(i) for i in ids}) != len(ids):
         raise DebateFailed("reasoner ids must differ ignoring case: the judge refers to them by name")
-    defaults = {a["id"]: a for a in DEFAULT_AGENTS}
-    return [{"role": a["id"], "focus": "", **defaults.get(a["id"], {}), **a} for a in agents]
+    return [dict(a) for a in agents]
+
+
+def _identity(agent: dict[str, Any]) -> str:
+    # profiles -> protocols -> this module: imported when used, not at the top.
+    from ..profiles import identity
+
+    return identity(agent)
 
 
 def _bullets(items: list[str]) -> str:
@@ -107,7 +124,7 @@ async def _reason(run: DebateRun, r: dict[str, Any], n: int, base: dict[str, str
 
     The refinement prompt carries only the reasoner's own previous top hypothesis with its score and
     the judge's notes, and the other reasoners' top hypotheses: bounded, never the whole transcript."""
-    variables = {"role": r["role"], "focus": r["focus"], "reasoner_id": r["id"], **base}
+    variables = {"identity": _identity(r), "reasoner_id": r["id"], **base}
     if n == 1:
         return await run.step(steps.hypotheses(n, r["id"]), HypothesesOutput, "refinement_hypotheses",
                               variables, {"agent": r, "round": n})
@@ -166,7 +183,7 @@ async def run(run: DebateRun) -> Outcome:
                    for r, items in hyps.items()}
         judged = await run.step(
             steps.judge(n), judge_output_model(expected), "refinement_judge",
-            {"question": question, "evidence": evidence, "round": str(n),
+            {"identity": _identity(JUDGE), "question": question, "evidence": evidence, "round": str(n),
              "expected": ", ".join(f"{r}: indexes 0-{c - 1}" for r, c in expected.items()),
              "hypotheses": prompts.data_block("hypotheses", json.dumps(listing, ensure_ascii=False, indent=1))},
             {"hypotheses": hyps, "round": n},
@@ -255,6 +272,8 @@ GLOSSARY = {
     "no_convergence_at_max_rounds": "The scores were still moving when the round budget ran out.",
     "unverified_evidence": "The best hypothesis cites evidence that is not in the case.",
     "no_verified_evidence": "The best hypothesis cites no verified evidence.",
+    "low_reasoner_confidence": "The reasoner of the best hypothesis is not confident in it.",
+    "reasoner_could_not_assess": "The reasoner of the best hypothesis said what it could not assess.",
     "converged_with_sufficient_score": "The scores settled and the best hypothesis scored high enough.",
 }
 
@@ -283,6 +302,7 @@ SPEC = ProtocolSpec(
         CaseNeed("evidence", "logs, metrics or observations the hypotheses are built from",
                  lambda case: bool(case.evidence)),
     ),
-    moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason, rules.verdict),
+    moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason,
+               rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.verdict),
     glossary=GLOSSARY,
 )
