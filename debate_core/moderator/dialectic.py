@@ -24,7 +24,7 @@ REVIEW_BELOW_CONFIDENCE = 0.5
 
 # A rule "is ASP" when it has a rule neck (`:-`), starts with a directive (`#`) or starts like an
 # atom (`name(` or `not name(`).
-# Plain-language rules ("A contract is enforceable if ...") never start with `word(`, so they are
+# Plain-language rules ("A tenant may sublet only if ...") never start with `word(`, so they are
 # left alone instead of being reported as syntax errors.
 _ATOM_START = re.compile(r"^\s*(?:not\s+)?-?[a-z_][A-Za-z0-9_']*\s*\(")
 _LITERAL = re.compile(r"(?:\bnot\s+)?-?[a-z_][A-Za-z0-9_']*\s*\([^()]*\)")
