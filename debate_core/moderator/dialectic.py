@@ -9,10 +9,12 @@ converge on it and a final rule that still fails escalates to a human.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..convergence import Stop
 from ..schemas import Verdict
+from .common import low_confidence_reason, unassessed_reason
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -22,7 +24,7 @@ REVIEW_BELOW_CONFIDENCE = 0.5
 
 # A rule "is ASP" when it has a rule neck (`:-`), starts with a directive (`#`) or starts like an
 # atom (`name(` or `not name(`).
-# Plain-language rules ("A contract is enforceable if ...") never start with `word(`, so they are
+# Plain-language rules ("A tenant may sublet only if ...") never start with `word(`, so they are
 # left alone instead of being reported as syntax errors.
 _ATOM_START = re.compile(r"^\s*(?:not\s+)?-?[a-z_][A-Za-z0-9_']*\s*\(")
 _LITERAL = re.compile(r"(?:\bnot\s+)?-?[a-z_][A-Za-z0-9_']*\s*\([^()]*\)")
@@ -137,6 +139,46 @@ def stop_reason(
     return None
 
 
+def _words(literals: list[str]) -> str:
+    names = [m.group(1).replace("_", " ") if (m := re.match(r"(?:not\s+)?-?([a-z_][A-Za-z0-9_']*)", lit)) else lit
+             for lit in literals]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def rule_in_words(rule: str, check: AspCheck) -> str:
+    """The first sentence of the verdict: the rule stated in words. A plain-language rule already is;
+    an ASP rule is read out ("X holds for C when a, b and c hold, unless d or e holds") and then given."""
+    if not check.is_asp:
+        return rule.strip()
+    head_text, neck, body_text = rule.partition(":-")
+    head = rule_literals(head_text)
+    if not head:
+        return f"The rule, as written in ASP: {rule.strip()}"
+    body = rule_literals(body_text) if neck else []
+    positive = [b for b in body if not b.startswith("not ")]
+    negated = [b for b in body if b.startswith("not ")]
+    args = head[0][head[0].index("(") + 1:head[0].rindex(")")].strip()
+    sentence = f"{_words(head)} holds for {args}" if args else f"{_words(head)} holds"
+    if positive:
+        sentence += f" when {_words(positive)} " + ("holds" if len(positive) == 1 else "all hold")
+    if negated:
+        sentence += ", unless " + _words(negated).replace(" and ", " or ") + " holds"
+    sentence = sentence[0].upper() + sentence[1:]
+    return f"{sentence}. As an ASP rule: {rule.strip()}"
+
+
+def low_confidence(speaker: str, confidence: float, threshold: float) -> str | None:
+    """Rule: "a final rule its author holds with low confidence goes to a human"; the reason or None."""
+    return low_confidence_reason({speaker: confidence}, threshold)
+
+
+def not_assessed(uncertainties: Sequence[str]) -> str | None:
+    """Rule: "a final rule whose agents could not assess part of the case goes to a human"; the reason or None."""
+    return unassessed_reason(uncertainties)
+
+
 def verdict(
     *,
     final_rule: str,
@@ -148,9 +190,12 @@ def verdict(
     rounds: int,
     max_rounds_escalates: bool = True,
     min_confidence: float = 0.0,
+    final_speaker: str = "the final rule's author",
+    uncertainties: Sequence[str] = (),
 ) -> Verdict:
-    """The final rule, escalated when it does not parse, the critic rejected it, the critic never
-    accepted it within the round budget, or its confidence is below `min_confidence`."""
+    """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
+    the critic never accepted it within the round budget, its confidence is below `min_confidence`,
+    or the agents said what they could not assess."""
     reasons: list[str] = []
     rules: list[str] = []
     if not final_check.ok:
@@ -162,16 +207,21 @@ def verdict(
     if not converged and max_rounds_escalates:
         reasons.append(f"No convergence after {rounds} round(s): the critic never accepted the rule")
         rules.append("max_rounds_without_acceptance")
-    if final_confidence < min_confidence:
-        reasons.append(f"Final confidence {final_confidence:.2f} is below {min_confidence:.2f}")
+    low = low_confidence(final_speaker, final_confidence, min_confidence)
+    if low:
+        reasons.append(low[0].upper() + low[1:])
         rules.append("low_confidence")
+    unassessed = not_assessed(uncertainties)
+    if unassessed:
+        reasons.append(unassessed[0].upper() + unassessed[1:])
+        rules.append("not_assessed")
     if not rules:
         rules.append("converged_rule_accepted")
     check_note = "parses with clingo" if final_check.is_asp and final_check.ok else (
         "is not checked as ASP" if not final_check.is_asp else "does not parse")
     rationale = f"{convergence_reason}. The final rule {check_note}."
     return Verdict(
-        answer=final_rule,
+        answer=rule_in_words(final_rule, final_check),
         confidence=round(max(0.0, min(1.0, final_confidence)), 4),
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,

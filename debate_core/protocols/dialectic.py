@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import prompts, steps
+from .. import profiles, prompts, steps
 from ..convergence import rule_jaccard
 from ..moderator import dialectic as rules
 from ..runtime import DebateFailed, DebateRun, Outcome
@@ -44,15 +44,31 @@ class Options(BaseModel):
         rules.REVIEW_BELOW_CONFIDENCE, ge=0, le=1,
         description="send the verdict to a human when the final rule's confidence is below this")
 
+# The three parts of the debate, taken by position. A profile's role describes the agent; where a
+# chosen profile has none, the part's own description stands in.
 DEFAULT_AGENTS: list[dict[str, Any]] = [
-    {"id": "generator", "role": "Generator",
-     "focus": "propose a rule that closes the knowledge gap, using the predicates the evidence defines"},
-    {"id": "critic", "role": "Critic",
-     "focus": "find missing conditions, edge cases, contradictions and syntax problems in the rule"},
-    {"id": "synthesizer", "role": "Synthesizer",
-     "focus": "merge the thesis and the critique into a better rule that resolves the issues"},
+    {"id": "generator", "name": "Generator",
+     "role": "proposes a rule that closes the knowledge gap, built from the conditions the evidence states "
+             "(and from the predicates it defines, when it defines any)"},
+    {"id": "critic", "name": "Critic",
+     "role": "finds missing conditions, edge cases, contradictions and syntax problems in the rule"},
+    {"id": "synthesizer", "name": "Synthesizer",
+     "role": "merges the thesis and the critique into a better rule that resolves the issues"},
 ]
 
+
+class RuleThesis(Thesis):
+    """A thesis, with what its author said it could not assess."""
+
+    uncertainties: list[str] = Field(default_factory=list)
+
+
+class RuleAntithesis(Antithesis):
+    uncertainties: list[str] = Field(default_factory=list)
+
+
+class RuleSynthesis(Synthesis):
+    uncertainties: list[str] = Field(default_factory=list)
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -62,11 +78,12 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 def _agents(run: DebateRun) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    agents = run.agent_ids(DEFAULT_AGENTS)
+    agents = run.agent_profiles(DEFAULT_AGENTS)
     ids = [a.get("id") for a in agents]
     if len(agents) != 3 or not all(ids) or len(set(ids)) != 3:
         raise DebateFailed("dialectic needs exactly three agents with distinct ids: generator, critic, synthesizer")
-    merged = [{**default, **agent} for default, agent in zip(DEFAULT_AGENTS, agents, strict=True)]
+    merged = [{**agent, "role": agent.get("role") or default["role"]}
+              for default, agent in zip(DEFAULT_AGENTS, agents, strict=True)]
     return merged[0], merged[1], merged[2]
 
 
@@ -95,13 +112,13 @@ async def run(run: DebateRun) -> Outcome:
 
     thesis_sid = _thesis_step(generator["id"])
     first = await run.step(
-        thesis_sid, Thesis, "dialectic_thesis",
-        {"role": generator["role"], "focus": generator["focus"], "question": question, "evidence": evidence,
+        thesis_sid, RuleThesis, "dialectic_thesis",
+        {"identity": profiles.identity(generator), "question": question, "evidence": evidence,
          "domain_hint": domain_hint},
         {"agent": generator},
     )
     initial = {"rule": first.rule.strip(), "reasoning": first.reasoning, "confidence": first.confidence}
-    current = {**initial, "speaker": generator["id"], "step": thesis_sid}
+    current = {**initial, "speaker": generator["id"], "step": thesis_sid, "uncertainties": first.uncertainties}
     transcript: list[dict[str, Any]] = []
     rounds_out: list[dict[str, Any]] = []
     trajectory: list[dict[str, Any]] = []
@@ -109,6 +126,7 @@ async def run(run: DebateRun) -> Outcome:
     converged = False
     reason = ""
     last_recommendation: str | None = None
+    critic_uncertainties: list[str] = []
 
     for n in range(1, max_rounds + 1):
         thesis_check = rules.check_asp(current["rule"], asp_mode)
@@ -120,8 +138,8 @@ async def run(run: DebateRun) -> Outcome:
         engine_issue = rules.engine_issue(thesis_check)
         critic_said: dict[str, str] = {}
 
-        def enforce(out: Antithesis, sid: str = anti_sid, issue: str | None = engine_issue,
-                    said: dict[str, str] = critic_said) -> Antithesis:
+        def enforce(out: RuleAntithesis, sid: str = anti_sid, issue: str | None = engine_issue,
+                    said: dict[str, str] = critic_said) -> RuleAntithesis:
             said["recommendation"] = out.recommendation
             if issue is None:
                 return out
@@ -133,8 +151,8 @@ async def run(run: DebateRun) -> Outcome:
             return out.model_copy(update=update)
 
         anti = await run.step(
-            anti_sid, Antithesis, "dialectic_antithesis",
-            {"role": critic["role"], "focus": critic["focus"], "question": question, "evidence": evidence,
+            anti_sid, RuleAntithesis, "dialectic_antithesis",
+            {"identity": profiles.identity(critic), "question": question, "evidence": evidence,
              "round": str(n), "thesis": prompts.data_block("thesis", current["rule"]),
              "thesis_reasoning": prompts.data_block("thesis reasoning", current["reasoning"] or "(none)"),
              "syntax_check": _syntax_note(thesis_check)},
@@ -142,6 +160,7 @@ async def run(run: DebateRun) -> Outcome:
             postprocess=enforce,
         )
         last_recommendation = anti.recommendation
+        critic_uncertainties = anti.uncertainties
         transcript.append(_entry(n, "antithesis", critic["id"], anti_sid, anti.argument or _critique_summary(anti),
                                  summary=_critique_summary(anti), recommendation=anti.recommendation))
         round_rec: dict[str, Any] = {
@@ -173,8 +192,8 @@ async def run(run: DebateRun) -> Outcome:
 
         syn_sid = steps.synthesis(n, synthesizer["id"])
         syn = await run.step(
-            syn_sid, Synthesis, "dialectic_synthesis",
-            {"role": synthesizer["role"], "focus": synthesizer["focus"], "question": question, "evidence": evidence,
+            syn_sid, RuleSynthesis, "dialectic_synthesis",
+            {"identity": profiles.identity(synthesizer), "question": question, "evidence": evidence,
              "thesis": prompts.data_block("thesis", current["rule"]),
              "antithesis": prompts.data_block("antithesis", json.dumps(anti.model_dump(mode="json"), indent=1))},
             {"agent": synthesizer, "thesis": dict(current), "antithesis": anti.model_dump(mode="json"), "round": n},
@@ -195,7 +214,7 @@ async def run(run: DebateRun) -> Outcome:
         run.emit("round_closed", round=n, metrics=traj)
 
         current = {"rule": syn_rule, "reasoning": syn.argument, "confidence": syn.confidence,
-                   "speaker": synthesizer["id"], "step": syn_sid}
+                   "speaker": synthesizer["id"], "step": syn_sid, "uncertainties": syn.uncertainties}
         if rules.stabilised_but_not_valid(jac, syn_check.ok, threshold):
             run.warn(f"{syn_sid}: the rule stabilised (Jaccard {jac:.2f}) but is not valid ASP; not converged", syn_sid)
         stop = rules.stop_reason(round_no=n, max_rounds=max_rounds, recommendation=anti.recommendation,
@@ -213,11 +232,14 @@ async def run(run: DebateRun) -> Outcome:
         rounds=len(rounds_out),
         max_rounds_escalates=opts.escalate_at_max_rounds,
         min_confidence=opts.review_below_confidence,
+        final_speaker=final["speaker"],
+        uncertainties=[*final.get("uncertainties", []), *critic_uncertainties],
     )
     result = {
         "initial_proposal": initial,
         "final_rule": {"rule": final["rule"], "reasoning": final["reasoning"], "confidence": final["confidence"],
-                       "source_step": final["step"], "asp_check": final["asp_check"]},
+                       "source_step": final["step"], "asp_check": final["asp_check"],
+                       "uncertainties": list(final.get("uncertainties", []))},
         "rounds": rounds_out,
         "total_rounds": len(rounds_out),
         "converged": converged,
@@ -250,6 +272,7 @@ GLOSSARY = {
     "critic_rejected": "The critic's last word on the rule was to reject it.",
     "max_rounds_without_acceptance": "The critic never accepted the rule within the round budget.",
     "low_confidence": "The final rule's confidence is below the review threshold.",
+    "not_assessed": "The agents said what they could not assess from the question and the passages.",
     "converged_rule_accepted": "The critic accepted the rule, or it stopped changing.",
 }
 
@@ -271,9 +294,9 @@ SPEC = ProtocolSpec(
     options_model=Options,
     run=run,
     stages=(
-        StageSpec("thesis", "Thesis", Thesis, "the first rule"),
-        StageSpec("antithesis", "Antithesis", Antithesis, "the critic's issues and recommendation"),
-        StageSpec("synthesis", "Synthesis", Synthesis, "the rule merged from the thesis and its critique"),
+        StageSpec("thesis", "Thesis", RuleThesis, "the first rule"),
+        StageSpec("antithesis", "Antithesis", RuleAntithesis, "the critic's issues and recommendation"),
+        StageSpec("synthesis", "Synthesis", RuleSynthesis, "the rule merged from the thesis and its critique"),
     ),
     presets=PRESETS,
     case_needs=(
@@ -281,6 +304,6 @@ SPEC = ProtocolSpec(
                  required=False, without="the rule is argued from the question alone"),
     ),
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
-               rules.verdict),
+               rules.low_confidence, rules.not_assessed, rules.rule_in_words, rules.verdict),
     glossary=GLOSSARY,
 )
