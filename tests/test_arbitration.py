@@ -25,11 +25,12 @@ def case_of(reports, evidence=None):
                        "evidence": evidence or [{"id": "e1", "source": "GCC-STAT", "text": "No figures here."}]})
 
 
-def ruling(resolution, confidence=0.8, action=None, value=None, explanation="because"):
+def ruling(resolution, confidence=0.8, action=None, value=None, explanation="because", uncertainties=()):
     action = action or {"agent1_correct": "use_agent1", "agent2_correct": "use_agent2",
                         "both_valid": "use_both", "neither_valid": "flag_for_review"}[resolution]
     return {"resolution": resolution, "explanation": explanation, "recommended_value": value,
-            "recommended_citation": None, "confidence": confidence, "action": action}
+            "recommended_citation": None, "confidence": confidence, "action": action,
+            "uncertainties": list(uncertainties)}
 
 
 def cassette(outputs):
@@ -126,7 +127,11 @@ def test_each_resolution_path_adjusts_the_reports():
     dr = result.result["debate_results"]
     assert (dr["contradictions_found"], dr["resolved"], dr["flagged_for_review"], dr["status"]) == (4, 3, 1, "complete")
     assert dr["consensus_narrative"] == result.verdict.answer
-    assert "m3_unemployment ranges 0.1%-0.12% depending on source and period" in result.verdict.answer
+    assert "m3_unemployment ranges 0.1% to 0.12%, both valid" in result.verdict.answer
+    # The first sentence answers with the figures to use, before the counts and the detail.
+    assert result.verdict.answer.startswith(
+        "Use 10% for m1 participation; use 8% for m2 youth; use 0.1% for Q1-2024 and 0.12% for 2024 for "
+        "m3 unemployment: both valid, each in its own context; a person must choose for m4 wages between 3% and 4%.")
     assert result.verdict.needs_human_review is True
     assert not result.converged
     [reason] = result.verdict.escalation_reasons
@@ -153,7 +158,9 @@ def test_prompt_reproduces_the_seed_criteria_and_keeps_reports_as_data():
     started = [e for _, e in sink.events if e.kind == "turn_started"]
     system, user = (m["content"] for m in started[0].data["prompt"])
     assert "neutral arbitrator" in system
-    assert "Source authority (GCC-STAT > World Bank > other)" in user
+    # No source is ranked by default: the passages' own authority decides.
+    assert "Source authority (the authority each evidence passage states" in user
+    assert "GCC-STAT" not in system + user.split("<<DATA contradiction>>")[0]
     for criterion in ("Data freshness", "Citation completeness", "Agent confidence"):
         assert criterion in user
     assert "<<DATA contradiction>>" in user
@@ -206,7 +213,9 @@ def test_a_head_count_majority_without_the_confidence_is_split():
     [
         (dict(resolution="agent1_correct", action="flag_for_review"), "asked for human review"),
         (dict(resolution="agent1_correct", action="use_agent2"), "does not fit"),
-        (dict(resolution="agent1_correct", confidence=0.4), "below 0.50"),
+        (dict(resolution="agent1_correct", confidence=0.4), "not confident enough (below 50%): arbiter 40%"),
+        (dict(resolution="agent1_correct", uncertainties=["could not assess: which passage carries A's 10%"]),
+         "the arbiter could not assess: which passage carries A's 10%"),
         (dict(resolution="agent1_correct", value=11.0), "not among the reported values"),
         (dict(resolution="both_valid", value=99.0), "not among the reported values"),
         (dict(resolution="neither_valid"), "neither value valid"),
@@ -275,7 +284,8 @@ def test_multiple_both_valid_rulings_keep_every_value_with_context():
     assert [r["value"] for r in adjusted.values()] == [0.10, 0.12, 0.14]
     assert len(adjusted["A"]["debate_notes"]) == 2
     answer = result.verdict.answer
-    assert "ranges 0.1%-0.14%" in answer
+    assert "ranges 0.1% to 0.14%, both valid (because)" in answer
+    assert answer.startswith("Use 0.1% for Q1-2024 and 0.12% for 2024 and 0.14% for 2023 for qatar unemployment rate")
     for part in ("A reports 0.1% (GCC-STAT, Q1-2024)", "B reports 0.12% (World Bank, 2024)", "C reports 0.14% (ILO, 2023)"):
         assert part in answer
     assert "consensus.both_valid_with_context" in result.verdict.applied_rules
@@ -406,15 +416,36 @@ def test_offline_same_source_prefers_the_value_found_in_the_source():
     evidence = [{"id": "e1", "source": "GCC-STAT bulletin", "text": "The rate was 2.1% in 2023."}]
     [c] = offline(reports, evidence).result["contradictions"]
     assert c["resolution"] == "agent1_correct"
-    assert "Decided by citation completeness" in c["explanation"]
+    assert "Decided by verification" in c["explanation"] and "2.5% does not appear" in c["explanation"]
 
 
-def test_offline_prefers_the_authoritative_source():
-    reports = [rep("A", 0.12, source="World Bank", period="2024", confidence=0.9),
-               rep("B", 0.10, source="GCC-STAT", period="2024", confidence=0.8)]
-    [c] = offline(reports).result["contradictions"]
+SOURCES = [
+    {"id": "e1", "source": "National Statistics Office", "authority": "official", "date": "2024-03-01",
+     "text": "Unemployment rate in 2024: 0.10%."},
+    {"id": "e2", "source": "Market Watch blog", "authority": "blog", "date": "2024-03-01",
+     "text": "We put the unemployment rate in 2024 at 0.12%."},
+]
+
+
+def test_offline_prefers_the_authoritative_source_by_the_passages_authority():
+    reports = [rep("A", 0.12, source="Market Watch blog", period="2024", confidence=0.8),
+               rep("B", 0.10, source="National Statistics Office", period="2024", confidence=0.8)]
+    result = offline(reports, SOURCES)
+    [c] = result.result["contradictions"]
     assert c["resolution"] == "agent2_correct"
     assert "Decided by source authority" in c["explanation"]
+    assert "passage authority 0.85" in c["explanation"]
+    assert not result.verdict.needs_human_review
+
+
+def test_offline_ranks_no_source_by_name_unless_the_reviewer_does():
+    # Without passages to weigh, a source's name alone decides nothing, and the ruling says so.
+    reports = [rep("A", 0.12, source="World Bank", period="2024", confidence=0.9),
+               rep("B", 0.10, source="GCC-STAT", period="2024", confidence=0.9)]
+    result = offline(reports)
+    [c] = result.result["contradictions"]
+    assert "rank" not in c["explanation"]
+    assert c["status"] == "flagged_for_review" and result.verdict.needs_human_review
 
 
 @pytest.mark.parametrize("order", [["World Bank", "GCC-STAT"], "World Bank > GCC-STAT > other"])
@@ -458,7 +489,10 @@ def test_offline_multi_way_resolves_by_authority_and_confidence():
     reports = [rep("A", 0.10, source="GCC-STAT", period="2024", confidence=0.9),
                rep("B", 0.12, source="World Bank", period="2024", confidence=0.85),
                rep("C", 0.15, source="Some blog", period="2024", confidence=0.6)]
-    result = offline(reports)
+    evidence = [{"id": "e1", "source": "GCC-STAT", "text": "Qatar unemployment rate, 2024: 0.10%."},
+                {"id": "e2", "source": "World Bank", "text": "Qatar unemployment rate, 2024: 0.12%."},
+                {"id": "e3", "source": "Some blog", "authority": "blog", "text": "Qatar unemployment rate 2024: 0.15%."}]
+    result = offline(reports, evidence, options={"authority_order": "GCC-STAT > World Bank > other"})
     assert [c["resolution"] for c in result.result["contradictions"]] == ["agent1_correct"] * 3
     assert not result.verdict.needs_human_review
     assert [r["value"] for r in by_agent(result).values()] == [0.10, 0.10, 0.10]
