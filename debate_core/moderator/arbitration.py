@@ -263,7 +263,7 @@ def _shown(value: Any, unit: str | None) -> str:
 
 
 def _finding(r: AgentReport, reading: bool = False) -> str:
-    """"0.1% (GCC-STAT, Q1-2024)", with the agent's reading when the dispute is about it."""
+    """"0.1% (Statistics Office, Q1-2024)", with the agent's reading when the dispute is about it."""
     what = _shown(r.value, r.unit) if r.value is not None else "no value"
     if reading and r.interpretation:
         what = f"'{r.interpretation}'" if r.value is None else f"{what}, read as '{r.interpretation}'"
@@ -364,7 +364,7 @@ def _metric_words(metric: str) -> str:
 
 
 def _use(r: AgentReport, by_period: bool) -> str:
-    """"0.12% for 2024" when the periods tell the figures apart, else "0.12% (World Bank, 2024)"."""
+    """"0.12% for 2024" when the periods tell the figures apart, else "0.12% (Central Bank, 2024)"."""
     if by_period and r.period:
         return f"{_shown(r.value, r.unit)} for {r.period}"
     return _finding(r)
@@ -474,7 +474,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
 
 
 def agreed_figures(reports: list[AgentReport]) -> str:
-    """"qatar unemployment rate 0.1% to 0.104%; ..." : each metric with the range of its figures."""
+    """"unemployment rate 0.1% to 0.104%; ...": each metric with the range of its figures."""
     parts = []
     for metric in sorted({metric_key(r.metric) for r in reports}):
         rs = [r for r in reports if metric_key(r.metric) == metric]

@@ -73,7 +73,7 @@ class Options(BaseModel):
     authority_order: list[str] = Field(
         list(DEFAULT_AUTHORITY_ORDER),
         description="sources in order of authority, most trusted first",
-        json_schema_extra={"expects": "a list of source names or text such as 'GCC-STAT > World Bank > other'"})
+        json_schema_extra={"expects": "a list of source names or text such as 'Statistics Office > Central Bank > other'"})
     min_resolution_confidence: float = Field(
         MIN_RESOLUTION_CONFIDENCE, ge=0, le=1,
         description="an arbiter's ruling with less confidence than this is flagged for human review")
