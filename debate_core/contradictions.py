@@ -263,11 +263,27 @@ def severity(
     return SEVERITIES[max(0, min(2, level))]
 
 
-def _fmt(v: float | None, unit: str | None) -> str:
+def plain_number(v: float) -> str:
+    """A figure as people write it: 1,238,000 and 0.12, never 1.238e+06 (six significant digits)."""
+    if math.isnan(v) or math.isinf(v):
+        return str(v)
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    digits = max(0, 5 - math.floor(math.log10(abs(v))))
+    return f"{v:,.{digits}f}".rstrip("0").rstrip(".")
+
+
+def shown_value(v: float | None, unit: str | None) -> str:
+    """"0.12%", "1,238,000 deaths", "no value"."""
     if v is None:
         return "no value"
-    u = unit_key(unit)
-    return f"{v:g}%" if u == "%" else f"{v:g} {unit}".rstrip()
+    if unit_key(unit) == "%":
+        return f"{plain_number(v)}%"
+    return f"{plain_number(v)} {unit or ''}".rstrip()
+
+
+def _fmt(v: float | None, unit: str | None) -> str:
+    return shown_value(v, unit)
 
 
 def _compare(

@@ -292,6 +292,8 @@ class Resolution(_Out):
     recommended_citation: str | None = None
     confidence: float = _conf()
     action: Literal["use_agent1", "use_agent2", "use_both", "flag_for_review"]
+    # What the arbiter could not assess ("could not assess: ..."); the moderator sends those to a human.
+    uncertainties: list[str] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------

@@ -25,11 +25,12 @@ def case_of(reports, evidence=None):
                        "evidence": evidence or [{"id": "e1", "source": "GCC-STAT", "text": "No figures here."}]})
 
 
-def ruling(resolution, confidence=0.8, action=None, value=None, explanation="because"):
+def ruling(resolution, confidence=0.8, action=None, value=None, explanation="because", uncertainties=()):
     action = action or {"agent1_correct": "use_agent1", "agent2_correct": "use_agent2",
                         "both_valid": "use_both", "neither_valid": "flag_for_review"}[resolution]
     return {"resolution": resolution, "explanation": explanation, "recommended_value": value,
-            "recommended_citation": None, "confidence": confidence, "action": action}
+            "recommended_citation": None, "confidence": confidence, "action": action,
+            "uncertainties": list(uncertainties)}
 
 
 def cassette(outputs):
@@ -126,7 +127,11 @@ def test_each_resolution_path_adjusts_the_reports():
     dr = result.result["debate_results"]
     assert (dr["contradictions_found"], dr["resolved"], dr["flagged_for_review"], dr["status"]) == (4, 3, 1, "complete")
     assert dr["consensus_narrative"] == result.verdict.answer
-    assert "m3_unemployment ranges 0.1%-0.12% depending on source and period" in result.verdict.answer
+    assert "m3_unemployment ranges 0.1% to 0.12%, both valid" in result.verdict.answer
+    # The first sentence answers with the figures to use, before the counts and the detail.
+    assert result.verdict.answer.startswith(
+        "Use 10% for m1 participation; use 8% for m2 youth; use 0.1% for Q1-2024 and 0.12% for 2024 for "
+        "m3 unemployment: both valid, each in its own context; a person must choose for m4 wages between 3% and 4%.")
     assert result.verdict.needs_human_review is True
     assert not result.converged
     [reason] = result.verdict.escalation_reasons
@@ -153,7 +158,9 @@ def test_prompt_reproduces_the_seed_criteria_and_keeps_reports_as_data():
     started = [e for _, e in sink.events if e.kind == "turn_started"]
     system, user = (m["content"] for m in started[0].data["prompt"])
     assert "neutral arbitrator" in system
-    assert "Source authority (GCC-STAT > World Bank > other)" in user
+    # No source is ranked by default: the passages' own authority decides.
+    assert "Source authority (the authority each evidence passage states" in user
+    assert "GCC-STAT" not in system + user.split("<<DATA contradiction>>")[0]
     for criterion in ("Data freshness", "Citation completeness", "Agent confidence"):
         assert criterion in user
     assert "<<DATA contradiction>>" in user
@@ -206,7 +213,9 @@ def test_a_head_count_majority_without_the_confidence_is_split():
     [
         (dict(resolution="agent1_correct", action="flag_for_review"), "asked for human review"),
         (dict(resolution="agent1_correct", action="use_agent2"), "does not fit"),
-        (dict(resolution="agent1_correct", confidence=0.4), "below 0.50"),
+        (dict(resolution="agent1_correct", confidence=0.4), "not confident enough (below 50%): arbiter 40%"),
+        (dict(resolution="agent1_correct", uncertainties=["could not assess: which passage carries A's 10%"]),
+         "the arbiter could not assess: which passage carries A's 10%"),
         (dict(resolution="agent1_correct", value=11.0), "not among the reported values"),
         (dict(resolution="both_valid", value=99.0), "not among the reported values"),
         (dict(resolution="neither_valid"), "neither value valid"),
@@ -275,7 +284,8 @@ def test_multiple_both_valid_rulings_keep_every_value_with_context():
     assert [r["value"] for r in adjusted.values()] == [0.10, 0.12, 0.14]
     assert len(adjusted["A"]["debate_notes"]) == 2
     answer = result.verdict.answer
-    assert "ranges 0.1%-0.14%" in answer
+    assert "ranges 0.1% to 0.14%, both valid (because)" in answer
+    assert answer.startswith("Use 0.1% for Q1-2024 and 0.12% for 2024 and 0.14% for 2023 for qatar unemployment rate")
     for part in ("A reports 0.1% (GCC-STAT, Q1-2024)", "B reports 0.12% (World Bank, 2024)", "C reports 0.14% (ILO, 2023)"):
         assert part in answer
     assert "consensus.both_valid_with_context" in result.verdict.applied_rules
@@ -406,15 +416,36 @@ def test_offline_same_source_prefers_the_value_found_in_the_source():
     evidence = [{"id": "e1", "source": "GCC-STAT bulletin", "text": "The rate was 2.1% in 2023."}]
     [c] = offline(reports, evidence).result["contradictions"]
     assert c["resolution"] == "agent1_correct"
-    assert "Decided by citation completeness" in c["explanation"]
+    assert "Decided by verification" in c["explanation"] and "2.5% does not appear" in c["explanation"]
 
 
-def test_offline_prefers_the_authoritative_source():
-    reports = [rep("A", 0.12, source="World Bank", period="2024", confidence=0.9),
-               rep("B", 0.10, source="GCC-STAT", period="2024", confidence=0.8)]
-    [c] = offline(reports).result["contradictions"]
+SOURCES = [
+    {"id": "e1", "source": "National Statistics Office", "authority": "official", "date": "2024-03-01",
+     "text": "Unemployment rate in 2024: 0.10%."},
+    {"id": "e2", "source": "Market Watch blog", "authority": "blog", "date": "2024-03-01",
+     "text": "We put the unemployment rate in 2024 at 0.12%."},
+]
+
+
+def test_offline_prefers_the_authoritative_source_by_the_passages_authority():
+    reports = [rep("A", 0.12, source="Market Watch blog", period="2024", confidence=0.8),
+               rep("B", 0.10, source="National Statistics Office", period="2024", confidence=0.8)]
+    result = offline(reports, SOURCES)
+    [c] = result.result["contradictions"]
     assert c["resolution"] == "agent2_correct"
     assert "Decided by source authority" in c["explanation"]
+    assert "passage authority 0.85" in c["explanation"]
+    assert not result.verdict.needs_human_review
+
+
+def test_offline_ranks_no_source_by_name_unless_the_reviewer_does():
+    # Without passages to weigh, a source's name alone decides nothing, and the ruling says so.
+    reports = [rep("A", 0.12, source="World Bank", period="2024", confidence=0.9),
+               rep("B", 0.10, source="GCC-STAT", period="2024", confidence=0.9)]
+    result = offline(reports)
+    [c] = result.result["contradictions"]
+    assert "rank" not in c["explanation"]
+    assert c["status"] == "flagged_for_review" and result.verdict.needs_human_review
 
 
 @pytest.mark.parametrize("order", [["World Bank", "GCC-STAT"], "World Bank > GCC-STAT > other"])
@@ -458,7 +489,150 @@ def test_offline_multi_way_resolves_by_authority_and_confidence():
     reports = [rep("A", 0.10, source="GCC-STAT", period="2024", confidence=0.9),
                rep("B", 0.12, source="World Bank", period="2024", confidence=0.85),
                rep("C", 0.15, source="Some blog", period="2024", confidence=0.6)]
-    result = offline(reports)
+    evidence = [{"id": "e1", "source": "GCC-STAT", "text": "Qatar unemployment rate, 2024: 0.10%."},
+                {"id": "e2", "source": "World Bank", "text": "Qatar unemployment rate, 2024: 0.12%."},
+                {"id": "e3", "source": "Some blog", "authority": "blog", "text": "Qatar unemployment rate 2024: 0.15%."}]
+    result = offline(reports, evidence, options={"authority_order": "GCC-STAT > World Bank > other"})
     assert [c["resolution"] for c in result.result["contradictions"]] == ["agent1_correct"] * 3
     assert not result.verdict.needs_human_review
     assert [r["value"] for r in by_agent(result).values()] == [0.10, 0.10, 0.10]
+
+
+# ---------------------------------------------------------------------------
+# Offline arbiter: definitions, estimates, verification and its own limits (synthetic cases)
+# ---------------------------------------------------------------------------
+
+
+def test_offline_annual_average_against_a_12_month_change_is_both_valid_with_the_context():
+    reports = [rep("A", 2.0, metric="price_growth", source="Stats Office", period="2022"),
+               rep("B", 2.6, metric="price_growth", source="Fund database", period="2022")]
+    evidence = [
+        {"id": "e1", "source": "Stats Office", "authority": "official",
+         "text": "Price growth: prices rose 2.0 percent over the 12 months to December 2022."},
+        {"id": "e2", "source": "Fund database", "authority": "high",
+         "text": "Price growth, annual average: 2.6 percent in 2022."},
+    ]
+    result = offline(reports, evidence)
+    [c] = result.result["contradictions"]
+    assert (c["resolution"], c["status"]) == ("both_valid", "resolved")
+    assert "an end-of-period (12-month or December) figure" in c["explanation"]
+    assert "an annual or period average" in c["explanation"]
+    assert not result.verdict.needs_human_review
+    assert result.verdict.answer.startswith("Use 2% (Stats Office, 2022) and 2.6% (Fund database, 2022) for price growth")
+
+
+def test_offline_survey_against_an_administrative_count_is_both_valid():
+    reports = [rep("A", 5.0, metric="jobless_rate", source="Survey Office", period="2021",
+                   citation="labour force survey 2021"),
+               rep("B", 2.0, metric="jobless_rate", source="Benefits Agency", period="2021",
+                   citation="benefit claims 2021")]
+    evidence = [
+        {"id": "e1", "source": "Survey Office", "text": "The household survey puts the jobless rate at 5.0% in 2021."},
+        {"id": "e2", "source": "Benefits Agency", "text": "Registered benefit claimants were 2.0% of the workforce in 2021; jobless rate by claims."},
+    ]
+    [c] = offline(reports, evidence).result["contradictions"]
+    assert c["resolution"] == "both_valid"
+    assert "a survey estimate" in c["explanation"] and "an administrative count" in c["explanation"]
+
+
+def test_offline_a_passage_naming_both_definitions_decides_nothing_on_its_own():
+    # The same clause speaks of an average and of 12 months: it cannot tell the two figures apart.
+    reports = [rep("A", 2.0, metric="price_growth", source="X", period="2022"),
+               rep("B", 2.6, metric="price_growth", source="Y", period="2022")]
+    evidence = [
+        {"id": "e1", "source": "X", "text": "Price growth averaged 2.0 percent over 12 months in 2022."},
+        {"id": "e2", "source": "Y", "text": "Price growth was 2.6 percent in 2022."},
+    ]
+    [c] = offline(reports, evidence).result["contradictions"]
+    assert c["resolution"] != "both_valid"
+
+
+def test_offline_two_disagreeing_modelled_estimates_go_to_a_person_whatever_the_authority():
+    reports = [rep("A", 400000, metric="deaths", source="Agency", period="2015", unit="deaths"),
+               rep("B", 700000, metric="deaths", source="Institute", period="2015", unit="deaths")]
+    evidence = [
+        {"id": "e1", "source": "Agency", "authority": "official",
+         "text": "Deaths in 2015: an estimated 400,000 (uncertainty interval 300,000 to 500,000)."},
+        {"id": "e2", "source": "Institute", "authority": "academic",
+         "text": "Deaths in 2015: 700,000 according to our modelled series."},
+    ]
+    result = offline(reports, evidence)
+    [c] = result.result["contradictions"]
+    assert (c["resolution"], c["status"]) == ("neither_valid", "flagged_for_review")
+    assert result.verdict.needs_human_review
+    answer = result.verdict.answer
+    assert answer.startswith("A person must choose for deaths between 400,000 deaths (Agency, 2015) and "
+                             "700,000 deaths (Institute, 2015).")
+    assert "e+" not in answer
+    assert "could not assess: which of two modelled estimates of deaths is right" in result.verdict.escalation_reasons[0]
+
+
+def test_offline_one_modelled_estimate_against_a_count_is_weighed_as_usual():
+    reports = [rep("A", 400000, metric="deaths", source="Registry", period="2015", unit="deaths"),
+               rep("B", 700000, metric="deaths", source="Institute", period="2015", unit="deaths")]
+    evidence = [
+        {"id": "e1", "source": "Registry", "authority": "official", "text": "Registered deaths in 2015: 400,000."},
+        {"id": "e2", "source": "Institute", "authority": "blog", "text": "Deaths in 2015: 700,000 in our modelled series."},
+    ]
+    [c] = offline(reports, evidence).result["contradictions"]
+    assert c["resolution"] == "agent1_correct"
+
+
+def test_offline_a_verified_figure_beats_a_more_authoritative_unverified_one():
+    reports = [rep("A", 3.0, metric="rate", source="Official Office", period="2020"),
+               rep("B", 4.0, metric="rate", source="Small blog", period="2020")]
+    evidence = [
+        {"id": "e1", "source": "Official Office", "authority": "official", "text": "The rate was 3.5% in 2020."},
+        {"id": "e2", "source": "Small blog", "authority": "blog", "text": "The rate was 4.0% in 2020."},
+    ]
+    [c] = offline(reports, evidence).result["contradictions"]
+    assert c["resolution"] == "agent2_correct"
+    assert "3% does not appear in the passages of Official Office" in c["explanation"]
+
+
+def test_offline_weak_reading_caps_the_confidence_and_names_what_it_could_not_assess():
+    reports = [rep("A", 3.0, metric="harbour_tonnage", source="Port A", period="2020"),
+               rep("B", 4.0, metric="harbour_tonnage", source="Port B", period="2020")]
+    result = offline(reports, [{"id": "e1", "source": "Elsewhere", "text": "Nothing about it."}])
+    [c] = result.result["contradictions"]
+    ruling_ = c["arbiters"]["arbiter"]
+    assert ruling_["confidence"] <= 0.4
+    assert any(u.startswith("could not assess: which passage carries A's 3%") for u in ruling_["uncertainties"])
+    assert c["status"] == "flagged_for_review"
+    assert "the arbiter could not assess: which passage carries A's 3%" in result.verdict.escalation_reasons[0]
+
+
+def test_offline_a_reading_its_own_passage_states_beats_one_it_does_not():
+    reports = [rep("A", 18.2, metric="share", source="Office", period="2023", interpretation="the share is rising"),
+               rep("B", 18.4, metric="share", source="Bank", period="2023", interpretation="the share is falling")]
+    evidence = [
+        {"id": "e1", "source": "Office", "date": "2024-01-01", "text": "The share rose from 17.1% in 2022 to 18.2% in 2023."},
+        {"id": "e2", "source": "Bank", "date": "2024-06-01", "text": "The share was about 18.4% in 2023."},
+    ]
+    [c] = offline(reports, evidence).result["contradictions"]
+    assert c["resolution"] == "agent1_correct"
+    assert "'the share is falling' is not stated in the passages of Bank" in c["explanation"]
+
+
+def test_the_arbiter_prompt_carries_the_profile_identity_and_the_offline_arbiters_answer():
+    sink = MemorySink()
+    profiles = [{"id": "statistician", "name": "Survey statistician", "role": "checks what each figure measures"}]
+    case = parse_case({"id": "t", "title": "t", "question": "Which figure?", "agents": profiles,
+                       "reports": [rep("A", 10.0), rep("B", 12.0)],
+                       "evidence": [{"id": "e1", "source": "x", "text": "No figures here."}]})
+    result = run_debate(case, "arbitration", sink=sink)
+    assert result.status == "completed"
+    started = [e for _, e in sink.events if e.kind == "turn_started"]
+    assert [e.step_id for e in started] == ["c1.arbitrate.statistician"]
+    system = started[0].data["prompt"][0]["content"]
+    assert "You are Survey statistician (agent id statistician)." in system
+    assert "Your role: checks what each figure measures" in system
+
+
+def test_figures_are_written_plainly_in_the_answer_and_the_reasons():
+    reports = [rep("A", 1238000.0, metric="count", unit="people"), rep("B", 655000.0, metric="count", unit="people")]
+    result = run(case_of(reports), {"c1.arbitrate.arbiter": ruling("neither_valid")})
+    assert "1,238,000 people" in result.verdict.answer and "655,000 people" in result.verdict.answer
+    contradiction = result.result["contradictions"][0]
+    assert all("e+" not in r for r in contradiction["reasons"])
+    assert "1,238,000 people" in " ".join(contradiction["reasons"])

@@ -28,9 +28,9 @@ def test_every_option_is_typed_described_and_every_preset_validates(protocol):
      "option 'escalate_without_convergence' must be true or false, got 'maybe'"),
     ("dialectic", {"asp_check": "sometimes"}, "option 'asp_check' must be one of 'auto', 'always', 'off', got 'sometimes'"),
     ("arbitration", {"authority_order": 5},
-     "option 'authority_order' must be a list of source names or text such as 'GCC-STAT > World Bank > other', got 5"),
+     "option 'authority_order' must be a list of source names or text such as 'Statistics Office > Central Bank > other', got 5"),
     ("arbitration", {"authority_order": ["A", 5]},
-     "option 'authority_order' must be a list of source names or text such as 'GCC-STAT > World Bank > other', "
+     "option 'authority_order' must be a list of source names or text such as 'Statistics Office > Central Bank > other', "
      'got ["A", 5]'),
     ("arbitration", {"confidence_gap": "x"}, "option 'confidence_gap' must be a number from 0 to 1 or null, got 'x'"),
     ("panel", {"debate_override": {"min_totl": 1}},

@@ -6,6 +6,9 @@ confidence; otherwise the decision is split and flagged for human review. An acc
 still flagged when its action is flag_for_review, it rules neither valid, its action contradicts
 its resolution, its confidence is under the minimum, or it recommends a value nobody reported.
 
+An accepted ruling also goes to a human when its arbiters are not confident enough or said what
+they could not assess (the rules every moderator applies, debate_core/moderator/common.py).
+
 Per metric, accepted pairwise rulings must fit together: when every report on a metric lost at
 least one ruling (A beats B, B beats C, C beats A) the metric is a split decision and its rulings
 are flagged. Reports that lost adopt the value of the report that beat them, followed up to a
@@ -14,6 +17,7 @@ report that never lost; both-valid pairs keep both values with context.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,14 +29,17 @@ from ..contradictions import (
     metric_key,
     quoted_numbers,
     relative_difference,
-    unit_key,
+    shown_value,
 )
 from ..schemas import AgentReport, Resolution, Verdict
+from .common import low_confidence_reason, unassessed_reason
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
 _FITTING_ACTION = {"agent1_correct": "use_agent1", "agent2_correct": "use_agent2", "both_valid": "use_both"}
-DEFAULT_AUTHORITY_ORDER = ("GCC-STAT", "World Bank")
+# No source is ranked above another unless the reviewer says so: by default the evidence passages'
+# own `authority` decides.
+DEFAULT_AUTHORITY_ORDER: tuple[str, ...] = ()
 
 
 def authority_order(options: dict[str, Any] | None) -> list[str]:
@@ -104,6 +111,22 @@ def value_reported(c: Contradiction, resolution: str, value: float | str | None,
                for v in found)
 
 
+def low_confidence_rule(rulings: dict[str, Resolution], majority: list[str],
+                        min_confidence: float = MIN_RESOLUTION_CONFIDENCE) -> str | None:
+    """Rule: a ruling whose arbiters are, on average, less confident than the minimum goes to a human.
+    The reason names each arbiter under the minimum."""
+    mean = sum(rulings[n].confidence for n in majority) / len(majority)
+    if mean >= min_confidence:
+        return None
+    return low_confidence_reason({n: rulings[n].confidence for n in majority}, min_confidence)
+
+
+def unassessed_rule(rulings: dict[str, Resolution], majority: list[str]) -> str | None:
+    """Rule: a ruling its arbiters could not fully assess goes to a human, with what they could not assess."""
+    who = "the arbiter" if len(majority) == 1 else "the arbiters"
+    return unassessed_reason((u for n in majority for u in rulings[n].uncertainties), who)
+
+
 def decide(
     c: Contradiction, rulings: dict[str, Resolution], min_confidence: float = MIN_RESOLUTION_CONFIDENCE,
     value_threshold: float = VALUE_THRESHOLD,
@@ -144,8 +167,12 @@ def decide(
         d.flag("the arbiter asked for human review")
     elif action != _FITTING_ACTION[leader]:
         d.flag(f"the action {action} does not fit the resolution {leader}")
-    if confidence < min_confidence:
-        d.flag(f"arbiter confidence {confidence:.2f} is below {min_confidence:.2f}")
+    low = low_confidence_rule(rulings, majority, min_confidence)
+    if low:
+        d.flag(low)
+    gaps = unassessed_rule(rulings, majority)
+    if gaps:
+        d.flag(gaps)
     if d.resolved and not value_reported(c, leader, top.recommended_value, value_threshold):
         d.flag(f"the recommended value {top.recommended_value!r} is not among the reported values")
     return d
@@ -230,15 +257,13 @@ def _adopt(loser: int, beats: dict[int, list[tuple[int, float]]]) -> int:
 
 
 def _shown(value: Any, unit: str | None) -> str:
-    if value is None:
-        return "no value"
-    if isinstance(value, float | int):
-        return f"{value:g}%" if unit_key(unit) == "%" else f"{value:g} {unit or ''}".rstrip()
+    if isinstance(value, float | int) or value is None:
+        return shown_value(value, unit)
     return str(value)
 
 
 def _finding(r: AgentReport, reading: bool = False) -> str:
-    """"0.1% (GCC-STAT, Q1-2024)", with the agent's reading when the dispute is about it."""
+    """"0.1% (Statistics Office, Q1-2024)", with the agent's reading when the dispute is about it."""
     what = _shown(r.value, r.unit) if r.value is not None else "no value"
     if reading and r.interpretation:
         what = f"'{r.interpretation}'" if r.value is None else f"{what}, read as '{r.interpretation}'"
@@ -313,7 +338,9 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
         vals = [reports[p].value for p in members if reports[p].value is not None]
         unit = reports[members[0]].unit if members else None
         if len(vals) > 1 and exceeds(relative_difference(min(vals), max(vals)), value_threshold):
-            spread = f" ranges {_shown(min(vals), unit)}-{_shown(max(vals), unit)} depending on source and period"
+            why = "; ".join(dict.fromkeys(_first_sentence(decisions[c.index].explanation) for c in valid))
+            spread = (f" ranges {_shown(min(vals), unit)} to {_shown(max(vals), unit)}, both valid"
+                      + (f" ({why})" if why else " depending on source and period"))
         else:
             spread = ": the findings agree; both are kept with their confidence as context"
         parts.append(f"{metric}{spread}: " + "; ".join(_describe(reports[p], reading) for p in members) + ".")
@@ -324,6 +351,68 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
                          f"{reports[c.report2].agent}'s {_finding(reports[c.report2], reading)} could not be "
                          f"reconciled ({d.review_reason}); flagged for human review.")
     return " ".join(parts)
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of an arbiter's explanation (a decimal point does not end it)."""
+    m = re.match(r"(.+?[.!?])(?:\s+[A-Z]|\s*$)", (text or "").strip(), re.S)
+    return (m.group(1) if m else (text or "")).strip().rstrip(".")
+
+
+def _metric_words(metric: str) -> str:
+    return metric.replace("_", " ")
+
+
+def _use(r: AgentReport, by_period: bool) -> str:
+    """"0.12% for 2024" when the periods tell the figures apart, else "0.12% (Central Bank, 2024)"."""
+    if by_period and r.period:
+        return f"{_shown(r.value, r.unit)} for {r.period}"
+    return _finding(r)
+
+
+def _metric_answer(metric: str, info: dict[str, Any], contradictions: list[Contradiction],
+                   decisions: dict[int, Decision], reports: list[AgentReport],
+                   value_threshold: float = VALUE_THRESHOLD) -> list[str]:
+    """What to use for one metric, in a clause of the answer's first sentence."""
+    cs = [c for c in contradictions if c.metric_name == metric]
+    name = _metric_words(metric)
+    members = sorted({p for c in cs for p in (c.report1, c.report2)})
+    if info["status"] == "split":
+        return [f"a person must choose for {name} between " + " and ".join(_finding(reports[p]) for p in members)]
+    out: list[str] = []
+    superseded = set(info["superseded_reports"])
+    kept = sorted(set(info["adopted_from"].values()))
+    if kept:
+        out.append("use " + " and ".join(_finding(reports[p]) for p in kept) + f" for {name}")
+    valid = [c for c in cs if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"]
+    standing = sorted({p for c in valid for p in (c.report1, c.report2)} - superseded)
+    vals = [reports[p].value for p in standing if reports[p].value is not None]
+    if standing and len(vals) > 1 and exceeds(relative_difference(min(vals), max(vals)), value_threshold):
+        periods = {reports[p].period for p in standing}
+        by_period = len(periods) == len(standing) and None not in periods
+        out.append("use " + " and ".join(_use(reports[p], by_period) for p in standing)
+                   + f" for {name}: both valid, each in its own context")
+    elif standing:
+        best = max(standing, key=lambda p: (reports[p].confidence, -p))
+        out.append(f"use {_finding(reports[best])} for {name}: the figures agree")
+    pending = [c for c in cs if not decisions[c.index].resolved]
+    if pending:
+        open_members = sorted({p for c in pending for p in (c.report1, c.report2)})
+        out.append(f"a person must choose for {name} between "
+                   + " and ".join(_finding(reports[p]) for p in open_members))
+    return out
+
+
+def answer_lead(contradictions: list[Contradiction], decisions: dict[int, Decision],
+                metrics: dict[str, dict[str, Any]], reports: list[AgentReport],
+                value_threshold: float = VALUE_THRESHOLD) -> str:
+    """The answer's first sentence: which figures to use, metric by metric, before any detail."""
+    clauses = [clause for m, info in metrics.items()
+               for clause in _metric_answer(m, info, contradictions, decisions, reports, value_threshold)]
+    if not clauses:
+        return ""
+    text = "; ".join(clauses)
+    return text[0].upper() + text[1:] + "."
 
 
 def build_consensus(
@@ -339,7 +428,9 @@ def build_consensus(
             f"{len(metrics)} metric(s): {resolved} resolved, {flagged} flagged for review.")
     body = [_metric_sentence(m, info, contradictions, decisions, reports, value_threshold)
             for m, info in metrics.items()]
-    return ConsensusResult(resolved, flagged, " ".join([head, *[b for b in body if b]]), adjusted, metrics)
+    lead = answer_lead(contradictions, decisions, metrics, reports, value_threshold)
+    narrative = " ".join([x for x in (lead, head) if x] + [b for b in body if b])
+    return ConsensusResult(resolved, flagged, narrative, adjusted, metrics)
 
 
 # ---------------------------------------------------------------------------
@@ -382,6 +473,23 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     )
 
 
+def agreed_figures(reports: list[AgentReport]) -> str:
+    """"unemployment rate 0.1% to 0.104%; ...": each metric with the range of its figures."""
+    parts = []
+    for metric in sorted({metric_key(r.metric) for r in reports}):
+        rs = [r for r in reports if metric_key(r.metric) == metric]
+        valued = sorted((r for r in rs if r.value is not None), key=lambda r: r.value)
+        if not valued:
+            readings = "; ".join(dict.fromkeys(f"'{r.interpretation}'" for r in rs if r.interpretation))
+            parts.append(f"{_metric_words(metric)} {readings or 'with no value'}")
+            continue
+        lo, hi = valued[0], valued[-1]
+        span = _shown(lo.value, lo.unit) if lo.value == hi.value else \
+            f"{_shown(lo.value, lo.unit)} to {_shown(hi.value, hi.unit)}"
+        parts.append(f"{_metric_words(metric)} {span}")
+    return "; ".join(parts)
+
+
 def skipped_verdict(reports: list[AgentReport]) -> Verdict:
     metrics = sorted({metric_key(r.metric) for r in reports})
     if not reports:
@@ -390,8 +498,8 @@ def skipped_verdict(reports: list[AgentReport]) -> Verdict:
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
     return Verdict(
-        answer=(f"No contradictions among {len(reports)} report(s) on {len(metrics)} metric(s) "
-                f"({', '.join(metrics)}): the reports agree, so no arbitration was needed."),
+        answer=(f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
+                f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed."),
         confidence=round(mean, 4),
         needs_human_review=False,
         rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "

@@ -1,34 +1,47 @@
 """Offline arbiter for the arbitration protocol (seed 004): deterministic, rule-based, no model.
 
 It follows the seed's debate prompt step by step. First it asks whether the two findings measure
-the same thing (same period, same unit, same definition); if not, both are valid. Otherwise it
-compares the two sides on the seed's criteria in the seed's order and lets the first criterion
-that separates them decide: source authority (the configured order, e.g. GCC-STAT > World Bank
-> other, then the evidence passages' own authority), data freshness (publication dates of the
-cited sources' passages), citation completeness (the citation names source, period and value,
-and the value is found in a passage of the cited source) and agent confidence. When no criterion
-separates them, or neither value can be found in its own cited source, it rules neither valid
-and flags the contradiction for review.
+the same thing: same unit, same period, same definition. Definitions are read from the reports
+(`period`, `unit`, `interpretation`, `definition`) and from the sentence of the cited passage that
+carries each figure, with general cue phrases (annual average or end of period, survey or
+administrative count, first or revised estimate) from data/lexicons/statistical_measures_en.tsv.
+If they measure different things, both are valid, each with its context. Two modelled estimates of
+the same thing that disagree are left to a person: a publisher's standing does not settle which
+model is right. A figure (or a reading) its own cited passage does not carry is unverified and
+does not win over one that is verified. Otherwise it compares the two sides on the seed's criteria
+in the seed's order and lets the first criterion that separates them decide: source authority (the
+configured order, if any, then the evidence passages' own `authority`), data freshness (publication
+dates of the cited passages), citation completeness and agent confidence. When no criterion
+separates them it rules neither valid and flags the contradiction for review.
+
+Every ruling carries a measured reading (debate_core/offline/reading.py): how much of the metric
+the cited passages cover and whether each figure could be checked. A weak reading caps the
+confidence and says, in plain words, what the arbiter could not assess.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..contradictions import (
     period_end,
     period_key,
+    polarity,
     quoted_numbers,
     relative_difference,
     same_period,
+    shown_value,
     unit_key,
 )
+from ..lexicons import LEXICON_DIR
 from ..moderator.arbitration import authority_order
 from ..schemas import Case, Evidence
-from ..text import authority_score, numbers
+from ..text import authority_score, numbers, sentences
 from . import register
+from .reading import read
 
 # How far apart two sides must be on a criterion before it decides.
 AUTHORITY_STEP = 0.1
@@ -37,6 +50,9 @@ CONFIDENCE_STEP = 0.05
 # A quoted or found number matches a reported value when within 0.5% of it (rounding in sources).
 MATCH_TOLERANCE = 0.005
 _DATE = re.compile(r"((?:19|20)\d\d)(?:[-/.](\d{1,2}))?")
+MEASURES_FILE = "statistical_measures_en.tsv"
+# Cue groups whose kinds name different measures of one quantity; "estimate" only says how sure a figure is.
+DEFINITION_GROUPS = ("basis", "method", "release")
 
 
 def _norm(text: str | None) -> str:
@@ -48,7 +64,7 @@ def _matches(value: float, found: float) -> bool:
 
 
 def _names(source: str | None, citation: str) -> bool:
-    """Most of the source's words appear in the citation ("Gulf Jobs Watch blog" in "... Gulf Jobs Watch 2023")."""
+    """Most of the source's words appear in the citation ("City Data blog" in "... from City Data 2023")."""
     words = set(re.findall(r"[0-9a-z]+", (source or "").lower()))
     if not words:
         return False
@@ -97,7 +113,33 @@ class Side:
     def shown(self) -> str:
         if self.value is None:
             return f"'{self.interpretation or 'no reading'}'"
-        return f"{self.value:g}%" if unit_key(self.unit) == "%" else f"{self.value:g} {self.unit or ''}".rstrip()
+        return shown_value(self.value, self.unit)
+
+    @property
+    def value_passages(self) -> list[Evidence]:
+        """Only the passages that carry the reported value (none when it is not found)."""
+        if self.value is None:
+            return []
+        value = self.value
+        return [ev for ev in self.passages if any(_matches(value, v) for v in quoted_numbers(ev.text))]
+
+    def value_clauses(self) -> list[str]:
+        """The sentence parts (split at ';') of the cited passages that carry the reported value."""
+        if self.value is None:
+            return []
+        value = self.value
+        out = []
+        for ev in self.value_passages:
+            for sentence in sentences(ev.text):
+                for part in sentence.split(";"):
+                    if any(_matches(value, v) for v in quoted_numbers(part)):
+                        out.append(part.strip())
+        return out
+
+    def context(self) -> str:
+        """What says which measure the figure is: the report's own fields and the figure's clauses."""
+        own = [self.period, self.unit, self.interpretation, self.definition, self.citation]
+        return " ".join([*(x for x in own if x), *self.value_clauses()])
 
 
 def _passages_for(source: str | None, citation: str, evidence: list[Evidence]) -> list[Evidence]:
@@ -208,20 +250,95 @@ def _favour_dates(a: tuple[int, int] | None, b: tuple[int, int] | None) -> int:
 # ---------------------------------------------------------------------------
 
 
-def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
-    if "source_conflict" in kinds:
-        return None
-    if s1.unit and s2.unit and unit_key(s1.unit) != unit_key(s2.unit):
-        return f"they use different units ({s1.unit} vs {s2.unit}), so they measure different things"
-    if same_period(s1.period, s2.period) is False:
-        return f"they cover different periods ({s1.period} vs {s2.period})"
-    if s1.definition and s2.definition and _norm(s1.definition) != _norm(s2.definition):
-        return f"they use different definitions ({s1.definition} vs {s2.definition})"
+@dataclass(frozen=True)
+class Cue:
+    group: str
+    kind: str
+    label: str
+    phrases: tuple[str, ...]
+
+
+def _words(text: str | None) -> str:
+    """Lower-case words separated by single spaces, padded, so phrases match on word boundaries."""
+    return " " + " ".join(re.findall(r"[0-9a-z]+", (text or "").lower())) + " "
+
+
+@lru_cache(maxsize=1)
+def measure_cues() -> tuple[Cue, ...]:
+    """The general cue phrases of data/lexicons/statistical_measures_en.tsv (sources in its README)."""
+    out = []
+    for line in (LEXICON_DIR / MEASURES_FILE).read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        group, kind, label, phrases = line.split("\t")
+        out.append(Cue(group, kind, label, tuple(_words(p).strip() for p in phrases.split("|") if p.strip())))
+    return tuple(out)
+
+
+def cues_in(text: str | None) -> dict[str, dict[str, list[str]]]:
+    """group -> kind -> the cue phrases found in the text."""
+    words = _words(text)
+    found: dict[str, dict[str, list[str]]] = {}
+    for cue in measure_cues():
+        hits = [p for p in cue.phrases if f" {p} " in words]
+        if hits:
+            found.setdefault(cue.group, {})[cue.kind] = hits
+    return found
+
+
+def _label(group: str, kind: str) -> str:
+    return next(c.label for c in measure_cues() if c.group == group and c.kind == kind)
+
+
+def definition_difference(s1: Side, s2: Side) -> str | None:
+    """Two figures are different measures when, in one cue group, each side's context names a kind
+    and the two sets of kinds do not meet (an annual average against a 12-month change, a survey
+    against a claims count, a first estimate against a revised one). A context naming both kinds of
+    a group says nothing about that group."""
+    c1, c2 = cues_in(s1.context()), cues_in(s2.context())
+    for group in DEFINITION_GROUPS:
+        k1, k2 = c1.get(group, {}), c2.get(group, {})
+        if len(k1) == 1 and len(k2) == 1 and set(k1) != set(k2):
+            (kind1, said1), (kind2, said2) = next(iter(k1.items())), next(iter(k2.items()))
+            quote1 = ", ".join(f"'{w}'" for w in said1[:3])
+            quote2 = ", ".join(f"'{w}'" for w in said2[:3])
+            return (f"they measure different things: {s1.shown()} ({s1.source or 'unnamed source'}) is "
+                    f"{_label(group, kind1)} (its citation and passage say {quote1}), while {s2.shown()} "
+                    f"({s2.source or 'unnamed source'}) is {_label(group, kind2)} (they say {quote2})")
     return None
 
 
+def modelled(side: Side) -> list[str]:
+    """The cue phrases that present this side's figure as a modelled estimate (in its own passages)."""
+    found = cues_in(" ".join(ev.text for ev in side.value_passages)).get("estimate", {})
+    return [w for ws in found.values() for w in ws]
+
+
+def reading_support(side: Side) -> str:
+    """Whether the side's own passages state its reading: supported / contradicted / not stated."""
+    wanted = polarity(side.interpretation)
+    stated = polarity(" ".join(ev.text for ev in (side.value_passages or side.passages)))
+    signs = [(wanted[a][0], stated[a][0]) for a in wanted if a in stated]
+    if any(w == s for w, s in signs):
+        return "supported"
+    if signs:
+        return "contradicted"
+    return "not stated"
+
+
+def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
+    if s1.unit and s2.unit and unit_key(s1.unit) != unit_key(s2.unit) and "source_conflict" not in kinds:
+        return f"they use different units ({s1.unit} vs {s2.unit}), so they measure different things"
+    if same_period(s1.period, s2.period) is False and "source_conflict" not in kinds:
+        return f"they cover different periods ({s1.period} vs {s2.period})"
+    if s1.definition and s2.definition and _norm(s1.definition) != _norm(s2.definition):
+        return f"they use different definitions ({s1.definition} vs {s2.definition})"
+    # The cited passages can show two measures even where one source gives both figures.
+    return definition_difference(s1, s2)
+
+
 def _result(resolution: str, action: str, explanation: str, value: Any, citation: str | None,
-            confidence: float) -> dict[str, Any]:
+            confidence: float, uncertainties: list[str] | None = None) -> dict[str, Any]:
     return {
         "resolution": resolution,
         "explanation": explanation,
@@ -229,14 +346,38 @@ def _result(resolution: str, action: str, explanation: str, value: Any, citation
         "recommended_citation": citation or None,
         "confidence": round(max(0.0, min(1.0, confidence)), 2),
         "action": action,
+        "uncertainties": list(uncertainties or []),
     }
 
 
-def arbitrate_contradiction(c: dict[str, Any], case: Case | None, order: list[str]) -> dict[str, Any]:
-    s1, s2 = _side(1, c, case), _side(2, c, case)
-    kinds = list(c.get("kinds") or [])
-    metric = c.get("metric_name", "the metric")
+def _checkable(side: Side) -> str | None:
+    """What cannot be checked about a side's figure, in plain words, or None."""
+    state = verification(side)
+    if state == "no passage":
+        return f"which passage carries {side.agent}'s {side.shown()}: no passage of {side.source or 'its source'} is given"
+    if state == "no figures":
+        return f"whether {side.agent}'s {side.shown()} is right: the passages of {side.source or 'its source'} give no figures"
+    return None
 
+
+def arbitrate_contradiction(c: dict[str, Any], case: Case | None, order: list[str]) -> dict[str, Any]:
+    """The ruling, with its confidence capped and its gaps named when the reading was weak."""
+    s1, s2 = _side(1, c, case), _side(2, c, case)
+    metric = str(c.get("metric_name", "the metric"))
+    ruling = _rule(s1, s2, list(c.get("kinds") or []), metric, order)
+    used = {ev.id: ev for s in (s1, s2) for ev in s.cited}
+    gaps = [g for g in (_checkable(s1), _checkable(s2)) if g]
+    # The arbiter's question is the disputed measure, so the reading measures how much of it the
+    # cited passages speak to, and how many of the two figures could be checked there.
+    reading = read(metric.replace("_", " "), [f"{ev.source} {ev.text}" for ev in used.values()],
+                   passages=len(used), numbers_compared=sum(verification(s) == "verified" for s in (s1, s2)),
+                   gaps=gaps)
+    ruling["confidence"] = round(reading.cap(ruling["confidence"]), 2)
+    ruling["uncertainties"] = [*ruling["uncertainties"], *reading.uncertainties()]
+    return ruling
+
+
+def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str]) -> dict[str, Any]:
     if kinds == ["confidence"]:
         a1, a2 = authority(s1, order)[0], authority(s2, order)[0]
         keep = s2 if a2 > a1 + AUTHORITY_STEP else s1
@@ -268,7 +409,48 @@ def arbitrate_contradiction(c: dict[str, Any], case: Case | None, order: list[st
             f"Neither value on {metric} appears in the passages of its own cited source "
             f"({s1.source}: {s1.shown()}; {s2.source}: {s2.shown()}); both extractions need checking.",
             None, None, 0.7,
+            [f"could not assess: which value on {metric} is right: neither appears in its own cited source"],
         )
+
+    m1, m2 = modelled(s1), modelled(s2)
+    if m1 and m2 and "value" in kinds:
+        cues = ", ".join(f"'{w}'" for w in dict.fromkeys([*m1, *m2]))
+        return _result(
+            "neither_valid", "flag_for_review",
+            f"Both figures on {metric} are modelled estimates for the same period ({s1.shown()} from "
+            f"{s1.source or 'an unnamed source'} and {s2.shown()} from {s2.source or 'an unnamed source'}; "
+            f"their passages say {cues}). The gap comes from their methods and data, and a publisher's standing "
+            f"does not settle which model is right, so neither can be declared correct from this material: "
+            f"keep both with their methods and uncertainty, and let a person choose.",
+            None, None, 0.6,
+            [f"could not assess: which of two modelled estimates of {metric} is right, as they differ in method "
+             f"and the passages give no complete count to check them against"],
+        )
+
+    for a, b in ((s1, s2), (s2, s1)):
+        if verification(a) == "verified" and verification(b) == "not found":
+            return _result(
+                f"agent{a.n}_correct", f"use_agent{a.n}",
+                f"Both findings concern {metric} for the same period ({a.period or b.period or 'unstated'}). "
+                f"{a.agent}'s {a.shown()} appears in its cited source ({a.source or 'unnamed source'}); "
+                f"{b.agent}'s {b.shown()} does not appear in the passages of {b.source or 'its source'}, so it is "
+                f"unverified. Decided by verification: {a.agent}'s {a.shown()} stands.",
+                a.value, a.citation, 0.7,
+            )
+
+    if "interpretation" in kinds:
+        r1, r2 = reading_support(s1), reading_support(s2)
+        for a, b, ra, rb in ((s1, s2, r1, r2), (s2, s1, r2, r1)):
+            if ra == "supported" and rb != "supported":
+                return _result(
+                    f"agent{a.n}_correct", f"use_agent{a.n}",
+                    f"The two readings of {metric} oppose each other. {a.agent}'s reading '{a.interpretation}' "
+                    f"is stated in its cited source ({a.source or 'unnamed source'}); {b.agent}'s reading "
+                    f"'{b.interpretation}' is {'contradicted by' if rb == 'contradicted' else 'not stated in'} "
+                    f"the passages of {b.source or 'its source'}, so it is unverified. Decided by verification: "
+                    f"{a.agent}'s {a.shown()}, read as '{a.interpretation}', stands.",
+                    a.value, a.citation, 0.7,
+                )
 
     (au1, why1), (au2, why2) = authority(s1, order), authority(s2, order)
     (f1, fwhy1), (f2, fwhy2) = freshness(s1), freshness(s2)

@@ -7,8 +7,9 @@ consensus, adjusted reports and a rule-based verdict (debate_core.moderator.arbi
 With no contradictions the debate is skipped without a single model call.
 
 Settings (``settings.options``): ``value_threshold`` (0.05), ``confidence_gap`` (0.3; null turns the
-rule off), ``authority_order`` (["GCC-STAT", "World Bank"], or "A > B > other"),
-``min_resolution_confidence`` (0.5). ``settings.agents`` lists the arbiters (default one, ``arbiter``).
+rule off), ``authority_order`` (empty: the evidence passages' own ``authority`` decides; or a list, or
+"A > B > other"), ``min_resolution_confidence`` (0.5). The arbiters are profiles (the chosen agents,
+the case's ``agents``, else one neutral ``arbiter``); each arbiter's identity enters its prompt.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import prompts, steps
-from ..contradictions import CONFIDENCE_GAP, VALUE_THRESHOLD, Contradiction, detect_contradictions
+from ..contradictions import (
+    CONFIDENCE_GAP,
+    VALUE_THRESHOLD,
+    Contradiction,
+    detect_contradictions,
+    shown_value,
+)
 from ..moderator.arbitration import (
     DEFAULT_AUTHORITY_ORDER,
     MIN_RESOLUTION_CONFIDENCE,
@@ -32,6 +39,7 @@ from ..moderator.arbitration import (
     value_reported,
     verdict,
 )
+from ..profiles import identity
 from ..runtime import DebateRun, Outcome
 from ..schemas import Case, Evidence, Resolution
 from ..text import bm25_rank
@@ -39,7 +47,11 @@ from . import run_options
 from .base import CaseNeed, ProtocolSpec, StageSpec
 
 NAME = "arbitration"
-DEFAULT_AGENTS: list[dict[str, Any]] = [{"id": "arbiter", "role": "neutral arbitrator"}]
+DEFAULT_AGENTS: list[dict[str, Any]] = [{
+    "id": "arbiter", "name": "Arbiter",
+    "role": "neutral arbitrator who checks what each figure measures and weighs both findings against the "
+            "cited evidence",
+}]
 DEFAULT_ROUNDS = 1
 MAX_ROUNDS = 1
 MAX_PASSAGES = 8
@@ -61,7 +73,7 @@ class Options(BaseModel):
     authority_order: list[str] = Field(
         list(DEFAULT_AUTHORITY_ORDER),
         description="sources in order of authority, most trusted first",
-        json_schema_extra={"expects": "a list of source names or text such as 'GCC-STAT > World Bank > other'"})
+        json_schema_extra={"expects": "a list of source names or text such as 'Statistics Office > Central Bank > other'"})
     min_resolution_confidence: float = Field(
         MIN_RESOLUTION_CONFIDENCE, ge=0, le=1,
         description="an arbiter's ruling with less confidence than this is flagged for human review")
@@ -83,7 +95,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 def _side_text(c: Contradiction, n: int) -> str:
     s = c.side(n)
-    value = "no value" if s["value"] is None else f"{s['value']:g}{(' ' + s['unit']) if s['unit'] else ''}"
+    value = shown_value(s["value"], s["unit"])
     lines = [f"- Agent {n} ({s['name']}): {value} {s['citation'] or '(no citation)'} (confidence: {s['confidence']})"]
     details = [f"{k}: {s[k]}" for k in ("source", "period", "interpretation") if s.get(k)]
     if details:
@@ -115,6 +127,14 @@ def relevant_evidence(case: Case, c: Contradiction) -> list[Evidence]:
     return (chosen + [by_id[i] for i in extra])[:MAX_PASSAGES]
 
 
+def authority_text(order: list[str]) -> str:
+    """How the prompt states the authority criterion: the configured order, if any, then the passages'."""
+    stated = "the authority each evidence passage states (official statistics above secondary sources and blogs)"
+    if not order:
+        return stated
+    return " > ".join([*order, "other"]) + "; among other sources, " + stated
+
+
 async def run(run: DebateRun) -> Outcome:
     started = time.perf_counter()
     options: Options = run_options(run)
@@ -141,7 +161,8 @@ async def run(run: DebateRun) -> Outcome:
             summary={"contradictions": 0, "status": "skipped"},
         )
 
-    arbiters = [str(a["id"]) for a in run.agent_ids(DEFAULT_AGENTS)]
+    profiles = {str(a["id"]): a for a in run.agent_profiles(DEFAULT_AGENTS)}
+    arbiters = list(profiles)
 
     async def arbitrate(c: Contradiction, arbiter: str) -> tuple[int, str, Resolution, float]:
         t0 = time.perf_counter()
@@ -150,13 +171,14 @@ async def run(run: DebateRun) -> Outcome:
             Resolution,
             "arbitration_arbitrate",
             {
+                "identity": identity(profiles[arbiter]),
                 "index": str(c.index),
                 "kinds": ", ".join(c.kinds),
                 "contradiction": prompts.data_block("contradiction", contradiction_text(c)),
                 "evidence": prompts.evidence_block(relevant_evidence(run.case, c)),
-                "authority_order": " > ".join([*order, "other"]),
+                "authority_order": authority_text(order),
             },
-            {"contradiction": c.to_dict(), "authority_order": order},
+            {"contradiction": c.to_dict(), "authority_order": order, "agent": profiles[arbiter]},
         )
         # Wall time of the call as the protocol saw it, including any wait for a concurrency slot.
         return c.index, arbiter, out, (time.perf_counter() - t0) * 1000
