@@ -51,7 +51,7 @@ _CAVEAT = re.compile(
     r"|다만|그러나|예외|않|없",
     re.IGNORECASE,
 )
-# Where the question lists its aspects: "each aspect (screen, battery)", "측면(파스타, 응대)".
+# Where the question lists its aspects: "each aspect (A, B)", "측면(A, B)".
 _ASKED_ASPECTS = re.compile(r"(?:aspects?|측면)[^()（）]{0,40}[(（]([^()（）]+)[)）]", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]")
 # Issues an earlier stage may name that a word list cannot settle.
