@@ -207,6 +207,9 @@ class DebateSummary(_Out):
     key_agreements: list[str] = Field(default_factory=list)
     key_disagreements: list[str] = Field(default_factory=list)
     rationale: str = ""
+    # The judge's confidence in its consensus, and what the panel could not assess ("could not assess: ...").
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    uncertainties: list[str] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import prompts, steps
+from .. import profiles, prompts, steps
 from ..moderator import panel as mod
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import DebateSummary, DebateTurn, Verdict
@@ -121,10 +121,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 def personas_for(run: DebateRun) -> list[dict[str, Any]]:
-    """Personas in speaking order: settings.agents (or the defaults), then options.personas overrides,
-    then options.order."""
+    """Personas in speaking order: the debate's agent profiles (chosen, the case's own, or the
+    defaults; a default persona's stance is kept when a profile with its id does not set one), then
+    options.personas overrides, then options.order."""
     options: Options = run_options(run)
-    base = run.settings.agents or DEFAULT_AGENTS
+    base = run.agent_profiles(DEFAULT_AGENTS)
     defaults = {a["id"]: a for a in DEFAULT_AGENTS}
     personas: dict[str, dict[str, Any]] = {}
     for agent in base:
@@ -161,6 +162,11 @@ def personas_for(run: DebateRun) -> list[dict[str, Any]]:
 
 def _persona_json(p: dict[str, Any]) -> str:
     return json.dumps({k: p.get(k, "") for k in ("id", *_PERSONA_FIELDS)}, ensure_ascii=False)
+
+
+def persona_identity(p: dict[str, Any]) -> str:
+    """The persona's identity for its prompts: its profile (name, role, instructions, terms) and its stance."""
+    return f"{profiles.identity(p)}\nYour stance on the panel: {p['stance']}."
 
 
 def _options(run: DebateRun) -> dict[str, Any]:
@@ -233,7 +239,8 @@ async def _debate(run: DebateRun, personas: list[dict[str, Any]], rounds: int, c
             sid = steps.turn(rnd, persona["id"])
             out = await run.step(
                 sid, DebateTurn, "panel_turn",
-                {"persona_json": _persona_json(persona), "persona_name": persona.get("name", persona["id"]),
+                {"identity": persona_identity(persona),
+                 "persona_json": _persona_json(persona), "persona_name": persona.get("name", persona["id"]),
                  "stance": persona["stance"], "round": str(rnd), "rounds": str(rounds), "topic": topic,
                  "shared_context": context_block, "evidence": evidence,
                  "history": prompts.data_block("history", _history_view(history) or "(no turns yet)")},
@@ -251,6 +258,7 @@ async def _debate(run: DebateRun, personas: list[dict[str, Any]], rounds: int, c
         steps.final("judge"), DebateSummary, "panel_judge",
         {"topic": topic, "evidence": evidence, "shared_context": context_block,
          "personas": prompts.data_block("personas", [json.loads(_persona_json(p)) for p in personas]),
+         "persona_names": ", ".join(f"{p.get('name') or p['id']} ({p['id']}, {p['stance']})" for p in personas),
          "all_turns": prompts.data_block("all turns", _history_view(history))},
         {"turns": list(history), "personas": personas, "context": context},
         stage="judge_summary",
@@ -383,11 +391,13 @@ async def run(run: DebateRun) -> Outcome:
         run.warn(w)
 
     reasons = mod.escalation_reasons(decision, summary, debated, signals.validator, opts["review_confidence"])
+    reasons += mod.panel_reading_reasons(turns, summary, judge="the judge")
     converged, why = mod.convergence(debated, summary, decision.final_label,
                                   decision.arbiter_flags.debate_inferred_label, len(rounds_out))
     final_aspects = [s.model_dump(mode="json") for s in final_sentiments]
     verdict = Verdict(
-        answer=decision.final_label,
+        answer=mod.verdict_answer(decision.final_label, [(s.aspect, s.polarity) for s in final_sentiments],
+                                  mod.panel_uncertainties(turns, summary)),
         confidence=decision.confidence,
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,
@@ -438,8 +448,14 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
     run.warn("the case has no stage signals: the rule-based moderator did not run; the verdict is the "
              "judge's consensus")
     agreed, disputed = len(summary.key_agreements), len(summary.key_disagreements)
+    # No rule stands behind a judge-only verdict, so the balance of agreements bounds it; a judge that
+    # states a lower confidence of its own is taken at its word.
     confidence = mod.judge_only_confidence(agreed, disputed)
+    if summary.confidence is not None:
+        confidence = min(confidence, summary.confidence)
     reasons = mod.judge_only_escalation_reasons(summary)
+    turns = [t for r in rounds_out for t in r["turns"]]
+    reasons += mod.panel_reading_reasons(turns, summary, judge="the judge")
     converged, why = mod.convergence(True, summary, None, None, len(rounds_out))
     rationale = (f"No stage signals in the case, so the moderator rules did not run. Judge: "
                  f"{summary.rationale.strip() or '(no rationale)'} Agreements {agreed}, disagreements {disputed}.")

@@ -86,6 +86,11 @@ from .verdict import (
     judge_has_consensus,
     judge_only_confidence,
     judge_only_escalation_reasons,
+    panel_low_confidence_reason,
+    panel_reading_reasons,
+    panel_unassessed_reason,
+    panel_uncertainties,
+    verdict_answer,
 )
 
 __all__ = [
@@ -147,4 +152,9 @@ __all__ = [
     "judge_only_escalation_reasons",
     "judge_only_confidence",
     "convergence",
+    "panel_uncertainties",
+    "panel_low_confidence_reason",
+    "panel_unassessed_reason",
+    "panel_reading_reasons",
+    "verdict_answer",
 ]

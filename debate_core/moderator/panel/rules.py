@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..common import LOW_CONFIDENCE
 from .signals import Span, StageSignal, ValidatorSignal
 
 RULE_E_MAX_CONFIDENCE = 0.55
@@ -60,6 +61,14 @@ def infer_label_from_debate(summary: Any) -> str | None:
         if any(w in text for w in words):
             return label
     return None
+
+
+def judge_confidence(summary: Any) -> float | None:
+    """The confidence the judge states for its consensus, when it states one."""
+    if summary is None:
+        return None
+    value = summary.get("confidence") if isinstance(summary, Mapping) else getattr(summary, "confidence", None)
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 def span_iou(a: Span | None, b: Span | None) -> float:
@@ -175,6 +184,9 @@ def decide(
         block = "inferred_empty"
     elif inferred == label:
         block = "label_unchanged"
+    elif (stated := judge_confidence(debate_summary)) is not None and stated < LOW_CONFIDENCE:
+        # A judge unsure of its own consensus does not get to change the label.
+        block = "judge_not_confident"
     elif conf >= RULE_E_MAX_CONFIDENCE and label != "mixed":
         block = "confidence_too_high"
     else:

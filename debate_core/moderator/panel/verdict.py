@@ -8,8 +8,11 @@ label. These functions read the judge's summary and the moderator's decision; th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from ...schemas import DebateSummary
+from ..common import LOW_CONFIDENCE, UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
 from .rules import ModeratorOutput
 from .signals import ValidatorSignal
 
@@ -99,3 +102,49 @@ def convergence(debated: bool, summary: DebateSummary | None, final_label: str |
     if inferred == final_label:
         return True, f"the judge's consensus agrees with the moderator's label ({final_label})"
     return False, f"the judge's consensus ({inferred}) differs from the moderator's label ({final_label})"
+
+
+# "could not assess: X" inside a longer text (a key point, a rationale), up to the end of its sentence.
+_UNASSESSED = re.compile(re.escape(UNASSESSED_PREFIX) + r"\s*(.+?)(?:\.\s|\.$|\n|$)", re.IGNORECASE)
+
+
+def panel_uncertainties(turns: Sequence[dict[str, Any]], summary: DebateSummary | None) -> list[str]:
+    """What the panel said it could not assess: the judge's uncertainties, then every "could not
+    assess: ..." in the speakers' key points, without repeats."""
+    found: list[str] = list(summary.uncertainties) if summary is not None else []
+    for turn in turns:
+        for point in turn.get("key_points") or []:
+            found += [f"{UNASSESSED_PREFIX} {m}" for m in _UNASSESSED.findall(str(point))]
+    return [f"{UNASSESSED_PREFIX} {item}" for item in unassessed(found)]
+
+
+def panel_low_confidence_reason(summary: DebateSummary | None, judge: str = "the judge") -> str | None:
+    """Rule: a judge that states a confidence below the shared low line sends the verdict to a human."""
+    if summary is None or summary.confidence is None:
+        return None
+    return low_confidence_reason({judge: summary.confidence}, LOW_CONFIDENCE)
+
+
+def panel_unassessed_reason(turns: Sequence[dict[str, Any]], summary: DebateSummary | None) -> str | None:
+    """Rule: a verdict the panel could not fully assess goes to a human, naming what it could not assess."""
+    return unassessed_reason(panel_uncertainties(turns, summary), who="the panel")
+
+
+def panel_reading_reasons(turns: Sequence[dict[str, Any]], summary: DebateSummary | None,
+                          judge: str = "the judge") -> list[str]:
+    """The shared rules on the panel's own reading: low stated confidence, then what it could not assess."""
+    return [r for r in (panel_low_confidence_reason(summary, judge), panel_unassessed_reason(turns, summary)) if r]
+
+
+def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = ()) -> str:
+    """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
+    keyboard negative." followed by what the panel could not assess."""
+    by_label: dict[str, list[str]] = {}
+    for aspect, polarity in aspects:
+        by_label.setdefault(polarity, []).append(aspect)
+    detail = "; ".join(f"{', '.join(names)} {pol}" for pol, names in by_label.items())
+    answer = f"The overall sentiment is {label}" + (f": {detail}." if detail else ".")
+    items = unassessed(uncertainties)
+    if items:
+        answer += " The panel could not assess: " + "; ".join(items) + "."
+    return answer

@@ -1,14 +1,20 @@
 """Offline persona panel (seed 001): rule-based speakers and judge that read the case's evidence.
 
 Every passage is split into clauses at contrast markers ("-는데", "-지만", "but", ...); each clause
-is tied to the case's aspects (terms and synonyms) and given a polarity from small Korean and
-English cue lexicons with local negation and hedges; "맛 4.6/5"-style ratings count too. The
-sentence under review decides an aspect's label; other passages corroborate or contradict it.
+is tied to the case's aspects (its signals' terms and synonyms, and the aspects its question lists)
+and given a polarity from VADER's general lexicon with its negation rule (data/lexicons/); ratings
+such as "4.6/5" count too. A clause the lexicon cannot score takes the earlier stage's label for its
+aspect when that stage was reasonably sure, else the opposite of the clause a contrast sets it
+against. The sentence under review decides an aspect's label; other passages corroborate or
+contradict it. What the reading cannot settle (an aspect the text never mentions, a sentiment it
+could not read while it matters, possible irony) is said as "could not assess: ..." and lowers the
+judge's confidence.
 
 On that reading each persona argues its stance: the analyst (neutral) tallies evidence per aspect
 and checks the others' claims against it; the critic (con) presses the negative evidence and
 overconfident labels; the empath (pro) brings out the positive evidence and answers the critic.
-From round 2 each speaker answers what the others said in the history. The judge compares every
+From round 2 each speaker answers what the others said in the history. A speaker quotes only what
+nobody has quoted yet, or says it has nothing new: one quote repeated is not agreement. The judge compares every
 speaker's claims with the evidence. Cases without aspects get a passage-level debate instead.
 """
 

@@ -6,15 +6,17 @@ import re
 from typing import Any
 
 from ...moderator.panel import TermIndex
-from .reading import _EN_HEDGE_RE, _KO_HEDGE, clause_polarity, clauses
+from .reading import clause_polarity, clauses
 
 _EXPLICIT = re.compile(r"(?:→|->|=|:)\s*(긍정|부정|중립|혼합|positive|negative|neutral|mixed)\b", re.IGNORECASE)
+# A label named in the clause itself ("I read the price as neutral", "가격은 중립"): the panel's own words.
+_NAMED = re.compile(r"(긍정|부정|중립|혼합)|\b(positive|negative|neutral|mixed)\b", re.IGNORECASE)
 _WORD_LABEL = {"긍정": "positive", "부정": "negative", "중립": "neutral", "혼합": "mixed"}
 
 
 def claims_of(turn: dict[str, Any], index: TermIndex) -> dict[str, str]:
-    """Aspect -> polarity a turn asserts: an explicit "aspect: label" in a key point, else the cue words
-    of its key points, else of its message clauses."""
+    """Aspect -> polarity a turn asserts: an explicit "aspect: label" in a key point, else the one label
+    a clause names, else the lexicon polarity of its key points, then of its message clauses."""
     out: dict[str, str] = {}
     points = [str(k) for k in turn.get("key_points") or []]
     texts = [(t, True) for t in points] + [(t, False) for t in clauses(str(turn.get("message") or ""))]
@@ -23,12 +25,15 @@ def claims_of(turn: dict[str, Any], index: TermIndex) -> dict[str, str]:
         if not found:
             continue
         explicit = _EXPLICIT.findall(text) if is_point else []
+        named = {_WORD_LABEL.get(w.lower(), w.lower()) for m in _NAMED.findall(text) for w in m if w}
         if explicit:
             word = explicit[-1].lower()
             pol = _WORD_LABEL.get(word, word)
+        elif len(named) == 1:
+            pol = named.pop()
         else:
             pol, cues = clause_polarity(text)
-            if not cues and pol == "neutral" and not (any(h in text for h in _KO_HEDGE) or _EN_HEDGE_RE.search(text)):
+            if not cues:
                 continue
         if pol == "mixed":
             continue
@@ -49,10 +54,15 @@ def _last_turns(history: list[dict[str, Any]], me: str) -> list[dict[str, Any]]:
     return out
 
 
-def _own_quotes(history: list[dict[str, Any]], me: str) -> set[str]:
-    quoted: set[str] = set()
-    for turn in history:
-        if turn.get("speaker") == me:
-            for m in re.findall(r"['\"]([^'\"]+)['\"]", str(turn.get("message") or "")):
-                quoted.add(m)
-    return quoted
+class QuotedSoFar:
+    """What the panel has quoted so far, as one text: a quote is "already used" when any earlier
+    message contains it. A speaker brings new evidence or says it has none."""
+
+    def __init__(self, history: list[dict[str, Any]]) -> None:
+        self._blob = "\n".join(str(t.get("message") or "") for t in history)
+
+    def __contains__(self, quote: object) -> bool:
+        return bool(quote) and str(quote) in self._blob
+
+    def add(self, quote: str) -> None:
+        self._blob += "\n" + quote

@@ -9,7 +9,7 @@ from .. import register
 from .claims import claims_of
 from .passages import _caveats, _passage_turn, _pick_sentence
 from .phrasing import _LABEL_WORD, _ids, display_name, say
-from .reading import Reading, _short, read_case
+from .reading import Reading, _short, quote_text, read_case
 from .stances import _side_turn, analyst_turn
 
 
@@ -99,9 +99,38 @@ def judge_summary(payload: dict[str, Any]) -> dict[str, Any]:
     rationale = say(lang, "judge_rationale", disputed=len(disagreements), agreed=len(agreements))
     if winner:
         rationale += say(lang, "judge_winner", winner=display_name(winner, personas, lang))
+    distinct = distinct_evidence(r, turns)
+    confidence = judge_confidence(r, distinct)
+    uncertainties = r.uncertainties()
+    rationale += say(lang, "judge_confidence", confidence=confidence, distinct=distinct)
     summary = {"winner": winner, "consensus": consensus, "key_agreements": agreements,
-               "key_disagreements": disagreements, "rationale": rationale}
+               "key_disagreements": disagreements, "rationale": rationale,
+               "confidence": confidence, "uncertainties": uncertainties}
     return summary
+
+
+# Each further distinct passage the panel quotes for a label adds this much, up to the cap: agreement
+# that rests on one quote repeated adds nothing.
+CORROBORATION_STEP = 0.03
+CORROBORATION_CAP = 0.09
+
+
+def distinct_evidence(r: Reading, turns: list[dict[str, Any]]) -> int:
+    """How many different clauses the panel quoted in support of the labels the reading gives."""
+    blob = "\n".join(str(t.get("message") or "") for t in turns)
+    quoted = {quote_text(m.clause) for a in r.aspects for m in a.read_mentions
+              if m.polarity == a.label and quote_text(m.clause) in blob}
+    return len(quoted)
+
+
+def judge_confidence(r: Reading, distinct: int) -> float:
+    """The reading's confidence, raised a little by each further distinct passage quoted for it;
+    a weak reading stays capped."""
+    base = r.confidence()
+    if r.weak:
+        return base
+    bonus = min(CORROBORATION_CAP, CORROBORATION_STEP * max(0, distinct - 1))
+    return round(min(0.95, base + bonus), 4)
 
 
 def _passage_judge(case: Any, r: Reading, turns: list[dict[str, Any]], personas: list[dict[str, Any]]) -> dict[str, Any]:

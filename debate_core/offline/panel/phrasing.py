@@ -65,12 +65,12 @@ def _cite(m: Mention, lang: str) -> str:
 
 
 def display_name(persona_id: str, personas: list[dict[str, Any]], lang: str) -> str:
-    if persona_id in _ROLE_NAME[lang]:
-        return _ROLE_NAME[lang][persona_id]
+    """The persona's own name from its profile; the default personas by their role word."""
     for p in personas:
-        if p.get("id") == persona_id:
-            return str(p.get("name") or persona_id)
-    return persona_id
+        name = str(p.get("name") or "")
+        if p.get("id") == persona_id and name and name.lower() != persona_id.lower():
+            return name
+    return _ROLE_NAME[lang].get(persona_id, persona_id)
 
 
 class _Phrase(string.Formatter):
@@ -102,6 +102,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "the_sentence": "리뷰 문장",
         "cite": "'{text}'({where})",
         # The analyst
+        "tally_unread": "{aspect}: 감성 단서 없음 → 판단 보류",
+        "read_by_signal": " (앞 단계 레이블을 따름)",
+        "read_by_contrast": " (대비 구문으로 추론)",
+        "analyst_gaps": "평가하지 못한 것: {gaps}.",
+        "nothing_new": "{aspect}에 대해서는 새로 보탤 근거가 없습니다: 이미 인용된 근거({ids})가 {side} 쪽입니다.",
+        "nothing_new_point": "{aspect}: {side} — 새 근거 없음",
         "tally": "{aspect}: 긍정 {pos_n}건({pos}), 부정 {neg_n}건({neg}), 유보 {neu_n}건({neu}) → {label}",
         "analyst_planning": "{rnd}라운드: 측면({names})별로 증거를 집계하고 Stage1 레이블 및 다른 패널의 주장과 대조한다.",
         "stage1_label": "Stage1 ATE는 문장을 {label}({conf:.2f}){label:-으로/로} 봤다",
@@ -165,7 +171,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         # The judge
         "judge_agreement": "{aspect}: {label} — {who} 동의 ({ids})",
         "judge_disagreement": "{aspect}: {parts}; 리뷰 문장 기준 {label} ({ids})",
-        "judge_consensus": "문장 전체는 {label}({overall}): {detail}.",
+        "judge_consensus": "문장 전체 감성은 {label}({overall})입니다: {detail}.",
+        "judge_confidence": " 판정 신뢰도 {confidence:.2f} (패널이 인용한 서로 다른 근거 {distinct}건).",
         "judge_rationale": "리뷰 문장이 측면별 레이블을 정하고 다른 근거가 이를 뒷받침하거나 반박한다. 쟁점 {disputed}건, 합의 {agreed}건.",
         "judge_winner": " {winner}의 주장이 증거와 가장 잘 맞았다.",
         "passage_disagreement": "{id}: {who} / {names} 반론",
@@ -179,6 +186,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "the_sentence": "the sentence",
         "cite": "\"{text}\" ({where})",
         # The analyst
+        "tally_unread": "{aspect}: no sentiment word, rating or contrast -> not read",
+        "read_by_signal": " (taken from the earlier stage's label)",
+        "read_by_contrast": " (inferred from the contrast)",
+        "analyst_gaps": "What I could not assess: {gaps}.",
+        "nothing_new": "On {aspect} I have nothing new to add: the evidence already quoted ({ids}) reads {side}.",
+        "nothing_new_point": "{aspect}: {side} — nothing new",
         "tally": "{aspect}: {pos_n} positive ({pos}), {neg_n} negative ({neg}), {neu_n} hedged ({neu}) -> {label}",
         "analyst_planning": "Round {rnd}: tally the evidence per aspect ({names}) and check it against the Stage1 "
                             "labels and the other panelists' claims.",
@@ -248,7 +261,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         # The judge
         "judge_agreement": "{aspect}: {label} — agreed by {who} ({ids})",
         "judge_disagreement": "{aspect}: {parts}; by the sentence itself {label} ({ids})",
-        "judge_consensus": "The sentence as a whole is {overall}: {detail}.",
+        "judge_consensus": "The overall sentiment is {overall}: {detail}.",
+        "judge_confidence": " Confidence {confidence:.2f} ({distinct} distinct passage(s) quoted by the panel).",
         "judge_rationale": "The sentence under review sets each aspect's label; the other passages corroborate or "
                            "contradict it. {disputed} disputed aspect(s), {agreed} agreed.",
         "judge_winner": " {winner}'s claims fit the evidence best.",

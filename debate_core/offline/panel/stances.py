@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from .claims import _last_turns, _own_quotes, claims_of
+from .claims import QuotedSoFar, _last_turns, claims_of
 from .phrasing import _LABEL_WORD, _cite, _ids, _join, display_name, say, sentence_case
 from .reading import AspectView, Reading, quote_text
 
 
 def _tally(view: AspectView, lang: str) -> str:
+    if not view.determined:
+        return say(lang, "tally_unread", aspect=view.aspect)
     pos, neg, neu = view.ids("positive"), view.ids("negative"), view.ids("neutral")
-    return say(lang, "tally", aspect=view.aspect, label=_LABEL_WORD[lang][view.label],
+    line = say(lang, "tally", aspect=view.aspect, label=_LABEL_WORD[lang][view.label],
                pos_n=view.count("positive"), pos=_ids(pos), neg_n=view.count("negative"), neg=_ids(neg),
                neu_n=view.count("neutral"), neu=_ids(neu))
+    deciding = {m.source for m in view.read_mentions if m.target and m.polarity == view.label}
+    if deciding and "lexicon" not in deciding:
+        # Say how a label the lexicon did not read was reached.
+        line += say(lang, "read_by_" + ("signal" if "signal" in deciding else "contrast"))
+    return line
+
+
+def uncertainty_points(r: Reading) -> list[str]:
+    """What the reading could not assess, as key points a moderator can read ("could not assess: ...")."""
+    return r.uncertainties()
 
 
 def analyst_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict[str, Any]],
@@ -63,6 +75,11 @@ def analyst_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[di
             reflection += say(lang, "misfits_note", misfits=", ".join(misfits))
     body.append(say(lang, "overall_reads", label=word[overall], overall=overall))
     key_points.append(say(lang, "overall_point", label=word[overall], overall=overall))
+    gaps = uncertainty_points(r)
+    if gaps:
+        body.append(say(lang, "analyst_gaps", gaps="; ".join(g.removeprefix("could not assess: ") for g in r.gaps)
+                        or "; ".join(gaps)))
+        key_points += gaps
     body = sentence_case(lang, body)
     return {"speaker": me, "stance": persona.get("stance", "neutral"), "planning": planning,
             "reflection": reflection, "message": " ".join(body), "key_points": key_points}
@@ -74,10 +91,11 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
     lang, word = r.lang, _LABEL_WORD[r.lang]
     me = str(persona["id"])
     other = "positive" if side == "negative" else "negative"
-    skip = _own_quotes(history, me)
+    skip = QuotedSoFar(history)
+    mine = QuotedSoFar([t for t in history if t.get("speaker") == me])
     ours = sorted((a for a in r.aspects if a.label == side), key=lambda a: (-a.count(side), a.aspect))
     # Aspects the sentence itself hedges: the critic reads a hedge as withheld praise, the empath as no complaint.
-    hedged = [a for a in r.aspects if a.label == "neutral" and a not in ours and a.mentions]
+    hedged = [a for a in r.aspects if a.label == "neutral" and a not in ours and a.determined]
     theirs = [a for a in r.aspects if a.label == other]
     body: list[str] = []
     key_points: list[str] = []
@@ -101,14 +119,18 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                     # Strong evidence on the other side: conceded below, one sentence per speaker.
                     concede.setdefault(who, []).append(view)
                 elif label == side:
-                    q = view.quote(side)
+                    q = view.fresh_quote(side, skip)
                     ref = _cite(q, lang) if q else _ids(view.ids(side))
+                    if q:
+                        skip.add(quote_text(q.clause))
                     body.append(say(lang, "rebut_plain", who=who, aspect=aspect, claimed=word[claimed],
                                     side=word[side], ref=ref))
                     key_points.append(say(lang, "rebut_plain_point", aspect=aspect, side=word[side], who=who))
                 else:
-                    q = view.quote("neutral") or view.quote(label)
-                    ref = _cite(q, lang) if q else _ids(view.ids(label))
+                    q = view.fresh_quote("neutral", skip) or view.fresh_quote(label, skip)
+                    ref = _cite(q, lang) if q else _ids(view.ids(label) or view.ids("neutral"))
+                    if q:
+                        skip.add(quote_text(q.clause))
                     body.append(say(lang, "rebut_thin", who=who, aspect=aspect, claimed=word[claimed], ref=ref))
                     key_points.append(say(lang, "rebut_thin_point", aspect=aspect, who=who, claimed=word[claimed]))
 
@@ -118,10 +140,13 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                                what=word[views[0].label], verb="was" if len(views) == 1 else "were"))
 
     for n, view in enumerate(ours[:2]):
-        q = view.quote(side, skip)
-        extra = [i for i in view.ids(side) if q is None or i != q.evidence_id]
+        q = view.fresh_quote(side, skip)
         if q is None:
+            # Everything on this aspect has been quoted already: repeating it would fake agreement.
+            body.append(say(lang, "nothing_new", aspect=view.aspect, side=word[side], ids=_ids(view.ids(side))))
+            key_points.append(say(lang, "nothing_new_point", aspect=view.aspect, side=word[side]))
             continue
+        extra = [i for i in view.ids(side) if i != q.evidence_id]
         skip.add(quote_text(q.clause))
         lead = say(lang, f"{role}_lead_first" if n == 0 else f"{role}_lead_next", aspect=view.aspect)
         body.append(f"{lead}: {_cite(q, lang)}." + (say(lang, f"{role}_extra", ids=_ids(extra)) if extra else ""))
@@ -132,6 +157,11 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
         if q is None or view.aspect in {k.split(":")[0] for k in key_points}:
             continue
         support = _ids(view.ids("positive")) if view.ids("positive") else None
+        if quote_text(q.clause) in skip and quote_text(q.clause) not in mine:
+            # Another speaker quoted it already: say so rather than quote it again.
+            body.append(say(lang, "nothing_new", aspect=view.aspect, side=word[view.label], ids=_ids(view.ids("neutral"))))
+            key_points.append(say(lang, "nothing_new_point", aspect=view.aspect, side=word[view.label]))
+            continue
         if quote_text(q.clause) in skip:
             # Already quoted in an earlier round: restate the position briefly instead of quoting again.
             restate = "restate_critic" if critic else "restate_supported" if support else "restate_no_complaint"
