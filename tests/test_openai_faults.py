@@ -749,3 +749,54 @@ def test_repair_clamp_leaves_other_errors_to_the_model(probe: None) -> None:
     with FaultServer(StepScript(default_valid, script)) as server:
         result, _ = run(provider(server.base_url, repair="clamp"))
     assert result.status == "failed" and "no valid output after 3 attempt(s)" in result.error
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_defaults_against_a_local_server_say_what_they_chose(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with FaultServer(NameScript(WILL_VALID)) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "debate_core", "--db", str(tmp_path / "d.db"), "run", str(WILL_CASE),
+             "--protocol", "cross_critique", "--rounds", "2", "--provider", "openai", "--base-url", server.base_url,
+             "--model", "fault-model", "--repair", "clamp", "--stall-timeout", "5"],
+            cwd=root, capture_output=True, text=True, timeout=120, env={**os.environ, "OPENAI_API_KEY": SECRET})
+    assert proc.returncode == 0, proc.stderr
+    assert f"concurrency: 1 call(s) at a time: {server.base_url} is a local server" in proc.stderr
+    assert "r1.answer.nla done:" in proc.stderr and "reply cap 1500" in proc.stderr
+    assert server.max_in_flight == 1
+
+
+def test_progress_lines_show_tokens_and_pace_of_running_steps() -> None:
+    import io
+
+    from debate_core.cli import ProgressSink
+    from debate_core.events import Event, MemorySink
+
+    def feed(sink: ProgressSink) -> None:
+        sink.record("d1", Event("turn_started", "r1.answer.a", {"reply_cap": 1500}))
+        sink.record("d1", Event("turn_started", "r1.answer.b", {"reply_cap": 1500}))
+        sink.record("d1", Event("turn_progress", "r1.answer.a", {"tokens": 12, "tokens_per_s": 3.0}))
+        sink.record("d1", Event("turn_progress", "r1.answer.a", {"tokens": 40, "tokens_per_s": 3.5}))
+        sink.record("d1", Event("turn_finished", "r1.answer.a", {"input_tokens": 5, "output_tokens": 40,
+                                                                 "latency_ms": 900}))
+
+    log = io.StringIO()
+    feed(ProgressSink(MemorySink(), stream=log, live=False, every_s=60))
+    lines = log.getvalue().splitlines()
+    # Not a terminal: one line per running step per interval, no control characters.
+    assert lines == ["  r1.answer.a running: 12 tokens, 3.0 tokens/s",
+                     "  [ 1] r1.answer.a done: 5+40 tokens, 900 ms, reply cap 1500"]
+
+    tty = io.StringIO()
+    feed(ProgressSink(MemorySink(), stream=tty, live=True))
+    out = tty.getvalue()
+    # A terminal: one status line rewritten in place, naming every running step.
+    assert "\r\033[K  running r1.answer.a: 40 tokens, 3.5 tokens/s | r1.answer.b: waiting" in out
+    assert out.endswith("\r\033[K  [ 1] r1.answer.a done: 5+40 tokens, 900 ms, reply cap 1500\n  running r1.answer.b: waiting")
