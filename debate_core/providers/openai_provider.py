@@ -105,7 +105,7 @@ def probe_parallelism(base_url: str, timeout: float = 1.5) -> tuple[int, str]:
     parallel = os.environ.get("OLLAMA_NUM_PARALLEL", "")
     if urlsplit(base_url).port == 11434 and parallel.isdigit() and int(parallel) >= 1:
         return int(parallel), f"OLLAMA_NUM_PARALLEL is {parallel}"
-    return 1, "a local server is taken to serve one request at a time"
+    return 1, "it is taken to serve one request at a time"
 
 
 def default_method(base_url: str | None) -> str:
