@@ -342,6 +342,18 @@ def test_timeout_retries_are_configurable_apart_from_transport_retries(probe: No
     assert_no_lost_step(store, result)
 
 
+def test_timeouts_are_counted_over_the_whole_step_not_per_re_ask(probe: None) -> None:
+    slow_final = slow(1.0, structured(VALID["final"]))
+    script = {"final.supervisor": [slow_final, content("I think it is fine."), slow_final, structured(VALID["final"])]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url, timeout=0.4))
+    assert result.status == "failed" and result.failed_step == "final.supervisor"
+    # Timed out, tried again (prose: re-asked), timed out again: the step's one retry was used.
+    assert len(bodies_for(server, "final.supervisor")) == 3
+    assert result.error.endswith("the model did not finish within 0.4 s (0 tokens received)")
+    assert_no_lost_step(store, result)
+
+
 def test_a_stalled_stream_fails_faster_than_the_timeout(probe: None) -> None:
     script = {"r1.answer.a": [stall(6, structured(VALID["answer"]))] * 2}
     with FaultServer(StepScript(default_valid, script)) as server:

@@ -59,6 +59,9 @@ class StepRequest:
     # Called by streaming providers as the reply arrives: {"tokens", "text", "elapsed_s", "tokens_per_s"}.
     # The runtime throttles it into `turn_progress` events.
     progress: Callable[[dict[str, Any]], None] | None = None
+    # Replies to this request that did not finish in time, over all its attempts: a step that
+    # times out is retried a bounded number of times, however many re-asks it also needs.
+    timeouts: int = 0
 
     def report(self, **update: Any) -> None:
         if self.progress is not None:

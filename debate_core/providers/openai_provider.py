@@ -458,7 +458,7 @@ class OpenAIProvider(Provider):
 
         waited = 0.0
         tries = 0
-        timeouts = 0
+        timeouts = 0  # of this call; `req.timeouts` counts them over the step's attempts
         while True:
             tries += 1
             retry_after: float | None = None
@@ -467,7 +467,8 @@ class OpenAIProvider(Provider):
                 return await self._stream(runnable, lc_messages, stream)
             except _NotFinished as exc:
                 timeouts += 1
-                if timeouts > self.timeout_retries:
+                req.timeouts += 1
+                if req.timeouts > self.timeout_retries:
                     raise TransportError(str(exc), raw=stream.text, input_tokens=stream.input_tokens,
                                          output_tokens=stream.tokens) from None
                 log.warning("%s: %s; trying once more", req.step_id, exc)
@@ -482,8 +483,9 @@ class OpenAIProvider(Provider):
             except openai.APITimeoutError:
                 # The HTTP client's own timeout, a backstop behind the clocks in `_stream`.
                 timeouts += 1
+                req.timeouts += 1
                 message = self._not_finished_message(stream)
-                if timeouts > self.timeout_retries:
+                if req.timeouts > self.timeout_retries:
                     raise TransportError(message, raw=stream.text, output_tokens=stream.tokens) from None
                 log.warning("%s: %s; trying once more", req.step_id, message)
                 continue
