@@ -286,9 +286,13 @@ class DebateRun:
 
         def report(update: dict[str, Any]) -> None:
             now = time.monotonic()
-            if now - last[0] < self.PROGRESS_INTERVAL_S:
+            if not update.get("tokens"):
+                # A try starting from nothing always shows, and the first token after it too.
+                last[0] = 0.0
+            elif now - last[0] < self.PROGRESS_INTERVAL_S:
                 return
-            last[0] = now
+            else:
+                last[0] = now
             self.emit("turn_progress", step_id, call=call, **update)
 
         return report

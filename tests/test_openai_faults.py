@@ -712,12 +712,15 @@ def test_streamed_text_reaches_the_running_step_in_the_store(probe: None) -> Non
                 row = next(r for r in self.steps(debate_id) if r["step_id"] == "final.supervisor")
                 seen.append((row["partial_tokens"], row["partial_output"], row["tokens_per_s"]))
 
-    script = {"final.supervisor": [paced(0.02, structured(VALID["final"]))]}
+    script = {"final.supervisor": [paced(0.05, structured(VALID["final"]))]}
     with FaultServer(StepScript(default_valid, script)) as server:
         store = Watching(memory=True)
         result = engine.run_debate(CASE, "probe", provider=provider(server.base_url), store=store)
     assert result.status == "completed", result.error
-    # Paced at 50 chunks a second and reported at most twice a second: a few updates, growing.
+    # The try starts from nothing, then, paced at 20 chunks a second (about 1.3 s in all) and
+    # reported at most twice a second, a few updates, growing.
+    assert seen[0] == (0, "", None)
+    seen = seen[1:]
     assert 2 <= len(seen) <= 6, seen
     tokens = [t for t, _, _ in seen]
     assert tokens == sorted(tokens) and tokens[0] > 0
@@ -733,14 +736,27 @@ def test_streamed_text_reaches_the_running_step_in_the_store(probe: None) -> Non
 OUT_OF_RANGE = {**VALID["final"], "confidence": 10}
 
 
-def test_out_of_range_confidence_is_re_asked_with_the_exact_error(probe: None) -> None:
+def test_out_of_range_confidence_is_re_asked_once_with_the_exact_error(probe: None) -> None:
     script = {"final.supervisor": [tool_call(OUT_OF_RANGE)] * 3}
     with FaultServer(StepScript(default_valid, script)) as server:
         result, store = run(provider(server.base_url))
     assert result.status == "failed" and result.failed_step == "final.supervisor"
+    # One re-ask, not the whole attempt budget: a model that repeats the number will not stop.
+    assert len(bodies_for(server, "final.supervisor")) == 2
     feedback = bodies_for(server, "final.supervisor")[1]["messages"][-1]["content"]
     assert "confidence: Input should be less than or equal to 1" in feedback
+    assert result.error == ("step final.supervisor failed: numbers still out of range after one re-ask "
+                            "(attempt 2): confidence: Input should be less than or equal to 1")
     assert "clamped" not in json.dumps(store.steps(result.debate_id))
+    assert_no_lost_step(store, result)
+
+
+def test_out_of_range_then_fixed_completes(probe: None) -> None:
+    script = {"final.supervisor": [tool_call(OUT_OF_RANGE)]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url))
+    assert result.status == "completed", result.error
+    assert finished(store, result, "final.supervisor")["attempts"] == 2
 
 
 def test_repair_clamp_clamps_after_one_re_ask_and_warns(probe: None) -> None:

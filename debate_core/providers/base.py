@@ -158,12 +158,17 @@ REPAIRS = ("none", "clamp")
 _RANGE_ERRORS = {"greater_than_equal": "ge", "less_than_equal": "le", "greater_than": "gt", "less_than": "lt"}
 
 
+def _only_range_errors(exc: ValidationError) -> bool:
+    errors = exc.errors()
+    return bool(errors) and all(e["type"] in _RANGE_ERRORS for e in errors)
+
+
 def clamp_out_of_range(data: Any, exc: ValidationError) -> tuple[Any, list[str]] | None:
     """`data` with every out-of-range number set to its bound, and what changed; None when the
     errors are not all range errors on numbers (anything else must go back to the model)."""
-    errors = exc.errors()
-    if not errors or any(e["type"] not in _RANGE_ERRORS for e in errors):
+    if not _only_range_errors(exc):
         return None
+    errors = exc.errors()
     fixed = json.loads(json.dumps(data))
     changes = []
     for err in errors:
@@ -258,6 +263,7 @@ class Provider:
         messages = list(req.messages)
         errors: list[str] = []
         last_raw: str | None = None
+        range_reasked = False
         attempt = 0
         for attempt in range(1, self.max_attempts + 1):
             if self.latency_ms:
@@ -302,6 +308,16 @@ class Provider:
             except (ValueError, ValidationError) as exc:
                 error = describe_validation_error(exc)
                 errors.append(f"attempt {attempt}: {error}")
+                out_of_range = isinstance(exc, ValidationError) and _only_range_errors(exc)
+                if out_of_range and range_reasked:
+                    # Numbers out of range get one re-ask with the exact error: a model that repeats
+                    # them after that (tiny models write confidences of 10 or 85) will not stop.
+                    raise StepFailed(
+                        req.step_id,
+                        f"numbers still out of range after one re-ask (attempt {attempt}): {error}",
+                        attempts=attempt, raw=last_raw, usage=usage, errors=errors,
+                    ) from exc
+                range_reasked = range_reasked or out_of_range
                 messages = messages + [
                     {"role": "assistant", "content": text[:4000]},
                     {"role": "user", "content": correction_message(error, req.output_model)},

@@ -523,6 +523,8 @@ class OpenAIProvider(Provider):
         loop = asyncio.get_running_loop()
         started = loop.time()
         stream.started = started
+        # A new try starts from nothing: what a live view shows of an earlier try is gone.
+        stream.req.report(tokens=0, text="", elapsed_s=0.0, tokens_per_s=None)
 
         async def consume() -> None:
             async for chunk in runnable.astream(lc_messages):
