@@ -114,7 +114,9 @@ def provider(base_url: str, **overrides: Any) -> Any:
         "model": "fault-model",
         "base_url": base_url,
         "api_key": SECRET,
-        "timeout": 2.0,
+        # Generous: a reply streams in dozens of chunks, and a busy machine reads them slowly. The
+        # tests of the time policies set their own short timeouts.
+        "timeout": 10.0,
         "max_attempts": 3,
         "transport_retries": 3,
         "retry_base_delay": 0.01,
