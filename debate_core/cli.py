@@ -64,7 +64,9 @@ class ProgressSink(EventSink):
             self._redraw()
         elif event.kind == "turn_progress":
             rate = d.get("tokens_per_s")
-            self.running[step] = f"{d.get('tokens', 0)} tokens" + (f", {rate:.1f} tokens/s" if rate else "")
+            tokens = d.get("tokens") or 0
+            self.running[step] = (f"{tokens} tokens" + (f", {rate:.1f} tokens/s" if rate else "")
+                                  if tokens else "waiting for the first token")
             if self.live:
                 self._redraw()
             else:

@@ -88,7 +88,9 @@ def test_full_debate_with_default_settings_completes_or_fails_cleanly_in_time(tm
         assert out["failed_step"] and out["failed_step"] in out["error"]
         assert any(cause in out["error"] for cause in CAUSES), out["error"]
     assert out["usage"]["calls"] >= 1
-    assert out["usage"]["input_tokens"] > 0 and out["usage"]["output_tokens"] > 0
+    assert out["usage"]["input_tokens"] > 0
+    # A first step that timed out while the server was still reading the prompt received no token.
+    assert out["usage"]["output_tokens"] > 0 or "(0 tokens received)" in out.get("error", "")
 
     store = DebateStore(db, readonly=True)
     debate = store.get_debate(out["debate_id"])
