@@ -12,6 +12,7 @@ import json
 import logging
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +46,21 @@ class Interrupted(Exception):
 
 
 class ProgressSink(EventSink):
-    """Writes every event to the store and a one-line progress note to stderr."""
+    """Writes every event to the store and a one-line progress note to stderr.
 
-    def __init__(self, inner: EventSink, stream: Any = sys.stderr, quiet: bool = False) -> None:
+    Running steps show their tokens so far and tokens per second: on a terminal as one line that
+    updates in place, otherwise (a log file, CI) as a line per step every `every_s` seconds."""
+
+    def __init__(self, inner: EventSink, stream: Any = sys.stderr, quiet: bool = False,
+                 live: bool | None = None, every_s: float = 10.0) -> None:
         self.inner, self.stream, self.quiet = inner, stream, quiet
         self.done = 0
+        self.live = bool(getattr(stream, "isatty", lambda: False)()) if live is None else live
+        self.every_s = every_s
+        self.running: dict[str, str] = {}  # step id -> its progress, while it runs
+        self._printed_at: dict[str, float] = {}
+        self._caps: dict[str, int] = {}
+        self._status_shown = False
 
     def record(self, debate_id: str, event: Event) -> None:
         self.inner.record(debate_id, event)
@@ -57,20 +68,66 @@ class ProgressSink(EventSink):
             return
         d = event.data
         line = None
+        step = event.step_id or ""
         if event.kind == "debate_started":
-            line = f"debate {debate_id} started ({d.get('protocol')}, {d.get('provider', {}).get('provider')})"
+            provider = d.get("provider", {})
+            line = f"debate {debate_id} started ({d.get('protocol')}, {provider.get('provider')})"
+            if provider.get("concurrency_note"):
+                line += f"\n  concurrency: {provider['concurrency_note']}"
+        elif event.kind == "turn_started":
+            self.running[step] = "waiting"
+            if d.get("reply_cap"):
+                self._caps[step] = d["reply_cap"]
+            self._redraw()
+        elif event.kind == "turn_progress":
+            rate = d.get("tokens_per_s")
+            tokens = d.get("tokens") or 0
+            self.running[step] = (f"{tokens} tokens" + (f", {rate:.1f} tokens/s" if rate else "")
+                                  if tokens else "waiting for the first token")
+            if self.live:
+                self._redraw()
+            else:
+                now = time.monotonic()
+                if now - self._printed_at.get(step, 0.0) >= self.every_s:
+                    self._printed_at[step] = now
+                    line = f"  {step} running: {self.running[step]}"
         elif event.kind == "turn_finished":
             self.done += 1
+            self._forget(step)
+            cap = f", reply cap {self._caps[step]}" if self._caps.get(step) else ""
             line = (f"  [{self.done:>2}] {event.step_id} done: {d.get('input_tokens', 0)}+{d.get('output_tokens', 0)} tokens, "
-                    f"{d.get('latency_ms', 0):.0f} ms" + (f", {d.get('attempts')} attempts" if (d.get("attempts") or 1) > 1 else ""))
+                    f"{d.get('latency_ms', 0):.0f} ms" + (f", {d.get('attempts')} attempts" if (d.get("attempts") or 1) > 1 else "")
+                    + cap)
         elif event.kind == "turn_failed":
+            self._forget(step)
             line = f"  {event.step_id} FAILED: {d.get('error')}"
         elif event.kind == "round_closed":
             line = f"round {d.get('round')} closed"
         elif event.kind == "warning":
             line = f"  warning: {d.get('message')}"
         if line:
+            self._clear_status()
             print(line, file=self.stream, flush=True)
+            self._redraw()
+
+    def _forget(self, step: str) -> None:
+        self.running.pop(step, None)
+        self._printed_at.pop(step, None)
+
+    def _clear_status(self) -> None:
+        if self._status_shown:
+            self.stream.write("\r\033[K")
+            self._status_shown = False
+
+    def _redraw(self) -> None:
+        if not self.live:
+            return
+        self._clear_status()
+        if self.running:
+            status = " | ".join(f"{step}: {state}" for step, state in self.running.items())
+            self.stream.write(f"  running {status}"[:240])
+            self.stream.flush()
+            self._status_shown = True
 
 
 def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
@@ -102,7 +159,11 @@ def _provider_from_args(args: argparse.Namespace, profiles: list[dict[str, Any]]
         "max_attempts": args.max_attempts, "method": args.method, "latency_ms": args.latency_ms,
         "agent_models": agent_models or None,
         "max_tokens": args.max_output_tokens, "cassette": args.cassette,
-        "transport_retries": args.transport_retries,
+        "transport_retries": args.transport_retries, "stall_timeout": args.stall_timeout,
+        "timeout_retries": args.timeout_retries, "repair": args.repair,
+        # An explicit --concurrency also bounds the provider, so a local server's default of one
+        # call at a time gives way to it.
+        "max_concurrency": getattr(args, "concurrency", None),
     }
     try:
         return make_provider(args.provider, **options)
@@ -123,8 +184,10 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
             agents = load_profiles(args.agents_file)
         except SettingsError as exc:
             raise BadInput(str(exc)) from None
+    if args.concurrency is not None and args.concurrency < 1:
+        raise BadInput(f"--concurrency must be at least 1, got {args.concurrency}")
     settings = DebateSettings(
-        rounds=args.rounds, agents=agents, concurrency=args.concurrency,
+        rounds=args.rounds, agents=agents, concurrency=args.concurrency or 8,
         max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
         options=_kv(args.option, "--option"),
     )
@@ -401,15 +464,22 @@ def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None
     p.add_argument("--model", help="model name (openai provider)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (or OPENAI_BASE_URL)")
     p.add_argument("--temperature", type=float)
-    p.add_argument("--timeout", type=float, help="seconds per model call")
+    p.add_argument("--timeout", type=float, help="seconds a model call may take once it has its slot (default 120)")
     p.add_argument("--max-attempts", type=int, help="validation attempts per step (default 3)")
     p.add_argument("--method", choices=("function_calling", "json_schema", "json_mode"),
                    help="structured output method (default: json_schema for OpenAI, function_calling otherwise)")
     p.add_argument("--agent-model", action="append", metavar="AGENT=MODEL", help="per-agent model override")
     p.add_argument("--latency-ms", type=float, default=0.0, help="simulated latency per call (offline, replay)")
     p.add_argument("--max-tokens-per-call", type=int, help="bound on prompt plus reply tokens of one call")
-    p.add_argument("--max-output-tokens", type=int, help="cap on the reply tokens of one call (openai)")
-    p.add_argument("--transport-retries", type=int, help="retries on 429, 5xx, timeouts and refused connections (openai)")
+    p.add_argument("--max-output-tokens", type=int,
+                   help="cap on the reply tokens of one call (openai; default: a cap per output model)")
+    p.add_argument("--transport-retries", type=int, help="retries on 429, 5xx and refused connections (openai)")
+    p.add_argument("--stall-timeout", type=float,
+                   help="seconds without a token before a streaming reply counts as stalled (openai; default 30, 0 off)")
+    p.add_argument("--timeout-retries", type=int,
+                   help="tries after a reply that did not finish in time or stalled (openai; default 1)")
+    p.add_argument("--repair", choices=("none", "clamp"),
+                   help="clamp: after one re-ask, set out-of-range numbers to their bounds and warn (openai)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -428,7 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agents-file", metavar="FILE",
                      help="a JSON list of agent profiles {id, name, role, instructions, model, terms}")
     run.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol-specific setting (JSON value)")
-    run.add_argument("--concurrency", type=int, default=8, help="max model calls in flight")
+    run.add_argument("--concurrency", type=int,
+                     help="max model calls in flight (default 8; 1 for a local server unless it reports more slots)")
     run.add_argument("--max-total-tokens", type=int, help="token budget for the whole debate")
     run.add_argument("--json", action="store_true", help="print the result object as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -183,6 +183,9 @@ class _ResumeProvider(Provider):
     def public_config(self) -> dict[str, Any]:
         return self.live.public_config()
 
+    def reply_cap(self, req: StepRequest) -> int | None:
+        return self.live.reply_cap(req)
+
     async def complete(self, req: StepRequest) -> StepResult:
         outputs = self._stored.get(req.step_id, [])
         index = self._served.get(req.step_id, 0)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 EventKind = Literal[
     "debate_started",
     "turn_started",
+    "turn_progress",
     "turn_finished",
     "turn_failed",
     "round_closed",
@@ -31,6 +32,11 @@ class Event:
     step_id: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     ts: float = field(default_factory=time.time)
+
+
+# Progress of a streaming reply: frequent and superseded by the next one, so the store keeps only the
+# latest on the step's row instead of appending each to the event log.
+TRANSIENT_EVENTS = frozenset({"turn_progress"})
 
 
 class EventSink:

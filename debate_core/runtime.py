@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -230,8 +231,10 @@ class DebateRun:
             payload={"case": self.case, "settings": self.settings, **(payload or {})},
             call=call,
         )
+        req.progress = self._progress_reporter(step_id, call)
         self.emit("turn_started", step_id, call=call, stage=stage, agent=key.agent, target=key.target,
-                  round=key.round, prompt=messages, model=self.provider.model_for(key.agent))
+                  round=key.round, prompt=messages, model=self.provider.model_for(key.agent),
+                  reply_cap=self.provider.reply_cap(req))
         try:
             async with self.limiter.slot():
                 result = await self.provider.complete(req)
@@ -269,6 +272,8 @@ class DebateRun:
                   raw=result.raw, attempts=result.attempts, errors=result.errors,
                   latency_ms=round(result.latency_ms, 2), model=result.model, **self._projected(key, output),
                   **result.usage.as_dict())
+        for warning in result.warnings:
+            self.warn(f"{step_id}: {warning}", step_id)
         if cancelled is not None:
             raise cancelled
         return result.output
@@ -285,6 +290,26 @@ class DebateRun:
                 if found:
                     rows[f"{kind}_rows"] = found
         return rows
+
+    PROGRESS_INTERVAL_S = 0.5
+
+    def _progress_reporter(self, step_id: str, call: int) -> Any:
+        """A callback for the provider: `turn_progress` events, at most one per interval per call
+        (a stream delivers tokens far faster than a store or a screen needs them)."""
+        last = [0.0]
+
+        def report(update: dict[str, Any]) -> None:
+            now = time.monotonic()
+            if not update.get("tokens"):
+                # A try starting from nothing always shows, and the first token after it too.
+                last[0] = 0.0
+            elif now - last[0] < self.PROGRESS_INTERVAL_S:
+                return
+            else:
+                last[0] = now
+            self.emit("turn_progress", step_id, call=call, **update)
+
+        return report
 
     def _fail_bound(self, step_id: str, message: str) -> DebateFailed:
         self.emit("warning", step_id, message=f"stopped by a bound: {message}")

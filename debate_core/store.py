@@ -28,7 +28,7 @@ from typing import Any
 import sqlite_utils
 
 from . import review as review_rules
-from .events import Event, EventSink
+from .events import TRANSIENT_EVENTS, Event, EventSink
 from .ids import new_debate_id
 from .review import (
     REVIEW_ACTIONS,
@@ -232,6 +232,20 @@ def _m0002(db: sqlite_utils.Database) -> None:
                                 "input_tokens", "output_tokens"])
 
 
+@migration("0004_step_reply_cap")
+def _m0004(db: sqlite_utils.Database) -> None:
+    """The reply cap (tokens) a step's calls were sent with."""
+    db["steps"].add_column("reply_cap", int)
+
+
+@migration("0005_step_live_output")
+def _m0005(db: sqlite_utils.Database) -> None:
+    """A running step's reply so far (streamed), its token count and pace, for live views."""
+    db["steps"].add_column("partial_output", str)
+    db["steps"].add_column("partial_tokens", int)
+    db["steps"].add_column("tokens_per_s", float)
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -424,10 +438,11 @@ class DebateStore(EventSink):
     # -- the event sink -----------------------------------------------------------
     def record(self, debate_id: str, event: Event) -> None:
         with self._write():
-            self.db["events"].insert(
-                {"debate_id": debate_id, "ts": event.ts, "kind": event.kind, "step_id": event.step_id,
-                 "data": _dump(_event_payload(event))}
-            )
+            if event.kind not in TRANSIENT_EVENTS:
+                self.db["events"].insert(
+                    {"debate_id": debate_id, "ts": event.ts, "kind": event.kind, "step_id": event.step_id,
+                     "data": _dump(_event_payload(event))}
+                )
             handler = getattr(self, f"_on_{event.kind}", None)
             if handler:
                 handler(debate_id, event)
@@ -448,8 +463,17 @@ class DebateStore(EventSink):
                 "seq": self._next_seq(debate_id), "round": d.get("round"), "stage": d.get("stage"),
                 "agent": d.get("agent"), "target": d.get("target"), "status": "running",
                 "model": d.get("model"), "prompt": _dump(d.get("prompt")), "started_at": _now(),
+                "reply_cap": d.get("reply_cap"),
             },
             pk=("debate_id", "step_id", "call"),
+        )
+
+    def _on_turn_progress(self, debate_id: str, ev: Event) -> None:
+        d = ev.data
+        self.db.execute(
+            """UPDATE steps SET partial_output = ?, partial_tokens = ?, tokens_per_s = ?
+               WHERE debate_id = ? AND step_id = ? AND call = ? AND status = 'running'""",
+            [d.get("text"), d.get("tokens"), d.get("tokens_per_s"), debate_id, ev.step_id, d.get("call", 1)],
         )
 
     def _on_turn_finished(self, debate_id: str, ev: Event) -> None:

@@ -176,6 +176,48 @@ def progress(debate: dict[str, Any], steps: list[dict[str, Any]], planned_rounds
     return fraction, text
 
 
+def partial_fields(text: str | None) -> list[tuple[str, str]]:
+    """The fields of a reply still being written (JSON cut off anywhere), as (path, value) pairs in
+    the order they arrive: `answer`, `claims.0.statement`, ... Empty when nothing parses yet."""
+    from langchain_core.utils.json import parse_partial_json
+
+    text = (text or "").strip()
+    if not text:
+        return []
+    start = text.find("{")
+    try:
+        data = parse_partial_json(text[start:] if start > 0 else text)
+    except ValueError:
+        return []
+    out: list[tuple[str, str]] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{path}.{key}" if path else str(key))
+        elif isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+            for i, item in enumerate(value):
+                walk(item, f"{path}.{i}")
+        elif isinstance(value, list):
+            out.append((path, ", ".join(str(v) for v in value)))
+        elif path:
+            out.append((path, "" if value is None else str(value)))
+
+    walk(data, "")
+    return out
+
+
+def live_caption(step: dict[str, Any]) -> str:
+    """How far a running step's reply has come."""
+    tokens = step.get("partial_tokens")
+    if not tokens:
+        return "waiting for the model's first token…"
+    rate = step.get("tokens_per_s")
+    cap = step.get("reply_cap")
+    text = f"writing: {tokens} tokens" + (f" of at most {cap}" if cap else "")
+    return text + (f", {rate:.1f} tokens/s" if rate else "")
+
+
 def max_round(steps: Iterable[dict[str, Any]]) -> int | None:
     rounds = [s["round"] for s in steps if s.get("round") is not None]
     return max(rounds) if rounds else None

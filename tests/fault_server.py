@@ -2,7 +2,9 @@
 
 It listens on 127.0.0.1 on an ephemeral port and answers `POST /v1/chat/completions` with whatever
 the test's responder returns for each request: a tool call, plain content, an HTTP error (429 with
-Retry-After, 500, ...), a slow answer, a body cut off mid-JSON or a dropped connection. Every
+Retry-After, 500, ...), a slow answer, a body cut off mid-JSON or a dropped connection. A request
+with `"stream": true` gets the same completion as server-sent events, a few characters per chunk
+(as a real server streams tokens), optionally paced, stalled after some chunks or cut off. Every
 request is recorded (path, headers, JSON body) so tests can check what the client sent.
 """
 
@@ -25,6 +27,11 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    # Streaming only: seconds between chunks, chunks sent before the stream stalls (then nothing
+    # until the client gives up), and `cut` for a stream that stops half-way without finishing.
+    chunk_delay: float = 0.0
+    stall_after: int | None = None
+    cut: bool = False
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -113,13 +120,70 @@ def slow(seconds: float, then: Responder) -> Responder:
 
 
 def cut_body() -> Responder:
-    """A 200 whose JSON body stops half-way."""
+    """A 200 whose JSON body stops half-way (streaming: a stream whose events stop half-way)."""
 
     def respond(body: dict[str, Any]) -> Reply:
-        text = json.dumps(_completion(body, {"role": "assistant", "content": "{}"}, "stop", 1))
+        completion = _completion(body, {"role": "assistant", "content": "{}"}, "stop", 1)
+        if body.get("stream"):
+            return Reply(body=completion, cut=True)
+        text = json.dumps(completion)
         return Reply(body=text[: len(text) // 2])
 
     return respond
+
+
+def paced(seconds: float, then: Responder) -> Responder:
+    """Stream the reply with `seconds` between chunks."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        reply = then(body)
+        reply.chunk_delay = seconds
+        return reply
+
+    return respond
+
+
+def stall(after_chunks: int, then: Responder) -> Responder:
+    """Stream the first `after_chunks` chunks of the reply, then send nothing more."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        reply = then(body)
+        reply.stall_after = after_chunks
+        return reply
+
+    return respond
+
+
+CHARS_PER_CHUNK = 4  # about one token
+
+
+def stream_chunks(completion: dict[str, Any], include_usage: bool) -> list[dict[str, Any]]:
+    """A chat completion as the chunks a streaming server sends for it."""
+    choice = completion["choices"][0]
+    message = choice["message"]
+    base = {"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"],
+            "model": completion["model"]}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    def pieces(text: str) -> list[str]:
+        return [text[i:i + CHARS_PER_CHUNK] for i in range(0, len(text), CHARS_PER_CHUNK)]
+
+    out = []
+    calls = message.get("tool_calls") or []
+    if calls:
+        fn = calls[0]["function"]
+        out.append(chunk({"role": "assistant", "content": None, "tool_calls": [
+            {"index": 0, "id": calls[0]["id"], "type": "function", "function": {"name": fn["name"], "arguments": ""}}]}))
+        out += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in pieces(fn["arguments"])]
+    else:
+        out.append(chunk({"role": "assistant", "content": ""}))
+        out += [chunk({"content": p}) for p in pieces(message.get("content") or "")]
+    out.append(chunk({}, choice["finish_reason"]))
+    if include_usage:
+        out.append({**base, "choices": [], "usage": completion["usage"]})
+    return out
 
 
 def drop() -> Responder:
@@ -182,7 +246,14 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        if self.path.rstrip("/").endswith("/models"):
+        owner = self.server.owner
+        with owner.lock:
+            owner.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                                   "body": None})
+        route = owner.get_routes.get(self.path.rstrip("/"))
+        if route is not None:
+            self._send(Reply(body=route))
+        elif self.path.rstrip("/").endswith("/models"):
             self._send(Reply(body={"object": "list", "data": [{"id": "fault-model", "object": "model"}]}))
         else:
             self._send(Reply(status=404, body={"error": {"message": "not found"}}))
@@ -206,10 +277,42 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = owner.responder(body)
             if reply.delay and owner.stopping.wait(reply.delay):
                 return
-            self._send(reply)
+            if body.get("stream") and reply.status == 200 and isinstance(reply.body, dict) and not reply.drop:
+                self._send_stream(reply, body)
+            else:
+                self._send(reply)
         finally:
             with owner.lock:
                 owner.in_flight -= 1
+
+    def _send_stream(self, reply: Reply, body: dict[str, Any]) -> None:
+        owner = self.server.owner
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        chunks = stream_chunks(reply.body, include_usage)
+        if reply.cut:
+            chunks = chunks[: max(1, len(chunks) // 2)]
+        # No length: the stream ends when the connection closes.
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            for i, item in enumerate(chunks):
+                if reply.stall_after is not None and i >= reply.stall_after:
+                    owner.stopping.wait(60)  # silent until the client gives up or the server stops
+                    return
+                self.wfile.write(f"data: {json.dumps(item)}\n\n".encode())
+                self.wfile.flush()
+                if reply.chunk_delay and owner.stopping.wait(reply.chunk_delay):
+                    return
+            if not reply.cut:
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass  # the client gave up (its timeout or stall clock)
 
     def _send(self, reply: Reply) -> None:
         try:
@@ -247,6 +350,8 @@ class FaultServer:
     def __init__(self, responder: Responder) -> None:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
+        # Extra GET answers by path, e.g. {"/props": {...}} for a llama-server's slot count.
+        self.get_routes: dict[str, Any] = {}
         self.lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -261,8 +366,9 @@ class FaultServer:
         return f"http://{host}:{port}/v1"
 
     def bodies(self) -> list[dict[str, Any]]:
+        """The JSON bodies of the POST requests."""
         with self.lock:
-            return [r["body"] for r in self.requests]
+            return [r["body"] for r in self.requests if r["body"] is not None]
 
     def start(self) -> FaultServer:
         self._thread.start()

@@ -4,10 +4,13 @@ Runs only when LOCAL_LLM_BASE_URL is set, e.g. after
 
     eval "$(scripts/local_llm_server.sh start | grep ^LOCAL_LLM_BASE_URL=)"; export LOCAL_LLM_BASE_URL
 
+The debate runs with the defaults a new user gets (no timeout, cap, concurrency or attempt flags).
 The model is tiny and often produces JSON that does not validate (confidences of 10, say), so the
-debate may complete or fail; either way it must end cleanly, with tokens counted and every
-attempted step's raw output kept in the store. The run is bounded (two rounds, two attempts per
-step, a per-call and a total token bound) to stay within a few minutes on two cores.
+debate may complete or fail, but only cleanly and in bounded time: it ends within 10 minutes on
+two cores, and a failure names the step and the cause. Either way tokens are counted and every
+attempted step's raw output is kept. How fast it fails or completes, against the 3-minute goal
+for failures, is measured by bench/local_model.py (docs/benchmarks.md), not asserted here: the
+machine is shared and the model's speed varies tenfold with the load.
 """
 
 from __future__ import annotations
@@ -57,42 +60,49 @@ def test_json_schema_refusal_falls_back_to_function_calling_on_the_real_server()
     assert raw is not None
 
 
-def test_full_debate_through_the_cli_ends_cleanly_with_usage_and_raw_outputs(tmp_path: Path) -> None:
+WITHIN_S = 600
+CAUSES = ("no valid output after", "numbers still out of range", "the model did not finish within",
+          "the model stalled", "the model server at", "stopped by a bound")
+
+
+def test_full_debate_with_default_settings_completes_or_fails_cleanly_in_time(tmp_path: Path) -> None:
     db = tmp_path / "local.db"
     cmd = [
-        sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique",
+        sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--rounds", "2",
         "--provider", "openai", "--base-url", BASE_URL, "--model", "smollm2", "--json", "--db", str(db),
-        # The server answers one request at a time and keeps generating for a client that timed out,
-        # so: one call in flight, a timeout above the slowest capped reply, and replies capped by the
-        # per-call bound (first prompts are ~1300 estimated tokens; a re-ask also carries the
-        # rejected reply, ~100-300 tokens from this model). The debate budget bounds the run.
-        "--rounds", "2", "--max-attempts", "2", "--timeout", "300", "--concurrency", "1",
-        "--max-output-tokens", "400", "--max-tokens-per-call", "4000", "--max-total-tokens", "12000",
     ]
     env = {**os.environ, "OPENAI_API_KEY": FAKE_KEY}
     started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=WITHIN_S + 120)
     elapsed = time.perf_counter() - started
-    print(f"local debate: exit {proc.returncode} in {elapsed:.0f} s\n{proc.stderr[-2000:]}")
+    print(f"local debate: exit {proc.returncode} in {elapsed:.0f} s\n{proc.stderr[-3000:]}")
 
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    # The defaults for a local server, announced: one call at a time.
+    assert "concurrency: 1 call(s) at a time" in proc.stderr
     out = json.loads(proc.stdout)
     assert out["status"] == ("completed" if proc.returncode == 0 else "failed")
+    assert elapsed < WITHIN_S, f"{out['status']} after {elapsed:.0f} s"
     if out["status"] == "failed":
-        assert out["error"] and out["failed_step"]
+        assert out["failed_step"] and out["failed_step"] in out["error"]
+        assert any(cause in out["error"] for cause in CAUSES), out["error"]
     assert out["usage"]["calls"] >= 1
-    assert out["usage"]["input_tokens"] > 0 and out["usage"]["output_tokens"] > 0
+    assert out["usage"]["input_tokens"] > 0
+    # A first step that timed out while the server was still reading the prompt received no token.
+    assert out["usage"]["output_tokens"] > 0 or "(0 tokens received)" in out.get("error", "")
 
     store = DebateStore(db, readonly=True)
     debate = store.get_debate(out["debate_id"])
     assert debate["status"] == out["status"]
     assert debate["input_tokens"] == out["usage"]["input_tokens"]
     assert debate["provider_config"]["model"] == "smollm2"
+    assert debate["provider_config"]["max_concurrency"] == 1
     steps = debate["steps"]
     assert steps, "no step was saved"
     for row in steps:
         assert row["status"] in ("ok", "failed"), row
+        assert row["reply_cap"] and row["reply_cap"] <= 1500, row
         answered = row["status"] == "ok" or any(e.startswith("attempt ") for e in row["errors"])
         if answered:
             # A step the model answered keeps what the model said, and its tokens, valid or not.

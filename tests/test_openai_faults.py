@@ -7,6 +7,7 @@ message: never a traceback, never a step that started without a finish or failur
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from typing import Any
@@ -20,9 +21,11 @@ from fault_server import (
     cut_body,
     drop,
     error,
+    paced,
     prompt_tokens,
     requested_name,
     slow,
+    stall,
     step_of,
     structured,
     tool_call,
@@ -115,7 +118,9 @@ def provider(base_url: str, **overrides: Any) -> Any:
         "model": "fault-model",
         "base_url": base_url,
         "api_key": SECRET,
-        "timeout": 2.0,
+        # Generous: a reply streams in dozens of chunks, and a busy machine reads them slowly. The
+        # tests of the time policies set their own short timeouts.
+        "timeout": 10.0,
         "max_attempts": 3,
         "transport_retries": 3,
         "retry_base_delay": 0.01,
@@ -216,7 +221,7 @@ def test_key_is_sent_but_never_stored_or_shown(probe: None) -> None:
     with FaultServer(StepScript(default_valid, {})) as server:
         prov = provider(server.base_url)
         result, store = run(prov)
-        headers = server.requests[0]["headers"]
+        headers = next(r["headers"] for r in server.requests if r["body"] is not None)
     assert result.status == "completed"
     assert headers.get("authorization") == f"Bearer {SECRET}"
     everything = database_text(store) + json.dumps(prov.public_config())
@@ -309,15 +314,84 @@ def test_slow_answer_times_out_and_is_retried(probe: None) -> None:
     assert_no_lost_step(store, result)
 
 
-def test_answers_that_stay_too_slow_fail_with_a_timeout_message(probe: None) -> None:
+def test_a_reply_that_never_finishes_is_tried_twice_and_fails_within_twice_the_timeout(probe: None) -> None:
+    # Tokens keep coming (no stall), but the whole reply would take 5 s against a 0.6 s timeout.
+    def never_done(step: str, body: dict[str, Any]) -> Any:
+        return paced(0.05, structured(valid_for(step)))
+
+    import langchain_openai  # noqa: F401 - imported before the clock: the first call would import it
+
+    with FaultServer(StepScript(never_done, {})) as server:
+        started = time.perf_counter()
+        result, store = run(provider(server.base_url, timeout=0.6, transport_retries=4))
+        elapsed = time.perf_counter() - started
+    assert result.status == "failed"
+    # Not retried like a refused connection: one try more, then the step fails. (Loose bound: the
+    # machine may be busy; five tries with back-off would take far longer.)
+    assert len(bodies_for(server, result.failed_step)) == 2
+    assert elapsed < 2 * 0.6 + 4.0
+    match = re.search(r"the model did not finish within 0.6 s \((\d+) tokens received\)$", result.error)
+    assert match and int(match.group(1)) > 3, result.error
+    row = failed(store, result, result.failed_step)
+    # What arrived is kept and counted.
+    assert row["raw_output"] and json.dumps(valid_for(result.failed_step))[:8] in row["raw_output"]
+    assert row["output_tokens"] == int(match.group(1))
+    assert_no_lost_step(store, result)
+
+
+def test_timeout_retries_are_configurable_apart_from_transport_retries(probe: None) -> None:
     def always_slow(step: str, body: dict[str, Any]) -> Any:
         return slow(1.0, structured(valid_for(step)))
 
     with FaultServer(StepScript(always_slow, {})) as server:
-        result, store = run(provider(server.base_url, timeout=0.3, transport_retries=1))
+        result, store = run(provider(server.base_url, timeout=0.3, timeout_retries=0, transport_retries=4))
     assert result.status == "failed"
-    assert "no answer within the 0.3 s timeout" in result.error
+    assert result.error.endswith("the model did not finish within 0.3 s (0 tokens received)")
+    assert len(bodies_for(server, result.failed_step)) == 1
     assert_no_lost_step(store, result)
+
+
+def test_timeouts_are_counted_over_the_whole_step_not_per_re_ask(probe: None) -> None:
+    slow_final = slow(1.0, structured(VALID["final"]))
+    script = {"final.supervisor": [slow_final, content("I think it is fine."), slow_final, structured(VALID["final"])]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url, timeout=0.4))
+    assert result.status == "failed" and result.failed_step == "final.supervisor"
+    # Timed out, tried again (prose: re-asked), timed out again: the step's one retry was used.
+    assert len(bodies_for(server, "final.supervisor")) == 3
+    assert result.error.endswith("the model did not finish within 0.4 s (0 tokens received)")
+    assert_no_lost_step(store, result)
+
+
+def test_a_stalled_stream_fails_faster_than_the_timeout(probe: None) -> None:
+    script = {"r1.answer.a": [stall(6, structured(VALID["answer"]))] * 2}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        started = time.perf_counter()
+        result, store = run(provider(server.base_url, timeout=30, stall_timeout=0.4))
+        elapsed = time.perf_counter() - started
+    assert result.status == "failed" and result.failed_step == "r1.answer.a"
+    assert elapsed < 5, "two stalls of 0.4 s, far below the 30 s timeout"
+    assert result.error.endswith("the model stalled: no token for 0.4 s (5 tokens received)"), result.error
+    assert len(bodies_for(server, "r1.answer.a")) == 2
+    assert_no_lost_step(store, result)
+
+
+def test_a_stall_once_is_retried_and_the_debate_completes(probe: None) -> None:
+    script = {"final.supervisor": [stall(3, structured(VALID["final"]))]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url, timeout=30, stall_timeout=0.3))
+    assert result.status == "completed", result.error
+    assert len(bodies_for(server, "final.supervisor")) == 2
+    assert finished(store, result, "final.supervisor")["attempts"] == 1
+
+
+def test_slow_prompt_processing_is_not_a_stall(probe: None) -> None:
+    # 0.8 s before the first token, with a 0.3 s stall clock: only the whole-call timeout applies then.
+    script = {"r1.answer.a": [slow(0.8, structured(VALID["answer"]))]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, _ = run(provider(server.base_url, timeout=5, stall_timeout=0.3))
+    assert result.status == "completed", result.error
+    assert len(bodies_for(server, "r1.answer.a")) == 1
 
 
 # -- unusable replies go back to the model ------------------------------------------------------
@@ -483,7 +557,7 @@ def test_provider_concurrency_limit_holds_across_parallel_steps(probe: None) -> 
         return slow(0.3, structured(valid_for(step)))
 
     with FaultServer(StepScript(slowish, {})) as server:
-        result, _ = run(provider(server.base_url))
+        result, _ = run(provider(server.base_url, max_concurrency=2))
     assert result.status == "completed" and server.max_in_flight == 2
 
     with FaultServer(StepScript(slowish, {})) as server:
@@ -557,3 +631,209 @@ def test_debates_one_after_another_in_one_process_reuse_nothing_from_a_closed_lo
     with FaultServer(StepScript(default_valid, {})) as server:
         results = [run(provider(server.base_url))[0] for _ in range(3)]
     assert [r.status for r in results] == ["completed"] * 3, [r.error for r in results]
+
+
+# -- defaults for local servers -----------------------------------------------------------------
+
+
+def test_a_local_server_gets_one_call_at_a_time_and_says_so(probe: None) -> None:
+    def slowish(step: str, body: dict[str, Any]) -> Any:
+        return slow(0.3, structured(valid_for(step)))
+
+    with FaultServer(StepScript(slowish, {})) as server:
+        prov = provider(server.base_url)
+        result, _ = run(prov)
+    assert result.status == "completed", result.error
+    assert server.max_in_flight == 1
+    config = prov.public_config()
+    assert config["max_concurrency"] == 1
+    assert "local server" in config["concurrency_note"] and "--concurrency" in config["concurrency_note"]
+    # Only the configured server was asked, once, where llama-server reports its slots.
+    assert [r["path"] for r in server.requests if r["body"] is None] == ["/props"]
+
+
+def test_a_llama_server_reporting_two_slots_gets_two_calls(probe: None) -> None:
+    def slowish(step: str, body: dict[str, Any]) -> Any:
+        return slow(0.3, structured(valid_for(step)))
+
+    with FaultServer(StepScript(slowish, {})) as server:
+        server.get_routes["/props"] = {"total_slots": 2, "default_generation_settings": {}}
+        prov = provider(server.base_url)
+        result, _ = run(prov)
+    assert result.status == "completed", result.error
+    assert prov.public_config()["max_concurrency"] == 2 and server.max_in_flight == 2
+    assert "reports 2 slot(s)" in prov.public_config()["concurrency_note"]
+
+
+def test_queued_calls_do_not_burn_their_timeout(probe: None) -> None:
+    # Each reply takes 0.5 s of a 0.8 s timeout; with one call at a time the second answer waits
+    # 0.5 s for its slot. Counted from the request, it would time out; counted from the slot, not.
+    def half_second(step: str, body: dict[str, Any]) -> Any:
+        return slow(0.5, structured(valid_for(step)))
+
+    with FaultServer(StepScript(half_second, {})) as server:
+        result, _ = run(provider(server.base_url, timeout=0.8, timeout_retries=0))
+    assert result.status == "completed", result.error
+    assert server.max_in_flight == 1
+    assert len(server.bodies()) == len(PROBE_STEPS)
+
+
+def test_each_step_gets_its_reply_cap_and_stores_it(probe: None) -> None:
+    with FaultServer(StepScript(default_valid, {})) as server:
+        result, store = run(provider(server.base_url))
+        caps = {step_of(b): (b["max_tokens"], b["max_completion_tokens"]) for b in server.bodies()}
+    assert result.status == "completed", result.error
+    assert caps == {"r1.answer.a": (1500, 1500), "r1.answer.b": (1500, 1500), "r2.critique.a.b": (1200, 1200),
+                    "final.supervisor": (700, 700)}
+    assert {r["step_id"]: r["reply_cap"] for r in store.steps(result.debate_id)} == {
+        "r1.answer.a": 1500, "r1.answer.b": 1500, "r2.critique.a.b": 1200, "final.supervisor": 700}
+
+    with FaultServer(StepScript(default_valid, {})) as server:
+        result, store = run(provider(server.base_url, max_tokens=300))
+        sent = {b["max_tokens"] for b in server.bodies()}
+    assert sent == {300}
+    assert {r["reply_cap"] for r in store.steps(result.debate_id)} == {300}
+
+
+def test_confidence_bounds_reach_the_server_in_the_tool_schema(probe: None) -> None:
+    with FaultServer(StepScript(default_valid, {})) as server:
+        result, _ = run(provider(server.base_url))
+        answer = bodies_for(server, "r1.answer.a")[0]
+        final = bodies_for(server, "final.supervisor")[0]
+    assert result.status == "completed", result.error
+    claim = answer["tools"][0]["function"]["parameters"]["$defs"]["Claim"]["properties"]["confidence"]
+    assert (claim["minimum"], claim["maximum"]) == (0.0, 1.0)
+    confidence = final["tools"][0]["function"]["parameters"]["properties"]["confidence"]
+    assert (confidence["minimum"], confidence["maximum"]) == (0.0, 1.0)
+    assert answer["stream"] is True
+
+
+def test_streamed_text_reaches_the_running_step_in_the_store(probe: None) -> None:
+    seen: list[tuple[int, str, float | None]] = []
+
+    class Watching(DebateStore):
+        def record(self, debate_id: str, event: Any) -> None:
+            super().record(debate_id, event)
+            if event.kind == "turn_progress" and event.step_id == "final.supervisor":
+                row = next(r for r in self.steps(debate_id) if r["step_id"] == "final.supervisor")
+                seen.append((row["partial_tokens"], row["partial_output"], row["tokens_per_s"]))
+
+    script = {"final.supervisor": [paced(0.05, structured(VALID["final"]))]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        store = Watching(memory=True)
+        result = engine.run_debate(CASE, "probe", provider=provider(server.base_url), store=store)
+    assert result.status == "completed", result.error
+    # The try starts from nothing, then, paced at 20 chunks a second (about 1.3 s in all) and
+    # reported at most twice a second, a few updates, growing.
+    assert seen[0] == (0, "", None)
+    seen = seen[1:]
+    assert 2 <= len(seen) <= 6, seen
+    tokens = [t for t, _, _ in seen]
+    assert tokens == sorted(tokens) and tokens[0] > 0
+    full = json.dumps(VALID["final"])
+    assert all(full.startswith(text) for _, text, _ in seen)
+    assert all(rate and rate > 5 for _, _, rate in seen[1:])
+    # Progress is kept on the step, not appended to the event log.
+    assert "turn_progress" not in {e["kind"] for e in store.events(result.debate_id)}
+
+
+# -- numbers out of range -----------------------------------------------------------------------
+
+OUT_OF_RANGE = {**VALID["final"], "confidence": 10}
+
+
+def test_out_of_range_confidence_is_re_asked_once_with_the_exact_error(probe: None) -> None:
+    script = {"final.supervisor": [tool_call(OUT_OF_RANGE)] * 3}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url))
+    assert result.status == "failed" and result.failed_step == "final.supervisor"
+    # One re-ask, not the whole attempt budget: a model that repeats the number will not stop.
+    assert len(bodies_for(server, "final.supervisor")) == 2
+    feedback = bodies_for(server, "final.supervisor")[1]["messages"][-1]["content"]
+    assert "confidence: Input should be less than or equal to 1" in feedback
+    assert result.error == ("step final.supervisor failed: numbers still out of range after one re-ask "
+                            "(attempt 2): confidence: Input should be less than or equal to 1")
+    assert "clamped" not in json.dumps(store.steps(result.debate_id))
+    assert_no_lost_step(store, result)
+
+
+def test_out_of_range_then_fixed_completes(probe: None) -> None:
+    script = {"final.supervisor": [tool_call(OUT_OF_RANGE)]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url))
+    assert result.status == "completed", result.error
+    assert finished(store, result, "final.supervisor")["attempts"] == 2
+
+
+def test_repair_clamp_clamps_after_one_re_ask_and_warns(probe: None) -> None:
+    script = {"final.supervisor": [tool_call(OUT_OF_RANGE)] * 2}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url, repair="clamp"))
+    assert result.status == "completed", result.error
+    assert len(bodies_for(server, "final.supervisor")) == 2  # one re-ask first
+    assert result.verdict.confidence == 1.0
+    row = finished(store, result, "final.supervisor")
+    assert row["attempts"] == 2 and row["output"]["confidence"] == 1.0
+    assert row["errors"][-1] == "attempt 2: repaired by clamping out-of-range numbers: confidence 10 clamped to 1"
+    assert result.warnings == ["final.supervisor: repaired by clamping out-of-range numbers: confidence 10 clamped to 1"]
+    saved = store.get_debate(result.debate_id, with_steps=False)
+    assert saved["warnings"] == result.warnings
+
+
+def test_repair_clamp_leaves_other_errors_to_the_model(probe: None) -> None:
+    wrong = {"answer": "", "confidence": 10}
+    script = {"final.supervisor": [tool_call(wrong)] * 3}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, _ = run(provider(server.base_url, repair="clamp"))
+    assert result.status == "failed" and "no valid output after 3 attempt(s)" in result.error
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_defaults_against_a_local_server_say_what_they_chose(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with FaultServer(NameScript(WILL_VALID)) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "debate_core", "--db", str(tmp_path / "d.db"), "run", str(WILL_CASE),
+             "--protocol", "cross_critique", "--rounds", "2", "--provider", "openai", "--base-url", server.base_url,
+             "--model", "fault-model", "--repair", "clamp", "--stall-timeout", "5"],
+            cwd=root, capture_output=True, text=True, timeout=120, env={**os.environ, "OPENAI_API_KEY": SECRET})
+    assert proc.returncode == 0, proc.stderr
+    assert f"concurrency: 1 call(s) at a time: {server.base_url} is a local server" in proc.stderr
+    assert "r1.answer.nla done:" in proc.stderr and "reply cap 1500" in proc.stderr
+    assert server.max_in_flight == 1
+
+
+def test_progress_lines_show_tokens_and_pace_of_running_steps() -> None:
+    import io
+
+    from debate_core.cli import ProgressSink
+    from debate_core.events import Event, MemorySink
+
+    def feed(sink: ProgressSink) -> None:
+        sink.record("d1", Event("turn_started", "r1.answer.a", {"reply_cap": 1500}))
+        sink.record("d1", Event("turn_started", "r1.answer.b", {"reply_cap": 1500}))
+        sink.record("d1", Event("turn_progress", "r1.answer.a", {"tokens": 12, "tokens_per_s": 3.0}))
+        sink.record("d1", Event("turn_progress", "r1.answer.a", {"tokens": 40, "tokens_per_s": 3.5}))
+        sink.record("d1", Event("turn_finished", "r1.answer.a", {"input_tokens": 5, "output_tokens": 40,
+                                                                 "latency_ms": 900}))
+
+    log = io.StringIO()
+    feed(ProgressSink(MemorySink(), stream=log, live=False, every_s=60))
+    lines = log.getvalue().splitlines()
+    # Not a terminal: one line per running step per interval, no control characters.
+    assert lines == ["  r1.answer.a running: 12 tokens, 3.0 tokens/s",
+                     "  [ 1] r1.answer.a done: 5+40 tokens, 900 ms, reply cap 1500"]
+
+    tty = io.StringIO()
+    feed(ProgressSink(MemorySink(), stream=tty, live=True))
+    out = tty.getvalue()
+    # A terminal: one status line rewritten in place, naming every running step.
+    assert "\r\033[K  running r1.answer.a: 40 tokens, 3.5 tokens/s | r1.answer.b: waiting" in out
+    assert out.endswith("\r\033[K  [ 1] r1.answer.a done: 5+40 tokens, 900 ms, reply cap 1500\n  running r1.answer.b: waiting")

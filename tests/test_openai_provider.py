@@ -11,6 +11,7 @@ from debate_core.providers import make_provider
 from debate_core.providers.openai_provider import (
     RetryPolicy,
     default_method,
+    is_local_url,
     parse_agent_models,
     public_url,
     redact,
@@ -107,6 +108,7 @@ def test_options_reach_the_provider() -> None:
         "openai", model="m", base_url="http://127.0.0.1:1/v1", api_key=KEY, temperature=0.7, timeout=9,
         max_attempts=4, transport_retries=6, retry_base_delay=0.2, retry_max_delay=3, max_retry_wait=30,
         method="json_mode", method_fallback=False, max_tokens=256, max_concurrency=2,
+        stall_timeout=7, timeout_retries=3, repair="clamp",
     )
     config = provider.public_config()
     assert (config["temperature"], config["timeout"], config["max_attempts"]) == (0.7, 9.0, 4)
@@ -114,6 +116,10 @@ def test_options_reach_the_provider() -> None:
     assert (config["method"], config["max_tokens"], config["max_concurrency"]) == ("json_mode", 256, 2)
     assert provider.retry.base_delay == 0.2 and provider.retry.max_delay == 3.0
     assert provider.method_fallback is False
+    assert (config["stall_timeout"], config["timeout_retries"], config["repair"]) == (7.0, 3, "clamp")
+    # An explicit limit is kept as given: no probe, no note.
+    assert config["concurrency_note"] is None
+
     async def build() -> tuple[object, object]:
         return provider._client("m"), provider._client("m")
 
@@ -124,3 +130,24 @@ def test_options_reach_the_provider() -> None:
     # One retry policy: the client's own is off.
     assert client.max_retries == 0
     assert client.openai_api_key.get_secret_value() == KEY
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "http://[::1]:8000/v1", "http://0.0.0.0:8765/v1",
+    "http://gpu-box.local:8000/v1", "http://10.1.2.3/v1", "http://192.168.1.20:8080/v1", "http://172.20.0.5/v1",
+])
+def test_local_base_urls(url: str) -> None:
+    assert is_local_url(url)
+
+
+@pytest.mark.parametrize("url", [None, "", "https://api.openai.com/v1", "https://llm.example.com/v1",
+                                 "http://8.8.8.8/v1", "http://172.32.0.1/v1"])
+def test_remote_base_urls(url: str | None) -> None:
+    assert not is_local_url(url)
+
+
+def test_repair_is_refused_for_providers_that_generate_nothing() -> None:
+    with pytest.raises(ValueError, match="openai provider only"):
+        make_provider("offline", repair="clamp")
+    with pytest.raises(ValueError, match="unknown repair"):
+        make_provider("openai", model="m", base_url="http://127.0.0.1:1/v1", repair="round")

@@ -108,13 +108,27 @@ def verdict(debate: dict[str, Any]) -> None:
 def _step_body(protocol: str, step: dict[str, Any]) -> None:
     status = step.get("status")
     if status == "running":
-        st.caption("running…")
+        live_output(step)
         return
     if status == "failed":
         st.error("this step failed")
         st.text(step.get("error") or "")
         return
     stages.render_output(protocol, step)
+
+
+def live_output(step: dict[str, Any]) -> None:
+    """A running step: its pace and the reply as it arrives, field by field as the JSON fills in.
+    Model text, so shown with st.text only."""
+    st.caption(esc(views.live_caption(step)))
+    text = step.get("partial_output")
+    if not text:
+        return
+    fields = views.partial_fields(text)
+    if fields:
+        st.text("\n".join(f"{path}: {value}" for path, value in fields))
+    else:
+        st.text(text[-2000:])
 
 
 CARD_HEIGHT = 360
@@ -291,7 +305,8 @@ def transcript(steps: list[dict[str, Any]]) -> None:
         label = f"{s['step_id']}" + (f" (call {s['call']})" if (s.get("call") or 1) > 1 else "")
         label += f" · {s.get('status')}"
         with st.expander(label):
-            meta = {k: s.get(k) for k in ("model", "attempts", "input_tokens", "output_tokens", "latency_ms")}
+            meta = {k: s.get(k) for k in ("model", "attempts", "input_tokens", "output_tokens", "latency_ms",
+                                          "reply_cap")}
             st.caption(" · ".join(f"{k} {esc(v)}" for k, v in meta.items() if v is not None))
             if s.get("errors"):
                 st.markdown("**Validation errors (re-asked)**")

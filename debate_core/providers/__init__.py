@@ -14,6 +14,8 @@ PROVIDERS = ("offline", "openai", "replay")
 def make_provider(name: str = "offline", **options: Any) -> Provider:
     """Build a provider from plain settings (CLI flags, environment, app settings)."""
     latency_ms = float(options.get("latency_ms") or 0.0)
+    if options.get("repair") not in (None, "none") and name != "openai":
+        raise ValueError("--repair applies to the openai provider only")
     if name == "offline":
         return OfflineProvider(latency_ms=latency_ms)
     if name == "replay":
@@ -30,7 +32,7 @@ def make_provider(name: str = "offline", **options: Any) -> Provider:
         keys = (
             "base_url", "api_key", "temperature", "timeout", "max_attempts", "transport_retries",
             "method", "agent_models", "max_tokens", "retry_base_delay", "retry_max_delay", "max_retry_wait",
-            "method_fallback", "max_concurrency",
+            "method_fallback", "max_concurrency", "stall_timeout", "timeout_retries", "repair",
         )
         kwargs = {k: options[k] for k in keys if options.get(k) is not None}
         return OpenAIProvider(model=model, latency_ms=latency_ms, **kwargs)

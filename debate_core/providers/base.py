@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,40 @@ class StepRequest:
     # Structured inputs for the rule-based offline agents; never sent to a model, never stored.
     payload: dict[str, Any] = field(default_factory=dict)
     call: int = 1
+    # Called by streaming providers as the reply arrives: {"tokens", "text", "elapsed_s", "tokens_per_s"}.
+    # The runtime throttles it into `turn_progress` events.
+    progress: Callable[[dict[str, Any]], None] | None = None
+    # Replies to this request that did not finish in time, over all its attempts: a step that
+    # times out is retried a bounded number of times, however many re-asks it also needs.
+    timeouts: int = 0
+
+    def report(self, **update: Any) -> None:
+        if self.progress is not None:
+            self.progress(update)
+
+
+# Reply caps per output model: room for the largest answer the prompts ask for, so a model that
+# keeps generating (a tiny local model can, inside a grammar) is stopped instead of running until
+# the timeout. An answer with 10 claims fits in about 1,500 tokens.
+REPLY_CAPS: dict[str, int] = {
+    "AgentOutput": 1500,       # answer + up to 10 claims with evidence ids and confidences
+    "CritiqueOutput": 1200,    # up to ~8 critiques with a description and a fix each
+    "SupervisorOutput": 700,   # answer, confidence, rationale, agreed and disputed claim ids
+    "DebateTurn": 800,         # planning, reflection, message, key points
+    "DebateSummary": 700,
+    "HypothesesOutput": 1500,  # 3-5 hypotheses with reasoning
+    "JudgeOutput": 1200,       # one score block per hypothesis
+    "Thesis": 600,
+    "Antithesis": 900,
+    "Synthesis": 700,
+    "Resolution": 600,
+}
+DEFAULT_REPLY_CAP = 1000
+
+
+def reply_cap_for(output_model: type[BaseModel]) -> int:
+    """The reply cap (tokens) of a step whose output is `output_model`."""
+    return REPLY_CAPS.get(output_model.__name__, DEFAULT_REPLY_CAP)
 
 
 @dataclass
@@ -79,6 +114,8 @@ class StepResult:
     latency_ms: float
     model: str
     errors: list[str] = field(default_factory=list)
+    # Repairs applied to the reply (opt-in), shown as warnings on the step and the debate.
+    warnings: list[str] = field(default_factory=list)
 
 
 class StepFailed(Exception):
@@ -104,7 +141,52 @@ class StepFailed(Exception):
 
 
 class TransportError(Exception):
-    """The backend could not be reached or refused the request (after its own retries)."""
+    """The backend could not be reached, refused the request or did not finish (after its own retries).
+
+    A reply cut short by a timeout keeps what arrived (`raw`) and the tokens it used, so the failed
+    step shows and counts them."""
+
+    def __init__(self, message: str, *, raw: str | None = None, input_tokens: int | None = None,
+                 output_tokens: int | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+
+
+REPAIRS = ("none", "clamp")
+_RANGE_ERRORS = {"greater_than_equal": "ge", "less_than_equal": "le", "greater_than": "gt", "less_than": "lt"}
+
+
+def _only_range_errors(exc: ValidationError) -> bool:
+    errors = exc.errors()
+    return bool(errors) and all(e["type"] in _RANGE_ERRORS for e in errors)
+
+
+def clamp_out_of_range(data: Any, exc: ValidationError) -> tuple[Any, list[str]] | None:
+    """`data` with every out-of-range number set to its bound, and what changed; None when the
+    errors are not all range errors on numbers (anything else must go back to the model)."""
+    if not _only_range_errors(exc):
+        return None
+    errors = exc.errors()
+    fixed = json.loads(json.dumps(data))
+    changes = []
+    for err in errors:
+        *path, last = err["loc"]
+        node = fixed
+        try:
+            for key in path:
+                node = node[key]
+            value = node[last]
+        except (KeyError, IndexError, TypeError):
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        bound = err["ctx"][_RANGE_ERRORS[err["type"]]]
+        node[last] = bound
+        loc = ".".join(str(x) for x in err["loc"])
+        changes.append(f"{loc} {value:g} clamped to {bound:g}")
+    return fixed, changes
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -152,13 +234,21 @@ class Provider:
     name = "base"
     label = "base"
 
-    def __init__(self, *, max_attempts: int = 3, latency_ms: float = 0.0, model: str = "") -> None:
+    def __init__(self, *, max_attempts: int = 3, latency_ms: float = 0.0, model: str = "",
+                 repair: str | None = None) -> None:
         self.max_attempts = max(1, int(max_attempts))
         self.latency_ms = float(latency_ms or 0.0)
         self.model = model or self.name
+        self.repair = repair or "none"
+        if self.repair not in REPAIRS:
+            raise ValueError(f"unknown repair {self.repair!r}; choose from {', '.join(REPAIRS)}")
 
     def model_for(self, agent: str | None) -> str:
         return self.model
+
+    def reply_cap(self, req: StepRequest) -> int | None:
+        """Tokens a reply to this step may use; None for providers that generate nothing."""
+        return None
 
     async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
         raise NotImplementedError
@@ -173,6 +263,7 @@ class Provider:
         messages = list(req.messages)
         errors: list[str] = []
         last_raw: str | None = None
+        range_reasked = False
         attempt = 0
         for attempt in range(1, self.max_attempts + 1):
             if self.latency_ms:
@@ -180,6 +271,11 @@ class Provider:
             try:
                 reply = await self._reply(req, messages, attempt)
             except TransportError as exc:
+                if exc.raw is not None or exc.output_tokens:
+                    # A reply cut short: keep what arrived and count what it cost.
+                    last_raw = exc.raw if exc.raw is not None else last_raw
+                    usage.add(Usage(calls=1, input_tokens=exc.input_tokens or messages_tokens(messages),
+                                    output_tokens=exc.output_tokens or 0))
                 raise StepFailed(
                     req.step_id, str(exc), attempts=attempt, raw=last_raw, usage=usage, errors=errors + [str(exc)]
                 ) from exc
@@ -194,16 +290,34 @@ class Provider:
                     else estimate_tokens(text),
                 )
             )
+            warnings: list[str] = []
+            data: Any = None
             try:
                 if reply.error:
                     raise ValueError(reply.error)
                 data = reply.data if reply.data is not None else parse_json_text(text)
                 if not isinstance(data, dict):
                     raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-                output = req.output_model.model_validate(data)
+                try:
+                    output = req.output_model.model_validate(data)
+                except ValidationError as exc:
+                    repaired = self._repair(req, data, exc, attempt)
+                    if repaired is None:
+                        raise
+                    output, warnings = repaired
             except (ValueError, ValidationError) as exc:
                 error = describe_validation_error(exc)
                 errors.append(f"attempt {attempt}: {error}")
+                out_of_range = isinstance(exc, ValidationError) and _only_range_errors(exc)
+                if out_of_range and range_reasked:
+                    # Numbers out of range get one re-ask with the exact error: a model that repeats
+                    # them after that (tiny models write confidences of 10 or 85) will not stop.
+                    raise StepFailed(
+                        req.step_id,
+                        f"numbers still out of range after one re-ask (attempt {attempt}): {error}",
+                        attempts=attempt, raw=last_raw, usage=usage, errors=errors,
+                    ) from exc
+                range_reasked = range_reasked or out_of_range
                 messages = messages + [
                     {"role": "assistant", "content": text[:4000]},
                     {"role": "user", "content": correction_message(error, req.output_model)},
@@ -216,7 +330,8 @@ class Provider:
                 attempts=attempt,
                 latency_ms=(time.perf_counter() - started) * 1000.0,
                 model=self.model_for(req.agent),
-                errors=errors,
+                errors=errors + [f"attempt {attempt}: {w}" for w in warnings],
+                warnings=warnings,
             )
         raise StepFailed(
             req.step_id,
@@ -226,3 +341,19 @@ class Provider:
             usage=usage,
             errors=errors,
         )
+
+    def _repair(self, req: StepRequest, data: Any, exc: ValidationError,
+                attempt: int) -> tuple[BaseModel, list[str]] | None:
+        """The opt-in clamp repair: only after the model was re-asked once with the exact error (or on
+        the last attempt), only for numbers out of range, and never silently."""
+        if self.repair != "clamp" or (attempt < 2 and attempt < self.max_attempts):
+            return None
+        clamped = clamp_out_of_range(data, exc)
+        if clamped is None:
+            return None
+        fixed, changes = clamped
+        try:
+            output = req.output_model.model_validate(fixed)
+        except ValidationError:
+            return None
+        return output, [f"repaired by clamping out-of-range numbers: {'; '.join(changes)}"]

@@ -12,9 +12,16 @@ Three concerns live here, each with one owner:
   `Provider.complete`; this module only says what the model returned and, when the reply is
   unusable before validation (cut off, no tool call and no text), why.
 - Transport faults: ChatOpenAI's own retries are off (`max_retries=0`) so there is one policy:
-  429, 5xx, timeouts, refused connections and malformed responses are retried here with
-  exponential back-off and jitter, honouring Retry-After, within a number of tries and a total
-  wait. A server that stays down raises `TransportError`, which fails the step cleanly.
+  429, 5xx, refused connections and malformed responses are retried here with exponential
+  back-off and jitter, honouring Retry-After, within a number of tries and a total wait. A server
+  that stays down raises `TransportError`, which fails the step cleanly.
+- Time: every call streams. A reply that does not finish within `timeout` seconds, or stops
+  sending tokens for `stall_timeout` seconds, is not a transport fault: it is retried
+  `timeout_retries` times (once by default), then fails with what arrived and the token count.
+  The clocks start when the call gets its slot (`max_concurrency`), so queued calls burn none.
+- Local servers: a base URL on this machine or a private network starts at one call in flight
+  (llama-cpp-python serves one at a time; llama-server reports its slots at /props), because a
+  second call sent to a one-slot server only waits there while its timeout runs.
 - Secrets: the API key is held as a `SecretStr`, never returned by `public_config()` and
   scrubbed from every error message this module produces.
 """
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import ipaddress
 import json
 import logging
 import os
@@ -37,7 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
-from .base import Provider, RawReply, StepRequest, TransportError, messages_tokens
+from .base import Provider, RawReply, StepRequest, TransportError, messages_tokens, reply_cap_for
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +66,46 @@ _RETRY_STATUS = frozenset({408, 409, 425, 429})
 MIN_REPLY_TOKENS = 32
 
 _KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9]{0,3})[A-Za-z0-9_\-]{8,}")
+
+
+def is_local_url(base_url: str | None) -> bool:
+    """A server on this machine or a private network (llama.cpp, Ollama, vLLM run there)."""
+    if not base_url:
+        return False
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_link_local
+
+
+def probe_parallelism(base_url: str, timeout: float = 1.5) -> tuple[int, str]:
+    """How many requests a local server runs at once, and how that is known. Never fails.
+
+    llama-server reports its `--parallel` slots at /props (`total_slots`); Ollama's parallelism
+    (OLLAMA_NUM_PARALLEL) is read from this process's environment for a server on Ollama's port;
+    anything else (llama-cpp-python among them) is taken to serve one request at a time."""
+    import httpx
+
+    root = base_url.rstrip("/")
+    root = root[: -len("/v1")] if root.endswith("/v1") else root
+    try:
+        # Only the configured server, only once, briefly; a local address never goes through a proxy.
+        with httpx.Client(timeout=timeout, trust_env=False) as client:
+            response = client.get(f"{root}/props")
+        if response.status_code == 200:
+            slots = response.json().get("total_slots")
+            if isinstance(slots, int) and slots >= 1:
+                return slots, f"the server reports {slots} slot(s)"
+    except (httpx.HTTPError, ValueError, AttributeError):
+        pass
+    parallel = os.environ.get("OLLAMA_NUM_PARALLEL", "")
+    if urlsplit(base_url).port == 11434 and parallel.isdigit() and int(parallel) >= 1:
+        return int(parallel), f"OLLAMA_NUM_PARALLEL is {parallel}"
+    return 1, "it is taken to serve one request at a time"
 
 
 def default_method(base_url: str | None) -> str:
@@ -165,6 +213,8 @@ class OpenAIProvider(Provider):
         api_key: str | None = None,
         temperature: float = 0.2,
         timeout: float = 120.0,
+        stall_timeout: float | None = 30.0,
+        timeout_retries: int = 1,
         max_attempts: int = 3,
         transport_retries: int = 4,
         retry_base_delay: float = 0.5,
@@ -176,8 +226,10 @@ class OpenAIProvider(Provider):
         max_tokens: int | None = None,
         max_concurrency: int | None = None,
         latency_ms: float = 0.0,
+        repair: str | None = None,
+        probe: bool = True,
     ) -> None:
-        super().__init__(max_attempts=max_attempts, latency_ms=latency_ms, model=model)
+        super().__init__(max_attempts=max_attempts, latency_ms=latency_ms, model=model, repair=repair)
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key and default_method(self.base_url) == "json_schema":
@@ -187,6 +239,9 @@ class OpenAIProvider(Provider):
         self._api_key_set = bool(key)
         self.temperature = float(temperature)
         self.timeout = float(timeout)
+        # Off (None or 0), or shorter than the whole call: a stalled stream fails before the timeout.
+        self.stall_timeout = float(stall_timeout) if stall_timeout else None
+        self.timeout_retries = max(0, int(timeout_retries))
         self.retry = RetryPolicy(
             retries=max(0, int(transport_retries)),
             base_delay=float(retry_base_delay),
@@ -201,6 +256,12 @@ class OpenAIProvider(Provider):
         self.agent_models = parse_agent_models(agent_models)
         self.max_tokens = int(max_tokens) if max_tokens else None
         self.max_concurrency = int(max_concurrency) if max_concurrency else None
+        self.concurrency_note: str | None = None
+        if self.max_concurrency is None and is_local_url(self.base_url):
+            slots, how = probe_parallelism(self.base_url) if probe else (1, "not probed")
+            self.max_concurrency = slots
+            self.concurrency_note = (f"{slots} call(s) at a time: {public_url(self.base_url)} is a local server "
+                                     f"and {how} (--concurrency changes it)")
         # Per event loop, keyed weakly by the loop itself: semaphores and HTTP connections work on
         # one loop only, and a loop's id can be reused after it is gone.
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
@@ -225,6 +286,8 @@ class OpenAIProvider(Provider):
             "api_key_set": self._api_key_set,
             "temperature": self.temperature,
             "timeout": self.timeout,
+            "stall_timeout": self.stall_timeout,
+            "timeout_retries": self.timeout_retries,
             "method": self.method,
             "method_in_use": self.method_in_use,
             "agent_models": dict(self.agent_models),
@@ -233,6 +296,8 @@ class OpenAIProvider(Provider):
             "max_retry_wait": self.retry.max_wait,
             "max_tokens": self.max_tokens,
             "max_concurrency": self.max_concurrency,
+            "concurrency_note": self.concurrency_note,
+            "repair": self.repair,
             "latency_ms": self.latency_ms,
         }
 
@@ -254,7 +319,12 @@ class OpenAIProvider(Provider):
                 "model": model,
                 "api_key": self._api_key,
                 "temperature": self.temperature,
-                "timeout": self.timeout,
+                # A backstop only: `_stream` keeps the whole-call and stall clocks itself.
+                "timeout": self.timeout + 10.0,
+                "stream_chunk_timeout": None,
+                "streaming": True,
+                # Usage arrives in a last chunk; servers that do not send it get an estimate.
+                "stream_usage": True,
                 # One retry policy, ours: the client's own retries would multiply the waits.
                 "max_retries": 0,
                 # ChatOpenAI otherwise shares one cached async HTTP client per base URL across the
@@ -268,20 +338,45 @@ class OpenAIProvider(Provider):
             clients[model] = ChatOpenAI(**kwargs)
         return clients[model]
 
-    def _structured(self, model: str, output_model: type[BaseModel], method: str, cap: int | None) -> Any:
-        call_kwargs: dict[str, Any] = {}
+    def _bound(self, model: str, output_model: type[BaseModel], method: str, cap: int | None) -> Any:
+        """The chat model bound to the step's output schema, streaming, with the reply cap.
+
+        A response format goes in `extra_body`, not as ChatOpenAI's own `response_format`: with the
+        latter, ChatOpenAI streams through the SDK's parsing helper, which replays the whole reply
+        at the end and raises on a cut-off reply; here every method streams the same way."""
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        schema = output_model.model_json_schema()
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
         if cap:
-            call_kwargs["max_tokens"] = cap  # sent as max_completion_tokens by ChatOpenAI
+            kwargs["max_tokens"] = cap  # sent as max_completion_tokens by ChatOpenAI
             if self.base_url and "api.openai.com" not in self.base_url:
                 # Older compatible servers (llama-cpp-python among them) only read max_tokens.
-                call_kwargs["extra_body"] = {"max_tokens": cap}
-        return self._client(model).with_structured_output(
-            output_model.model_json_schema(), method=method, include_raw=True, **call_kwargs
-        )
+                extra["max_tokens"] = cap
+        if method == "json_mode":
+            extra["response_format"] = {"type": "json_object"}
+        elif method == "json_schema":
+            extra["response_format"] = {"type": "json_schema",
+                                        "json_schema": {"name": output_model.__name__, "schema": schema}}
+        if extra:
+            kwargs["extra_body"] = extra
+        llm = self._client(model)
+        if method == "function_calling":
+            # The schema keeps its minimum/maximum (confidences, scores), so grammar-constrained
+            # servers keep numbers in range.
+            tool = convert_to_openai_tool(schema)
+            return llm.bind_tools([tool], tool_choice=tool["function"]["name"], parallel_tool_calls=False,
+                                  **kwargs)
+        return llm.bind(**kwargs)
+
+    def reply_cap(self, req: StepRequest) -> int | None:
+        """The step's reply cap: `max_tokens` when set, else the cap of its output model."""
+        return self.max_tokens or reply_cap_for(req.output_model)
 
     def _output_cap(self, req: StepRequest, messages: list[dict[str, str]]) -> int | None:
-        """Tokens the reply may use: the provider's cap and what the per-call bound leaves after the prompt."""
-        caps = [self.max_tokens] if self.max_tokens else []
+        """Tokens the reply may use: the step's cap and what the per-call bound leaves after the prompt."""
+        caps = [self.reply_cap(req)]
         per_call = getattr(req.payload.get("settings"), "max_tokens_per_call", None)
         if per_call:
             prompt = messages_tokens(messages)
@@ -292,7 +387,7 @@ class OpenAIProvider(Provider):
                     f"for the reply after a prompt of about {prompt} tokens"
                 )
             caps.append(left)
-        return min(caps) if caps else None
+        return min(c for c in caps if c)
 
     @staticmethod
     def _lc_messages(messages: list[dict[str, str]], output_model: type[BaseModel], method: str) -> list[Any]:
@@ -321,6 +416,7 @@ class OpenAIProvider(Provider):
 
     # -- the call -------------------------------------------------------------
     async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
+        # The timeout clocks start inside the slot: a call queued behind others burns none of them.
         slot = self._slot()
         if slot is None:
             return await self._reply_unlimited(req, messages)
@@ -328,24 +424,18 @@ class OpenAIProvider(Provider):
             return await self._reply_unlimited(req, messages)
 
     async def _reply_unlimited(self, req: StepRequest, messages: list[dict[str, str]]) -> RawReply:
-        import openai
-
         model = self.model_for(req.agent)
         cap = self._output_cap(req, messages)
         for _ in range(len(METHODS)):
             method = self.method_in_use
-            runnable = self._structured(model, req.output_model, method, cap)
+            runnable = self._bound(model, req.output_model, method, cap)
             lc_messages = self._lc_messages(messages, req.output_model, method)
             try:
-                result = await self._invoke(runnable, lc_messages, req.step_id, method)
+                stream = await self._invoke(runnable, lc_messages, req, method)
             except _MethodRefused as exc:
                 self._fall_back(method, str(exc))
                 continue
-            except openai.LengthFinishReasonError as exc:
-                return self._cut_off(exc, cap)
-            except openai.ContentFilterFinishReasonError:
-                return RawReply(text="", error="the server's content filter stopped the reply")
-            return self._to_raw(result, method, cap)
+            return self._to_raw(stream, method, cap)
         raise TransportError(f"{self._where()} refused every structured output method ({', '.join(METHODS)})")
 
     def _fall_back(self, method: str, detail: str) -> None:
@@ -359,86 +449,206 @@ class OpenAIProvider(Provider):
             log.warning("%s refused method %s (%s); using %s from now on", self._where(), method, detail,
                         self.method_in_use)
 
-    async def _invoke(self, runnable: Any, lc_messages: list[Any], step_id: str, method: str) -> dict[str, Any]:
+    async def _invoke(self, runnable: Any, lc_messages: list[Any], req: StepRequest, method: str) -> _Stream:
+        """One streamed reply, with the two retry policies: transport faults (429, 5xx, refused or
+        dropped connections, malformed responses) back off and retry within `retry`; a reply that
+        does not finish in time (the whole-call timeout, or a stall) is retried `timeout_retries` times."""
+        import httpx
         import openai
 
         waited = 0.0
         tries = 0
+        timeouts = 0  # of this call; `req.timeouts` counts them over the step's attempts
         while True:
             tries += 1
             retry_after: float | None = None
+            stream = _Stream(req)
             try:
-                return await runnable.ainvoke(lc_messages)
-            except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError):
-                raise
+                return await self._stream(runnable, lc_messages, stream)
+            except _NotFinished as exc:
+                timeouts += 1
+                req.timeouts += 1
+                if req.timeouts > self.timeout_retries:
+                    raise TransportError(str(exc), raw=stream.text, input_tokens=stream.input_tokens,
+                                         output_tokens=stream.tokens) from None
+                log.warning("%s: %s; trying once more", req.step_id, exc)
+                continue
             except openai.APIStatusError as exc:
                 detail = self._redact(f"HTTP {exc.status_code}: {_short(exc.message)}")
                 if self.method_fallback and _refuses(exc, method):
                     raise _MethodRefused(detail) from exc
                 if not _retriable(exc.status_code):
-                    raise TransportError(f"{self._where()} refused the request for {step_id} ({detail})") from exc
+                    raise TransportError(f"{self._where()} refused the request for {req.step_id} ({detail})") from exc
                 retry_after = retry_after_seconds(exc.response.headers)
             except openai.APITimeoutError:
-                detail = f"no answer within the {self.timeout:g} s timeout"
-            except openai.APIConnectionError as exc:
-                detail = self._redact(f"connection failed ({_short(str(exc.__cause__ or exc))})")
+                # The HTTP client's own timeout, a backstop behind the clocks in `_stream`.
+                timeouts += 1
+                req.timeouts += 1
+                message = self._not_finished_message(stream)
+                if req.timeouts > self.timeout_retries:
+                    raise TransportError(message, raw=stream.text, output_tokens=stream.tokens) from None
+                log.warning("%s: %s; trying once more", req.step_id, message)
+                continue
+            except (openai.APIConnectionError, httpx.TransportError) as exc:
+                cause = exc.__cause__ if isinstance(exc, openai.APIConnectionError) and exc.__cause__ else exc
+                detail = self._redact(f"connection failed ({_short(str(cause) or type(cause).__name__)})")
             except openai.OpenAIError as exc:
                 raise TransportError(self._redact(f"{self._where()}: {type(exc).__name__}: {_short(str(exc))}")) from exc
             except (ValueError, TypeError, KeyError) as exc:
-                # A 200 whose body is not a chat completion (cut off, an HTML page, an error object).
+                # A 200 whose body is not a chat completion stream (an HTML page, an error object).
                 detail = self._redact(f"malformed response ({type(exc).__name__}: {_short(str(exc))})")
-            if tries > self.retry.retries:
+            if tries - timeouts > self.retry.retries:
                 raise TransportError(
-                    f"{self._where()} gave no usable answer for {step_id} after {tries} tries "
+                    f"{self._where()} gave no usable answer for {req.step_id} after {tries} tries "
                     f"({waited:.1f} s of back-off): {detail}"
                 )
-            delay = self.retry.delay(tries, retry_after)
+            delay = self.retry.delay(tries - timeouts, retry_after)
             if waited + delay > self.retry.max_wait:
                 raise TransportError(
-                    f"{self._where()} gave no usable answer for {step_id} within the retry budget of "
+                    f"{self._where()} gave no usable answer for {req.step_id} within the retry budget of "
                     f"{self.retry.max_wait:g} s ({tries} tries; next wait would be {delay:.1f} s): {detail}"
                 )
-            log.warning("%s: %s; retry %d in %.2f s", step_id, detail, tries, delay)
+            log.warning("%s: %s; retry %d in %.2f s", req.step_id, detail, tries, delay)
             await asyncio.sleep(delay)
             waited += delay
 
+    def _not_finished_message(self, stream: _Stream) -> str:
+        return f"the model did not finish within {self.timeout:g} s ({stream.tokens} tokens received)"
+
+    async def _stream(self, runnable: Any, lc_messages: list[Any], stream: _Stream) -> _Stream:
+        """Read the reply as it streams, under two clocks: the whole call (`timeout`) and, once the
+        stream has begun, the gap between chunks (`stall_timeout`). Prompt processing before the
+        first token counts against the whole-call timeout only: a large prompt on a slow server is
+        not a stall."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        stream.started = started
+        # A new try starts from nothing: what a live view shows of an earlier try is gone.
+        stream.req.report(tokens=0, text="", elapsed_s=0.0, tokens_per_s=None)
+
+        async def consume() -> None:
+            async for chunk in runnable.astream(lc_messages):
+                stream.add(chunk, loop.time())
+
+        task = asyncio.ensure_future(consume())
+        try:
+            while True:
+                now = loop.time()
+                deadline, stalled = started + self.timeout, False
+                if self.stall_timeout and stream.last_chunk_at is not None:
+                    stall_deadline = stream.last_chunk_at + self.stall_timeout
+                    if stall_deadline < deadline:
+                        deadline, stalled = stall_deadline, True
+                if now >= deadline:
+                    if stalled:
+                        raise _NotFinished(f"the model stalled: no token for {self.stall_timeout:g} s "
+                                           f"({stream.tokens} tokens received)")
+                    raise _NotFinished(self._not_finished_message(stream))
+                # Chunks move the stall deadline on, so look again at least four times per stall period.
+                wait = deadline - now if not self.stall_timeout else min(deadline - now, self.stall_timeout / 4)
+                done, _ = await asyncio.wait({task}, timeout=wait)
+                if done:
+                    task.result()  # re-raises what the stream raised
+                    return stream
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
     # -- reading the reply ----------------------------------------------------
     @staticmethod
-    def _to_raw(result: dict[str, Any], method: str, cap: int | None) -> RawReply:
-        msg = result["raw"]
+    def _to_raw(stream: _Stream, method: str, cap: int | None) -> RawReply:
+        msg = stream.message()
+        if msg is None:
+            return RawReply(text="", error="the server sent an empty reply; a structured answer is required")
         usage = getattr(msg, "usage_metadata", None) or {}
         tokens = {"input_tokens": usage.get("input_tokens"), "output_tokens": usage.get("output_tokens")}
-        tool_calls = getattr(msg, "tool_calls", None) or []
-        if tool_calls:
-            args = tool_calls[0].get("args")
-            return RawReply(text=json.dumps(args, ensure_ascii=False), data=args if isinstance(args, dict) else None,
-                            **tokens)
-        invalid = getattr(msg, "invalid_tool_calls", None) or []
-        text = (invalid[0].get("args") or "") if invalid else _content_text(msg.content)
-        finish = (getattr(msg, "response_metadata", None) or {}).get("finish_reason")
+        if tokens["output_tokens"] is None and stream.tokens:
+            tokens["output_tokens"] = stream.tokens
+        finish = stream.finish_reason
+        if finish == "length":
+            return RawReply(text=stream.text, error=_cut_off_message(cap), **tokens)
+        if finish == "content_filter":
+            return RawReply(text=stream.text, error="the server's content filter stopped the reply", **tokens)
+        if stream.tool_args:
+            # The streamed arguments, parsed strictly here: the chat model's own merge of tool-call
+            # chunks completes truncated JSON, which would let a cut-off reply pass as valid.
+            args_text = stream.tool_args
+            try:
+                args = json.loads(args_text, strict=False)
+            except json.JSONDecodeError:
+                return RawReply(text=args_text, **tokens)  # fed back with the parse error
+            return RawReply(text=args_text, data=args if isinstance(args, dict) else None, **tokens)
+        text = _content_text(msg.content)
         refusal = (getattr(msg, "additional_kwargs", None) or {}).get("refusal")
         if refusal:
             return RawReply(text=str(refusal), error=f"the model refused to answer: {_short(str(refusal))}", **tokens)
-        if finish == "length":
-            return RawReply(text=text, error=_cut_off_message(cap), **tokens)
         if not text.strip():
             what = "no tool call and no text" if method == "function_calling" else "no text"
             return RawReply(text="", error=f"the reply had {what}; a structured answer is required", **tokens)
         # Text without a tool call (or JSON-mode text) still goes through parsing and validation.
         return RawReply(text=text, **tokens)
 
-    @staticmethod
-    def _cut_off(exc: Any, cap: int | None) -> RawReply:
-        completion = getattr(exc, "completion", None)
-        text = ""
-        tokens: dict[str, int | None] = {"input_tokens": None, "output_tokens": None}
-        if completion is not None:
-            if completion.choices:
-                text = completion.choices[0].message.content or ""
-            if completion.usage is not None:
-                tokens = {"input_tokens": completion.usage.prompt_tokens,
-                          "output_tokens": completion.usage.completion_tokens}
-        return RawReply(text=text, error=_cut_off_message(cap), **tokens)
+
+class _NotFinished(Exception):
+    """The reply did not finish in time (the whole-call timeout or a stall)."""
+
+
+class _Stream:
+    """A reply as it streams: its chunks, the text so far (content, or a tool call's arguments) and
+    its pace, reported to the step's progress callback as it grows."""
+
+    def __init__(self, req: StepRequest) -> None:
+        self.req = req
+        self.chunks: list[Any] = []
+        self.parts: list[str] = []
+        self.arg_parts: list[str] = []
+        self.tokens = 0
+        self.input_tokens: int | None = None
+        self.started = 0.0
+        self.first_token_at: float | None = None
+        self.last_chunk_at: float | None = None
+        self.finish_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    @property
+    def tool_args(self) -> str:
+        """The first tool call's arguments as streamed (one tool is forced; others are ignored)."""
+        return "".join(self.arg_parts)
+
+    def add(self, chunk: Any, now: float) -> None:
+        self.chunks.append(chunk)
+        self.last_chunk_at = now
+        meta = getattr(chunk, "response_metadata", None) or {}
+        self.finish_reason = meta.get("finish_reason") or self.finish_reason
+        usage = getattr(chunk, "usage_metadata", None) or {}
+        if usage.get("input_tokens"):
+            self.input_tokens = usage["input_tokens"]
+        delta = _content_text(chunk.content) if chunk.content else ""
+        for tc in getattr(chunk, "tool_call_chunks", None) or []:
+            if (tc.get("index") or 0) == 0 and tc.get("args"):
+                self.arg_parts.append(tc["args"])
+                delta += tc["args"]
+        if not delta:
+            return
+        # Servers stream about one token per chunk (llama.cpp exactly one), so chunks count tokens.
+        self.tokens += 1
+        self.parts.append(delta)
+        if self.first_token_at is None:
+            self.first_token_at = now
+        generating = now - self.first_token_at
+        self.req.report(tokens=self.tokens, text=self.text, elapsed_s=round(now - self.started, 2),
+                        tokens_per_s=round(self.tokens / generating, 1) if generating > 0 else None)
+
+    def message(self) -> Any:
+        if not self.chunks:
+            return None
+        from langchain_core.messages.ai import add_ai_message_chunks
+
+        return add_ai_message_chunks(self.chunks[0], *self.chunks[1:]) if len(self.chunks) > 1 else self.chunks[0]
 
 
 def _cut_off_message(cap: int | None) -> str:
