@@ -147,7 +147,7 @@ def test_options_agents_and_saved_presets(app, db_path):
 
     app.run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()
-    app.multiselect(key="nd-agents-cross_critique-default").set_value(["nla", "ala", "kha"])
+    app.multiselect(key="nd-agents-cross_critique-default").set_value(["proponent", "skeptic", "kha"])
     app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4\nnot an option")
     app.run()
     assert any("option line 2" in e.value for e in app.error)
@@ -159,19 +159,19 @@ def test_options_agents_and_saved_presets(app, db_path):
     app.button(key="nd-preset-save-cross_critique").click().run()
     assert not app.exception
     saved = load_settings(db_path).presets["cross_critique"]["three agents"]
-    assert [a["id"] for a in saved["agents"]] == ["nla", "ala", "kha"]
-    assert saved["agents"][0]["focus"], "known agents keep their role and focus"
+    assert [a["id"] for a in saved["agents"]] == ["proponent", "skeptic", "kha"]
+    assert saved["agents"][0]["role"], "known agents keep their profile"
     assert (saved["rounds"], saved["options"]) == (2, {"max_claims": 4})
 
     assert app.selectbox(key="nd-preset-cross_critique").value == "three agents"
     assert any("Saved preset three agents" in m.value for m in app.success)
-    assert app.multiselect(key="nd-agents-cross_critique-three agents").value == ["nla", "ala", "kha"]
+    assert app.multiselect(key="nd-agents-cross_critique-three agents").value == ["proponent", "skeptic", "kha"]
     debate_id = _start(app)
     debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
-    assert [a["id"] for a in debate["settings"]["agents"]] == ["nla", "ala", "kha"]
+    assert [a["id"] for a in debate["settings"]["agents"]] == ["proponent", "skeptic", "kha"]
     assert debate["settings"]["options"] == {"max_claims": 4}
     assert debate["status"] == "completed"
-    assert {s["agent"] for s in debate["steps"] if s["stage"] == "answer"} == {"nla", "ala", "kha"}
+    assert {s["agent"] for s in debate["steps"] if s["stage"] == "answer"} == {"proponent", "skeptic", "kha"}
 
 
 def _errors(at: AppTest) -> list[str]:
