@@ -131,7 +131,7 @@ def test_zip_files_is_deterministic():
 def test_protocol_catalogue_lists_every_protocol_with_defaults():
     cat = {p["name"]: p for p in views.protocol_catalogue()}
     assert set(cat) == {"cross_critique", "panel", "refinement", "dialectic", "arbitration"}
-    assert [a["id"] for a in cat["cross_critique"]["agents"]] == ["nla", "ala"]
+    assert [a["id"] for a in cat["cross_critique"]["agents"]] == ["proponent", "skeptic"]
     assert cat["cross_critique"]["max_rounds"] == 3
 
 

@@ -27,9 +27,19 @@ from debate_core.store import DebateStore
 SPECS = {s.name: s for s in specs()}
 
 
+def _usable(spec, case: Case) -> bool:
+    """The case has the fields the protocol needs and, when it brings agents of its own, the
+    protocol can use them (check_case refuses it otherwise)."""
+    try:
+        spec.check_case(case)
+    except ValueError:
+        return False
+    return True
+
+
 def _fitting_cases(name: str) -> list:
     spec = SPECS[name]
-    return [p for p in sample_cases() if spec.fits(load_case(p))]
+    return [p for p in sample_cases() if _usable(spec, load_case(p))]
 
 
 FIT = [(name, path) for name in PROTOCOLS for path in _fitting_cases(name)]

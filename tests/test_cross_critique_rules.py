@@ -28,12 +28,15 @@ from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
 from debate_core.schemas import Critique
 
+# The scripted debates are between two agents with the sample pair's ids.
+PAIR = [{"id": "nla"}, {"id": "ala"}]
+
 
 def run(calls, rounds=None, options=None, case=None):
     sink = MemorySink()
     result = run_debate(
         case or small_case(), "cross_critique", provider=ReplayProvider(cassette(calls)),
-        settings=DebateSettings(rounds=rounds, options=options or {}), sink=sink,
+        settings=DebateSettings(rounds=rounds, options=options or {}, agents=PAIR), sink=sink,
     )
     return result, sink
 
@@ -445,7 +448,7 @@ def stored(tmp_path, calls):
 
     store = DebateStore(tmp_path / "d.db")
     result = run_debate(small_case(), "cross_critique", provider=ReplayProvider(cassette(calls)),
-                        settings=DebateSettings(), store=store)
+                        settings=DebateSettings(agents=PAIR), store=store)
     return store, result
 
 
@@ -519,7 +522,7 @@ def test_exports_carry_previous_and_the_critique_states_and_the_cassette_replays
     assert k1["state"] == "resolved (critic)" and "r3.critique.ala.nla resolved" in k1["history"]
     assert any(r["kind"] == "review" and r["id"] == "K2" and r["state"] == "maintained" for r in rows)
     again = run_debate(small_case(), "cross_critique", provider=ReplayProvider(export.cassette(store, result.debate_id)),
-                       settings=DebateSettings())
+                       settings=DebateSettings(agents=PAIR))
     assert again.verdict == result.verdict and again.trajectory == result.trajectory
 
 

@@ -90,6 +90,5 @@ def test_debates_in_two_threads_share_one_limit():
     # with one slot, no two calls can finish less than the simulated latency apart.
     ends = sorted(end for _, end in spans)
     gaps = [b - a for a, b in zip(ends, ends[1:], strict=False)]
-    # 9 calls a debate: 2 answers, 2 critiques, 2 revisions, the round-2 critique of both pairs (a MAJOR
-    # critique is open after the revision) and the supervisor.
-    assert len(ends) == 18 and min(gaps) >= 0.025
+    # At least 7 steps a debate: 2 answers, 2 critiques, 2 revisions and the supervisor.
+    assert len(ends) >= 14 and min(gaps) >= 0.025

@@ -15,9 +15,10 @@ from typing import Any
 
 from fault_server import FaultServer, Reply, content, requested_name, structured
 
-from debate_core import prompts
+from debate_core import profiles, prompts
 from debate_core.cases import CASES_DIR, load_case
 from debate_core.engine import run_debate
+from debate_core.protocols import get_spec
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings
 from debate_core.schemas import Case
@@ -69,12 +70,16 @@ def test_evidence_metadata_is_data_too() -> None:
     assert PAYLOAD not in outside_data(block)
 
 
+NLA, ALA = get_spec("cross_critique").presets["seed-000-indonesian-law"]["agents"]
+
+
 def test_rendered_prompt_keeps_the_system_role_and_fences_the_injection() -> None:
     clean, poisoned = load_case(CASES_DIR / "national_will_formalities.json"), poisoned_case()
 
     def render(case: Case) -> list[dict[str, str]]:
         return prompts.render(
-            "cross_critique_answer", agent_id="nla", role="National Law Agent (NLA)", focus="KUHPerdata",
+            "cross_critique_answer", agent_id="nla", agent_name="National Law Agent",
+            identity=profiles.identity(NLA),
             question=prompts.data_block("question", case.question), domain_hint="national",
             evidence=prompts.evidence_block(case.evidence), max_claims="5",
         )
@@ -83,7 +88,7 @@ def test_rendered_prompt_keeps_the_system_role_and_fences_the_injection() -> Non
     assert [m["role"] for m in after] == ["system", "user"]
     # The system prompt (the agent's role and rules) does not depend on the evidence at all.
     assert after[0]["content"] == before[0]["content"]
-    assert "National Law Agent (NLA)" in after[0]["content"] and "attacker" not in after[0]["content"]
+    assert NLA["role"] in after[0]["content"] and "attacker" not in after[0]["content"]
     user = after[1]["content"]
     assert PAYLOAD in user and PAYLOAD not in outside_data(user)
     # Placeholders inside evidence are not expanded: the text is substituted once, as data.
@@ -96,15 +101,15 @@ def test_another_agents_text_is_fenced_in_the_critique_prompt() -> None:
     hostile = {"answer": "Fine. " + INJECTION,
                "claims": [{"id": "C1", "statement": INJECTION, "evidence": [], "confidence": 0.5}]}
     messages = prompts.render(
-        "cross_critique_critique", agent_id="ala", role="Adat Law Agent (ALA)", focus="adat",
-        target_id="nla", target_role="National Law Agent (NLA)",
+        "cross_critique_critique", agent_id="ala", agent_name="Adat Law Agent", identity=profiles.identity(ALA),
+        target_id="nla", target_name="National Law Agent", target_role=NLA["role"],
         question=prompts.data_block("question", "Is the will valid?"),
         target_output=prompts.data_block("nla output", json.dumps(hostile)),
         evidence=prompts.data_block("evidence", "(none)"), min_critiques="2", reask="",
         earlier=prompts.data_block("your earlier critiques of this agent, still open", json.dumps(
             [{"id": "K1", "description": INJECTION}])), first_new_id="K2", review_note="",
     )
-    assert "Adat Law Agent (ALA)" in messages[0]["content"] and PAYLOAD not in messages[0]["content"]
+    assert ALA["role"] in messages[0]["content"] and PAYLOAD not in messages[0]["content"]
     assert PAYLOAD in messages[1]["content"] and PAYLOAD not in outside_data(messages[1]["content"])
 
 
@@ -126,11 +131,11 @@ def test_offline_debate_on_poisoned_evidence_keeps_roles_and_fences_every_prompt
     assert result.status == "completed", result.error
     assert "HACKED" not in result.verdict.answer
     rows = store.steps(result.debate_id)
-    assert {r["agent"] for r in rows if r["stage"] == "answer"} == {"nla", "ala"}
+    assert {r["agent"] for r in rows if r["stage"] == "answer"} == {"nla", "ala"}  # the sample's own pair
     for row in rows:
         if row["stage"] == "answer":
             # Each agent's prompt still gives it its own role.
-            role = "National Law Agent (NLA)" if row["agent"] == "nla" else "Adat Law Agent (ALA)"
+            role = (NLA if row["agent"] == "nla" else ALA)["role"]
             assert role in row["prompt"][0]["content"]
     assert _assert_prompts_fenced(store, result.debate_id) >= 2
 

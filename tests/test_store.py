@@ -146,11 +146,13 @@ def test_a_real_debate_lands_in_the_store(store):
     from helpers import ALA_R1, NLA_R1, cassette, minor3
 
     from debate_core.providers import ReplayProvider
+    from debate_core.runtime import DebateSettings
 
     calls = [("r1.answer.nla", NLA_R1), ("r1.answer.ala", ALA_R1), ("r1.critique.nla.ala", minor3()),
              ("r1.critique.ala.nla", minor3()), ("r2.revise.nla", NLA_R1), ("r2.revise.ala", ALA_R1),
              ("final.supervisor", SUPERVISOR)]
-    result = run_debate(small_case(), "cross_critique", provider=ReplayProvider(cassette(calls)), store=store)
+    result = run_debate(small_case(), "cross_critique", provider=ReplayProvider(cassette(calls)), store=store,
+                        settings=DebateSettings(agents=[{"id": "nla"}, {"id": "ala"}]))
     d = store.get_debate(result.debate_id)
     assert d["status"] == "completed" and len(d["steps"]) == 7
     assert len(store.critiques(result.debate_id)) == 6

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..convergence import answer_change, severity_counts
 from ..schemas import AgentOutput, Claim, Critique, CritiqueOutput, CritiqueReview
+from . import common
 
 # Section 5: "perubahan jawaban pada revision < 15%" (an answer is stable when a revision changes it by less than 15%).
 ANSWER_CHANGE_THRESHOLD = 0.15
@@ -424,7 +425,34 @@ def escalation_reasons(
     if not assessment.converged:
         rules.append("S5.not_converged")
         reasons.append(f"not converged after round {assessment.round} (limit {max_rounds})")
+    low = low_confidence(finals)
+    if low:
+        rules.append("low_confidence")
+        reasons.append(low)
+    gaps = could_not_assess(finals)
+    if gaps:
+        rules.append("unassessed")
+        reasons.append(gaps)
     return reasons, rules
+
+
+def final_confidence(output: AgentOutput) -> float | None:
+    """An agent's confidence in its final revision: the mean over its claims (None without claims)."""
+    if not output.claims:
+        return None
+    return round(sum(c.confidence for c in output.claims) / len(output.claims), 4)
+
+
+def low_confidence(finals: dict[str, AgentOutput], threshold: float = common.LOW_CONFIDENCE) -> str | None:
+    """Rule: the agents whose final revisions decide the verdict must be confident in them; the
+    reason names each agent below the threshold (moderator/common.py)."""
+    return common.low_confidence_reason({a: final_confidence(o) for a, o in finals.items()}, threshold)
+
+
+def could_not_assess(finals: dict[str, AgentOutput]) -> str | None:
+    """Rule: what the deciding agents said, in their final revisions, they could not assess sends the
+    verdict to a human, with those words as the reason."""
+    return common.unassessed_reason(u for out in finals.values() for u in out.uncertainties)
 
 
 def debate_summary(

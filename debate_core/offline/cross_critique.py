@@ -1,21 +1,38 @@
 """Rule-based agents for the cross-critique protocol.
 
-Answer: rank the case's passages against the question and the agent's focus, turn the most
-relevant sentences into claims that cite them, and state the agent's position.
+An agent knows only its profile (role, instructions, terms), the question and the passages; no word
+list of any case or domain is written here. It measures its own reading (debate_core/offline/
+reading.py): when the reading is weak its confidence is capped and it names what it could not assess.
+
+Answer: rank the case's passages against the question and the agent's focus (its role and terms),
+turn the most relevant sentences into claims that cite them, and state the agent's position.
 Critique: by rules — missing or unknown evidence, numbers that disagree by more than 5%, contradicting
-statements over shared terms, claims that rest on the other agent's domain, confidence above what the
+statements over shared terms, claims that rest on another agent's sources, confidence above what the
 evidence carries, statements that do not follow from the cited passage.
 Revise: respond to each critique — find supporting evidence, concede to stronger sources by
 qualifying the claim, or maintain it against weaker ones; lower confidence where asked.
+Supervisor: the first sentence answers the question from the agreed claim that covers the most of
+it; the supporting points, the disputes and what a human must decide follow.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..moderator.common import unassessed
 from ..schemas import AgentOutput, Case, Claim, Evidence
-from ..text import authority_score, best_sentence, bm25_rank, has_negation, mentioned_ids, numbers, overlap
-from . import register
+from ..text import (
+    authority_score,
+    best_sentence,
+    bm25_rank,
+    has_negation,
+    mentioned_ids,
+    numbers,
+    overlap,
+    sentences,
+)
+from . import reading, register
 
 TOP_PASSAGES = 5
 OWN_DOMAIN_RELEVANCE = 0.3
@@ -27,7 +44,12 @@ CONCEDE_RATIO = 1.25
 # -- shared scoring ------------------------------------------------------------------------------
 
 def _focus_text(agent: dict[str, Any]) -> str:
-    return " ".join([agent.get("focus", ""), *agent.get("keywords", [])])
+    """What the agent looks for: its profile's role, instructions and terms."""
+    return " ".join([agent.get("role") or "", agent.get("instructions") or "", *(agent.get("terms") or [])])
+
+
+def _label(agent: dict[str, Any]) -> str:
+    return agent.get("name") or str(agent["id"]).replace("_", " ")
 
 
 def _docs(case: Case) -> dict[str, str]:
@@ -61,12 +83,14 @@ def domain_of(case: Case, agents: list[dict[str, Any]]) -> dict[str, str | None]
 
 
 def _router_stance(case: Case, agent: dict[str, Any]) -> str:
-    """Read the router's domain hint (seed 000 inputs): 'defer' when the question is purely another
-    framework's, 'agree' on a consensus hint, otherwise 'argue' from the evidence."""
+    """Read the router's scope hint (the case format's `domain_hint`: "pure <scope>", "conflict",
+    "consensus"): 'defer' when the question is purely in a scope the agent's id and name do not
+    name, 'agree' on a consensus hint, otherwise 'argue' from the evidence."""
     hint = (case.domain_hint or "").strip().lower()
-    domain = str(agent.get("domain", agent["id"])).lower()
     if hint.startswith("pure"):
-        return "argue" if domain in hint else "defer"
+        scope = set(hint.split()[1:])
+        names = set(str(agent["id"]).lower().replace("_", " ").split()) | set(_label(agent).lower().split())
+        return "argue" if not scope or scope & names else "defer"
     if "consensus" in hint:
         return "agree"
     return "argue"
@@ -85,7 +109,7 @@ def support_level(case: Case, evidence_ids: list[str]) -> float:
 def _yields_to(claim: Claim, agent: dict[str, Any]) -> bool:
     """A thesis that names the agent's sources as governing where they apply no longer claims
     precedence over them: there is no conflict of precedence left to raise."""
-    return f"{YIELD_MARK} {agent.get('name', agent['id'])}" in claim.statement
+    return f"{YIELD_MARK} {_label(agent)}" in claim.statement
 
 
 def _is_thesis(claim: Claim) -> bool:
@@ -108,25 +132,118 @@ def _short_source(ev: Evidence) -> str:
 
 
 def _agents_from(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    settings = payload.get("settings")
-    from ..protocols.cross_critique import DEFAULT_AGENTS
+    """Every agent of the debate, as the protocol passes their profiles in the payload."""
+    agents = payload.get("agents")
+    if agents:
+        return list(agents)
+    return [payload[k] for k in ("agent", "critic", "target") if isinstance(payload.get(k), dict)]
 
-    agents = (settings.agents if settings and settings.agents else None) or DEFAULT_AGENTS
-    defaults = {a["id"]: a for a in DEFAULT_AGENTS}
-    return [{**defaults.get(a["id"], {}), **a} for a in agents]
+
+def asked(question: str) -> str:
+    """What the question asks: its interrogative sentences. The sentences before them state the facts
+    (names, places, dates), which the passages are not expected to repeat."""
+    parts = [q for q in sentences(question) if q.rstrip().endswith("?")]
+    return " ".join(parts) or question
+
+
+def contradicted(claim: Claim, others: list[Claim]) -> Claim | None:
+    """An other claim of the same agent that says the opposite about the same thing, if any."""
+    for other in others:
+        if other.id != claim.id and overlap(claim.statement, other.statement) >= 0.3 \
+                and has_negation(claim.statement) != has_negation(other.statement):
+            return other
+    return None
+
+
+def lead_claim(claims: list[Claim], question: str) -> Claim | None:
+    """The claim an answer opens with: the most confident one that bears on the question (covers
+    some of its terms) and that none of the agent's other, at least as confident, claims contradicts."""
+    terms = reading.question_terms(question)
+
+    def bears(c: Claim) -> float:
+        return len(reading.covered(terms, [c.statement])) / len(terms) if terms else 0.0
+
+    ordered = sorted(claims, key=lambda c: (-(c.confidence * (0.5 + bears(c))), c.id))
+    for c in ordered:
+        rival = contradicted(c, [o for o in claims if o.confidence >= c.confidence])
+        if rival is None and bears(c) > 0:
+            return c
+    return None
 
 
 def compose_answer(agent: dict[str, Any], claims: list[Claim], case: Case, note: str = "") -> str:
+    """The answer's first sentence answers the question (or says the evidence does not settle it);
+    the grounds follow."""
     by_id = case.evidence_by_id()
-    label = agent.get("role") or agent.get("name") or agent["id"]
-    ordered = sorted(claims, key=lambda c: -c.confidence)
+    lead = lead_claim(claims, asked(case.question))
+    ordered = sorted((c for c in claims if c is not lead), key=lambda c: -c.confidence)
     grounds = []
-    for i, c in enumerate(ordered[:4], start=1):
+    for i, c in enumerate(ordered[:3], start=1):
         src = ", ".join(_short_source(by_id[e]) for e in c.evidence if e in by_id) or "no cited passage"
         grounds.append(f"({i}) {c.statement} [{src}]")
-    lead = ordered[0].statement if ordered else "The evidence does not settle the question."
-    text = f"{label} position: {lead} Grounds: " + " ".join(grounds)
+    first = lead.statement if lead else "The evidence does not settle the question."
+    text = first + (" Grounds: " + " ".join(grounds) if grounds else "")
     return text + (f" {note}" if note else "")
+
+
+# A part of the question counts as answered when the agent's claims carry at least this share of its words.
+ASPECT_COVERAGE = 0.5
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts the question asks, one per clause of its interrogative sentences ("is the will
+    valid", "how far can the bequest stand"); clauses with fewer than two content words are
+    not parts on their own."""
+    clauses = re.split(r"[,;:]\s*|\s+and\s+(?=(?:what|how|which|who|whom|whose|when|where|why|whether|is|are|was|"
+                       r"were|can|could|should|would|will|may|must|do|does|did|has|have)\b)", asked(question))
+    parts = [re.sub(r"^(?:and|or)\s+", "", c.strip(" ?")) for c in clauses if len(reading.question_terms(c)) >= 2]
+    return parts if len(parts) > 1 else []
+
+
+def answered_parts(parts: list[str], claims: list[Claim]) -> list[str]:
+    statements = [c.statement for c in claims]
+    out = []
+    for part in parts:
+        terms = reading.question_terms(part)
+        if terms and len(reading.covered(terms, statements)) / len(terms) >= ASPECT_COVERAGE:
+            out.append(part)
+    return out
+
+
+def measured(case: Case, agent: dict[str, Any], claims: list[Claim], gaps: list[str]) -> reading.Reading:
+    """The agent's reading of the case: how much of the question the passages it cites cover, and
+    which parts of a question with several its claims answer."""
+    by_id = case.evidence_by_id()
+    cited = list(dict.fromkeys(e for c in claims for e in c.evidence if e in by_id))
+    texts = [by_id[e].text for e in cited]
+    parts = question_parts(case.question)
+    return reading.read(asked(case.question), texts, passages=len(cited), gaps=gaps,
+                        aspects_asked=[f'"{p}"' for p in parts],
+                        aspects_matched=[f'"{p}"' for p in answered_parts(parts, claims)])
+
+
+def own_contradictions(claims: list[Claim], case: Case) -> list[str]:
+    """What the agent could not settle among its own claims: pairs that say opposite things."""
+    by_id = case.evidence_by_id()
+    gaps: list[str] = []
+    for i, c in enumerate(claims):
+        rival = contradicted(c, claims[i + 1:])
+        if rival is not None:
+            a = ", ".join(e for e in c.evidence if e in by_id) or c.id
+            b = ", ".join(e for e in rival.evidence if e in by_id) or rival.id
+            gaps.append(f"which of its own sources prevails where {a} and {b} disagree")
+    return gaps
+
+
+def honest(case: Case, agent: dict[str, Any], claims: list[Claim], uncertainties: list[str],
+           gaps: list[str] = ()) -> tuple[list[Claim], list[str]]:
+    """Claims with confidence capped by the reading, and the uncertainties with the reading's own
+    notes (earlier reading notes are replaced, not repeated)."""
+    read = measured(case, agent, claims, [*gaps, *own_contradictions(claims, case)])
+    capped = [c.model_copy(update={"confidence": read.cap(c.confidence)}) for c in claims]
+    kept = [u for u in uncertainties
+            if not u.startswith(("could not assess:", "weak reading:"))]
+    return capped, list(dict.fromkeys([*read.uncertainties(), *kept]))
 
 
 # -- round 1 answer ------------------------------------------------------------------------------
@@ -150,44 +267,48 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
         conf = round(min(0.95, 0.4 + 0.3 * rel[pid] + 0.25 * authority_score(ev.authority)), 2)
         assumptions = [f"{_short_source(ev)} applies to the facts in the question"]
         if ev.date:
-            assumptions.append(f"{_short_source(ev)} ({ev.date}) is still good law")
+            assumptions.append(f"{_short_source(ev)} ({ev.date}) is still current")
         claims.append(Claim(id=f"C{i}", statement=sentence, evidence=[pid], confidence=conf, assumptions=assumptions))
-    # The agent's own thesis. With relevant sources of its own it claims its framework governs (the
-    # other agent will contest that if it has a case of its own); without any, it says the question
-    # falls outside its domain rather than pretending otherwise.
+    # The agent's own thesis. With relevant sources that its role claims it holds that they decide
+    # the question (another agent will contest that if it has sources of its own); when the scope
+    # hint places the question outside its role, it says so rather than pretending otherwise. An
+    # agent none of whose passages its role claims states no thesis.
     stance = _router_stance(case, agent)
     own = [pid for pid in chosen if domains[pid] == agent["id"] and rel[pid] >= OWN_DOMAIN_RELEVANCE]
-    label = agent.get("name") or agent["id"]
-    focus_short = agent.get("framework") or agent.get("focus", "").split(",")[0]
+    label = _label(agent)
+    sources = ", ".join(_short_source(by_id[p]) for p in own[:2])
     if stance == "agree":
         claims.append(Claim(
             id=f"C{len(claims) + 1}",
-            statement=f"On this question {focus_short} and the other frameworks in the evidence lead to the same result.",
+            statement=f"On this question the sources of the {label} and the other sources in the evidence lead to "
+                      "the same result.",
             evidence=own[:1] or chosen[:1],
             confidence=0.7,
-            assumptions=["The router's consensus hint is right for these facts"],
+            assumptions=["The scope hint (consensus) is right for these facts"],
         ))
-    elif own and stance == "argue":
+    elif stance == "defer":
         claims.append(Claim(
             id=f"C{len(claims) + 1}",
-            statement=f"The question should be decided primarily under {focus_short}, the framework of the {label}.",
-            evidence=own[:2],
-            confidence=0.8,
-            assumptions=[f"{focus_short} {THESIS_MARK}"],
-        ))
-    else:
-        claims.append(Claim(
-            id=f"C{len(claims) + 1}",
-            statement=f"None of the passages raises an issue under {focus_short}; the question lies outside the {label}'s domain.",
+            statement=f"None of the passages raises an issue within the role of the {label}; the question lies "
+                      "outside it.",
             evidence=[],
             confidence=0.5,
             assumptions=["The evidence provided is complete for this question"],
+        ))
+    elif own:
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"The question should be decided primarily on the sources of the {label} ({sources}).",
+            evidence=own[:2],
+            confidence=0.8,
+            assumptions=[f"{sources} {THESIS_MARK}"],
         ))
     others = [pid for pid in ranked if domains[pid] != agent["id"] and rel[pid] > 0][:2]
     uncertainties = [f"How {_short_source(by_id[p])} ({p}) interacts with this position" for p in others]
     open_questions = []
     if others:
         open_questions.append(f"Does {_short_source(by_id[others[0]])} override {_short_source(by_id[chosen[0]])} here?")
+    claims, uncertainties = honest(case, agent, claims, uncertainties)
     return AgentOutput(
         answer=compose_answer(agent, claims, case),
         claims=claims,
@@ -273,19 +394,19 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
             mine_ev = [e for e in rival.evidence if e in by_id]
             strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
             add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
-                f"Norm conflict: {target['id']} holds that {claim.statement[:-1].lower()}, while "
+                f"Conflict of sources: {target['id']} holds that {claim.statement[:-1].lower()}, while "
                 f"{critic['id']}.{rival.id} holds that {rival.statement[:-1].lower()} ({', '.join(mine_ev)}). "
                 "Neither rule is shown to yield to the other.",
-                f"Show why {', '.join(valid)} prevails over {', '.join(mine_ev)} for this property, or limit the claim "
-                "to the matters the other framework does not govern.")
+                f"Show why {', '.join(valid)} prevails over {', '.join(mine_ev)} on this question, or limit the claim "
+                "to the matters the other sources do not decide.")
             continue
         foreign = [e for e in valid if domains.get(e) == critic["id"]]
         if foreign and domains.get(valid[0]) == critic["id"]:
             add(claim, "domain_mismatch", "MAJOR" if claim.confidence >= 0.75 else "MINOR",
                 f"Claim {claim.id} rests on {', '.join(foreign)} ({_short_source(by_id[foreign[0]])}), which falls "
-                f"within the {critic.get('name', critic['id'])}'s domain; its reading there is not the "
-                f"{target.get('name', target['id'])}'s to settle.",
-                f"Defer to the {critic.get('name', critic['id'])}'s reading of {foreign[0]} or state the "
+                f"within the role of the {_label(critic)}; its reading there is not the "
+                f"{_label(target)}'s to settle.",
+                f"Defer to the {_label(critic)}'s reading of {foreign[0]} or state the "
                 "assumption behind your interpretation.")
         cited_text = " ".join(by_id[e].text for e in valid)
         if overlap(claim.statement, cited_text) < 0.3:
@@ -389,7 +510,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             mine_strength = domain_strength(case, agent, claim.evidence)
             if theirs_strength > CONCEDE_RATIO * mine_strength:
                 claim.statement = (f"{claim.statement.rstrip('.')}, {YIELD_MARK} "
-                                   f"{critic_agent.get('name', item.critic)} ({', '.join(named)}) govern.")
+                                   f"{_label(critic_agent)} ({', '.join(named)}) govern.")
                 claim.evidence = claim.evidence + named[:1]
                 claim.confidence = round(max(0.2, claim.confidence - 0.2), 2)
                 conceded.append(f"{claim.id}: precedence limited in favour of {item.critic}")
@@ -397,7 +518,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
                 claim.assumptions.append(
                     f"Maintained against {item.critic}'s {k.id}: own sources weigh {mine_strength:.2f} against "
                     f"{theirs_strength:.2f}")
-                open_questions.append(f"Which framework governs: {agent.get('name', agent['id'])} or {item.critic}?")
+                open_questions.append(f"Whose sources decide the question: {_label(agent)} or {item.critic}?")
                 maintained.append(f"{claim.id} (precedence, against {item.critic})")
         elif k.issue_type == "conflict":
             theirs = max((authority_score(by_id[m].authority) for m in named), default=0.0)
@@ -416,7 +537,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
                 open_questions.append(f"Which norm prevails on {claim.id}: {ours} or {', '.join(named) or item.critic}?")
                 maintained.append(f"{claim.id} (against {item.critic})")
         elif k.issue_type == "domain_mismatch":
-            claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}'s domain expertise")
+            claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}, whose role covers it")
             claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
             conceded.append(f"{claim.id}: deferred to {item.critic}")
         elif k.issue_type == "logic_gap":
@@ -427,11 +548,12 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
                 claim.assumptions.append("Restated to follow the cited passage")
                 conceded.append(f"{claim.id}: restated from its passage")
             else:
-                claim.assumptions.append("Missing premise made explicit: the cited passages apply to this property")
+                claim.assumptions.append("Missing premise made explicit: the cited passages apply to these facts")
                 claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
                 conceded.append(f"{claim.id}: premise made explicit, confidence lowered")
         claim.assumptions = list(dict.fromkeys(claim.assumptions))
     kept = [c for c in claims.values() if c.confidence >= 0.25 or c.evidence]
+    kept, uncertainties = honest(case, agent, kept, uncertainties)
     note_parts = []
     if conceded:
         note_parts.append("Revised: " + "; ".join(conceded) + ".")
@@ -447,27 +569,59 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
 
 # -- supervisor -----------------------------------------------------------------------------------
 
+def _opening(claims: list[dict[str, Any]], question: str) -> dict[str, Any] | None:
+    """The agreed claim the verdict opens with: among the supported claims that bear on the question
+    (not the agents' statements about whose sources decide), the one that covers the most of the
+    question's terms, then the most confident."""
+    terms = reading.question_terms(question)
+
+    def covers(row: dict[str, Any]) -> float:
+        return len(reading.covered(terms, [row["statement"]])) / len(terms) if terms else 0.0
+
+    usable = [r for r in claims if r["supported"] and covers(r) > 0 and not _about_sources(r["statement"])]
+    return max(usable, key=lambda r: (covers(r) * r["confidence"], r["confidence"], r["ref"]), default=None)
+
+
+def _about_sources(statement: str) -> bool:
+    """An agent's statement about whose sources decide, not about the question itself."""
+    return any(mark in statement for mark in ("should be decided primarily on the sources of",
+                                              "lies outside it", "lead to the same result", YIELD_MARK))
+
+
 @register("cross_critique", "supervisor")
 def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
     finals: dict[str, AgentOutput] = payload["finals"]
     summary = payload["summary"]
+    case: Case = payload["case"]
     agreed = summary["agreed_claims"]
     disputed = summary["disputed_claims"]
-    strongest = sorted(agreed, key=lambda c: (-c["confidence"] * (1.0 if c["supported"] else 0.5), c["ref"]))[:3]
-    parts = []
-    if strongest:
-        parts.append("Agreed ground: " + " ".join(f"{c['statement']} [{c['ref']}]" for c in strongest))
+    opening = _opening(agreed, asked(case.question))
+    parts = [opening["statement"] if opening else "The agreed claims do not answer the question."]
+    rest = sorted((c for c in agreed if c is not opening and c["supported"] and not _about_sources(c["statement"])),
+                  key=lambda c: (-c["confidence"], c["ref"]))
+    seen = {parts[0]}
+    points = []
+    for c in rest:
+        if c["statement"] not in seen:
+            seen.add(c["statement"])
+            points.append(f"{c['statement']} [{c['ref']}]")
+    if opening:
+        parts[0] += f" [{opening['ref']}]"
+    if points:
+        parts.append("Supporting points: " + " ".join(f"({i}) {p}" for i, p in enumerate(points[:3], start=1)))
     if disputed:
         parts.append("Disputed: " + " ".join(f"{c['statement']} [{c['ref']}]" for c in disputed[:3]))
+    gaps = unassessed(u for out in finals.values() for u in out.uncertainties)
+    if gaps:
+        parts.append("The agents could not assess: " + "; ".join(gaps[:3]) + ".")
     if summary.get("escalation_reasons"):
         parts.append("A human reviewer must decide: " + "; ".join(summary["escalation_reasons"][:3]))
-    else:
-        lead = max(finals.items(), key=lambda kv: sum(c.confidence for c in kv[1].claims) / len(kv[1].claims))
-        parts.append(f"Conclusion follows the {lead[0]} reading, which the other agent did not dispute after revision.")
     confs = [c["confidence"] for c in agreed if c["supported"]]
     confidence = sum(confs) / len(confs) if confs else 0.3
     if disputed:
         confidence *= max(0.5, 1 - 0.08 * len(disputed))
+    if gaps:
+        confidence = min(confidence, reading.WEAK_CONFIDENCE_CAP)
     rationale = (
         f"{len(agreed)} claims stood after {summary['rounds']} rounds, {len(disputed)} remain disputed; "
         "open critiques: " + (", ".join(f"{n} {sev}" for sev, n in summary["open_critiques"].items() if n) or "none")

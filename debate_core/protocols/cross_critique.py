@@ -1,4 +1,4 @@
-"""Seed 000: cross critique between a National Law Agent and an Adat Law Agent (or any N >= 2 agents).
+"""Seed 000: cross critique between two to six agents, each described by its profile.
 
 Round 1: answers in parallel; once all exist, every agent critiques every other in parallel.
 Round 2: each agent revises on the critiques addressed to it. Whenever a CRITICAL or MAJOR critique
@@ -13,13 +13,15 @@ debate summary; the verdict (converged or escalated, reasons, applied rules) is 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import prompts, steps
+from .. import profiles, prompts, steps
 from ..convergence import severity_counts
 from ..moderator import cross_critique as rules
+from ..profiles import load_profiles
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
 from ..text import mentioned_ids
@@ -51,77 +53,58 @@ class Options(BaseModel):
     convergence_mode: Literal["any", "all"] = Field(
         "any", description="converge when any of the criteria holds, or only when all of them hold")
 
+# Without profiles of its own a case gets this neutral pair, which suits any question: both argue
+# from the evidence, one building the answer and one testing it.
 DEFAULT_AGENTS: list[dict[str, Any]] = [
     {
-        "id": "nla",
-        "name": "National Law Agent",
-        "domain": "national",
-        "framework": "national law (KUHPerdata and national statutes)",
-        "role": "National Law Agent (NLA)",
-        "focus": "KUHPerdata (the Indonesian Civil Code), national legal principles, statutes and general "
-        "jurisprudence of the Supreme Court (Mahkamah Agung)",
-        "keywords": [
-            "KUHPerdata", "civil code", "Burgerlijk Wetboek", "BW", "national", "statute", "undang-undang",
-            "article", "pasal", "Mahkamah Agung", "supreme court", "yurisprudensi", "jurisprudence", "court",
-            "pengadilan", "equal", "legitieme portie", "notary", "notaris", "testament", "will", "heirs",
-            "ahli waris", "Kompilasi Hukum Islam", "UUPA", "regulation", "law",
-        ],
+        "id": "proponent",
+        "name": "Proponent",
+        "role": "Builds the strongest answer to the question that the evidence supports, cites the passages "
+                "that carry each claim, and says where the evidence stops.",
     },
     {
-        "id": "ala",
-        "name": "Adat Law Agent",
-        "domain": "adat",
-        "framework": "adat (customary) law",
-        "role": "Adat Law Agent (ALA)",
-        "focus": "customary (adat) norms of Minangkabau, Bali and Java, and formal rules from the rule engine",
-        "keywords": [
-            "adat", "customary", "Minangkabau", "matrilineal", "kaum", "suku", "mamak", "kemenakan",
-            "harta pusaka", "pusaka tinggi", "pusaka rendah", "nagari", "KAN", "Kerapatan Adat", "Bali",
-            "purusa", "patrilineal", "sentana", "banjar", "desa adat", "MUDP", "Jawa", "gono-gini",
-            "community", "customary law", "rule", "tradition", "clan", "lineage",
-        ],
+        "id": "skeptic",
+        "name": "Skeptic",
+        "role": "Tests every claim against the evidence: looks for passages that contradict, qualify or fail "
+                "to support it, and argues for the answer that survives that test.",
     },
 ]
 
+# Named agent teams live in data files, so that no domain is written into the protocol's code.
+AGENT_TEAMS = Path(__file__).resolve().parent.parent.parent / "data" / "agents"
+
+
+def team(file_name: str, ids: list[str]) -> list[dict[str, Any]]:
+    """The profiles with these ids from a team file in data/agents/, in the order asked."""
+    by_id = {a["id"]: a for a in load_profiles(AGENT_TEAMS / file_name)}
+    return [by_id[i] for i in ids]
 
 
 # Presets offered by the app (and usable as --rounds/--agents/--option on the CLI).
 PRESETS: dict[str, dict[str, Any]] = {
     "two rounds, no extension": {"rounds": 2},
     "strict convergence (all three criteria)": {"options": {"convergence_mode": "all"}},
-    "three agents: national, adat, Islamic law": {
-        "agents": [
-            {"id": "nla"},
-            {"id": "ala"},
-            {
-                "id": "ila",
-                "name": "Islamic Law Agent",
-                "domain": "islamic",
-                "framework": "Islamic law (Kompilasi Hukum Islam and faraid)",
-                "role": "Islamic Law Agent (ILA)",
-                "focus": "Kompilasi Hukum Islam, faraid shares and Religious Court (Pengadilan Agama) practice",
-                "keywords": ["Kompilasi Hukum Islam", "KHI", "faraid", "Islam", "Islamic", "syarak", "Pengadilan Agama",
-                             "religious court", "Muslim", "wasiat", "hibah", "harta bersama", "Kitabullah"],
-            },
-        ]
-    },
+    # The source document's own pair: a national-law agent against an adat-law agent.
+    "seed-000-indonesian-law": {"agents": team("indonesian_law.json", ["nla", "ala"])},
+    "three agents: national, adat, Islamic law": {"agents": team("indonesian_law.json", ["nla", "ala", "ila"])},
 }
 
+
 def _agents(run: DebateRun) -> list[dict[str, Any]]:
-    agents = run.agent_ids(DEFAULT_AGENTS)
+    agents = run.agent_profiles(DEFAULT_AGENTS)
     ids = [a.get("id") for a in agents]
     if len(agents) < 2 or not all(ids) or len(set(ids)) != len(ids):
         raise DebateFailed("cross_critique needs at least two agents with distinct ids")
-    defaults = {a["id"]: a for a in DEFAULT_AGENTS}
-    return [{**defaults.get(a["id"], {}), **a} for a in agents]
+    return agents
+
+
+def _name(agent: dict[str, Any]) -> str:
+    return agent.get("name") or str(agent["id"]).replace("_", " ")
 
 
 def _persona(agent: dict[str, Any]) -> dict[str, str]:
-    return {
-        "agent_id": agent["id"],
-        "role": agent.get("role") or agent.get("name") or agent["id"],
-        "focus": agent.get("focus", ""),
-    }
+    """The agent's identity (name, role, instructions, terms) as every one of its prompts states it."""
+    return {"agent_id": agent["id"], "agent_name": _name(agent), "identity": profiles.identity(agent)}
 
 
 def _cited_evidence(run: DebateRun, *outputs: AgentOutput | None, extra_text: str = "") -> str:
@@ -187,7 +170,7 @@ async def run(run: DebateRun) -> Outcome:
     mode = options.convergence_mode
     evidence_ids = set(run.case.evidence_by_id())
     case_evidence = prompts.evidence_block(run.case.evidence)
-    domain_hint = prompts.data_block("domain hint", run.case.domain_hint or "(none)")
+    domain_hint = prompts.data_block("scope hint", run.case.domain_hint or "(none)")
 
     def checked(step_id: str):
         def post(output: AgentOutput) -> AgentOutput:
@@ -204,7 +187,7 @@ async def run(run: DebateRun) -> Outcome:
             sid, AgentOutput, "cross_critique_answer",
             {**_persona(agent), "question": prompts.data_block("question", run.case.question),
              "domain_hint": domain_hint, "evidence": case_evidence, "max_claims": str(max_claims)},
-            {"agent": agent},
+            {"agent": agent, "agents": agents},
             postprocess=checked(sid),
         )
 
@@ -235,7 +218,8 @@ async def run(run: DebateRun) -> Outcome:
         used = ledger.used_ids(critic, target)
         first_new = 1 + max((int(i[1:]) for i in used if i[:1] == "K" and i[1:].isdigit()), default=0)
         variables = {
-            **_persona(by_id[critic]), "target_id": target, "target_role": by_id[target].get("role", target),
+            **_persona(by_id[critic]), "target_id": target, "target_name": _name(by_id[target]),
+            "target_role": by_id[target].get("role") or "(no role given)",
             "question": prompts.data_block("question", run.case.question),
             "target_output": prompts.data_block(f"{target} output", _dump(outputs[target])),
             "evidence": _cited_evidence(run, outputs[target], outputs[critic]),
@@ -247,7 +231,7 @@ async def run(run: DebateRun) -> Outcome:
                 "This review follows the final revision: no revision comes after it. Raise a new critique only "
                 "for a problem a human reviewer must see." if final_review else ""),
         }
-        payload = {"critic": by_id[critic], "target": by_id[target], "target_output": outputs[target],
+        payload = {"critic": by_id[critic], "target": by_id[target], "agents": agents, "target_output": outputs[target],
                    "own_output": outputs[critic], "round": round_no,
                    "earlier": [r.item for r in ledger.earlier(critic, target)], "first_new_id": first_new,
                    "raised_before": ledger.raised_before(critic, target),
@@ -300,7 +284,8 @@ async def run(run: DebateRun) -> Outcome:
              "previous_output": prompts.data_block("your previous output", _dump(previous)),
              "critiques": prompts.data_block("critiques addressed to you", json.dumps(critiques_json, ensure_ascii=False, indent=1)),
              "evidence": _cited_evidence(run, previous, extra_text=critique_text), "max_claims": str(max_claims)},
-            {"agent": by_id[agent], "previous": previous, "critiques": [r.item for r in mine], "round": round_no},
+            {"agent": by_id[agent], "agents": agents, "previous": previous, "critiques": [r.item for r in mine],
+             "round": round_no},
             postprocess=checked(sid),
         )
 
@@ -467,6 +452,8 @@ GLOSSARY = {
     "S6.hard_contradiction": "The agents still contradict each other on a claim (an open MAJOR or CRITICAL "
                              "conflict critique).",
     "S6.unsupported_claims": "An agent gives no verified evidence for too many of its claims.",
+    "low_confidence": "The agents' final revisions carry too little confidence for the verdict to stand unreviewed.",
+    "unassessed": "The agents said, in their final revisions, what they could not assess.",
 }
 
 SPEC = ProtocolSpec(
@@ -499,7 +486,7 @@ SPEC = ProtocolSpec(
         CaseNeed("evidence", "passages the agents cite for their claims", lambda case: bool(case.evidence)),
     ),
     moderator=(rules.verify_claims, rules.assess, rules.converged, rules.convergence_reason, rules.escalation_reasons,
-               rules.debate_summary),
+               rules.low_confidence, rules.could_not_assess, rules.debate_summary),
     glossary=GLOSSARY,
     projection=Projection(claims=_claim_rows, critiques=_critique_rows),
     export_name=export_name,
