@@ -257,7 +257,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from exc
     from .profiles import resolve
 
-    provider = _provider_from_args(args, resolve(settings.agents, case, list(spec.default_agents)))
+    provider = _provider_from_args(args, resolve(settings.agents, case, list(spec.default_agents), spec.name))
     if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
         raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
     store = _store(args.db)

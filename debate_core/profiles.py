@@ -89,19 +89,26 @@ def load_profiles(path: str | Path) -> list[dict[str, Any]]:
     return parse_profiles(data, str(p))
 
 
-def case_profiles(case: Any) -> list[dict[str, Any]] | None:
-    """The case's own `agents` list, validated, or None when it has none."""
-    raw = getattr(case, "agents", None)
-    if raw is None and isinstance(getattr(case, "model_extra", None), dict):
-        raw = case.model_extra.get("agents")
+def case_profiles(case: Any, protocol: str | None = None) -> list[dict[str, Any]] | None:
+    """The case's own `agents` list, validated, or None when it has none. A case written for one
+    protocol (its `protocol` field) keeps its agents to that protocol: another protocol run on it
+    uses its own defaults, since its agents play other parts (a judge, a critic, personas)."""
+    extra = getattr(case, "model_extra", None) if case is not None else None
+    extra = extra if isinstance(extra, dict) else {}
+    written_for = extra.get("protocol")
+    if protocol and written_for and written_for != protocol:
+        return None
+    raw = getattr(case, "agents", None) if case is not None else None
+    if raw is None:
+        raw = extra.get("agents")
     return parse_profiles(raw, "case agents") if raw else None
 
 
 def resolve(chosen: Sequence[Mapping[str, Any]] | None, case: Any,
-            defaults: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+            defaults: Sequence[Mapping[str, Any]], protocol: str | None = None) -> list[dict[str, Any]]:
     """The debate's agents: the chosen ones (each completed from a known profile with the same id),
-    else the case's profiles, else the protocol's defaults."""
-    from_case = case_profiles(case) or []
+    else the case's profiles (for the protocol it was written for), else the protocol's defaults."""
+    from_case = case_profiles(case, protocol) or []
     known = {str(a["id"]): dict(a) for a in [*defaults, *from_case]}
     if chosen:
         return [{**known.get(str(a["id"]), {}), **dict(a)} for a in chosen]

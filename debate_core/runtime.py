@@ -337,4 +337,4 @@ class DebateRun:
         same id), else the case's own `agents`, else the protocol's defaults (debate_core/profiles.py)."""
         from .profiles import resolve  # profiles -> protocols -> runtime: imported here, not at the top
 
-        return resolve(self.settings.agents, self.case, list(defaults))
+        return resolve(self.settings.agents, self.case, list(defaults), self.protocol)

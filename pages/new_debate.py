@@ -180,12 +180,12 @@ team = c3.selectbox("Team", ["(the case's or the protocol's agents)", *teams], k
                     help="Teams of agent profiles saved below, usable with any protocol.")
 agent_case = case
 try:
-    profiles.case_profiles(case)
+    profiles.case_profiles(case, protocol)
 except OptionsError as exc:  # the case's own agents are malformed: say so, and offer the protocol's
     problems.append(str(exc))
     st.error(views.md_escape(exc))
     agent_case = None
-base_agents = profiles.resolve(teams.get(team) or preset.get("agents") or None, agent_case, info["agents"])
+base_agents = profiles.resolve(teams.get(team) or preset.get("agents") or None, agent_case, info["agents"], protocol)
 team_key = f"nd-agents-{protocol}-{preset_name}-{team}-{case.id if case is not None else ''}"
 lo, hi = info["min_rounds"], max(info["min_rounds"], info["max_rounds"])
 default_rounds = min(hi, max(lo, int(preset.get("rounds") or info["rounds"])))
@@ -235,7 +235,7 @@ run_settings = DebateSettings(
     rounds=int(rounds),
     # The case's own agents (or the protocol's) as they are: stored as chosen only when someone changed them.
     agents=None if inputs.format_agent_lines(chosen_agents) == inputs.format_agent_lines(
-        profiles.resolve(None, agent_case, info["agents"])) else chosen_agents,
+        profiles.resolve(None, agent_case, info["agents"], protocol)) else chosen_agents,
     options=options,
 )
 if chosen_agents and not problems:

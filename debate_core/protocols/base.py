@@ -134,7 +134,7 @@ class ProtocolSpec:
             from ..profiles import case_profiles
             from .validation import validate_agents
 
-            own = case_profiles(case)
+            own = case_profiles(case, self.name)
             if own:
                 validate_agents(self, own)
 
