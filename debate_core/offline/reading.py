@@ -10,6 +10,7 @@ the moderators send such verdicts to a human (debate_core/moderator/common.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,12 +30,20 @@ def question_terms(question: str) -> list[str]:
     return list(_term_words(question))
 
 
+_ASIDE = re.compile(r"\(([^()]*)\)")
+
+
 def _term_words(question: str) -> dict[str, str]:
-    """Stem -> the word as the question wrote it (the first time), for reasons a reviewer reads."""
+    """Stem -> the word as the question wrote it (the first time), for reasons a reviewer reads.
+
+    Figures (dates, amounts, times) are left out: they are compared as numbers, not looked up as
+    words. So are one- or two-word asides in parentheses, such as "(fictitious)": they qualify the
+    question without being part of what it asks."""
+    text = _ASIDE.sub(lambda m: " " if len(m.group(1).split()) <= 2 else f" {m.group(1)} ", question)
     seen: dict[str, str] = {}
-    for tok in content_tokens(question):
+    for tok in content_tokens(text):
         s = stem(tok)
-        if len(s) > 2 and s not in seen:
+        if len(s) > 2 and s not in seen and not any(ch.isdigit() for ch in tok):
             seen[s] = tok
     return seen
 
