@@ -151,3 +151,13 @@ def test_repair_is_refused_for_providers_that_generate_nothing() -> None:
         make_provider("offline", repair="clamp")
     with pytest.raises(ValueError, match="unknown repair"):
         make_provider("openai", model="m", base_url="http://127.0.0.1:1/v1", repair="round")
+
+
+def test_a_local_server_gets_a_shorter_default_timeout_than_a_hosted_api() -> None:
+    from debate_core.providers.openai_provider import DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S, OpenAIProvider
+
+    local = OpenAIProvider(model="m", base_url="http://127.0.0.1:9/v1", probe=False)
+    hosted = OpenAIProvider(model="m", base_url="https://api.example.com/v1", api_key="k")
+    chosen = OpenAIProvider(model="m", base_url="http://127.0.0.1:9/v1", timeout=300, probe=False)
+    assert (local.timeout, hosted.timeout, chosen.timeout) == (LOCAL_TIMEOUT_S, DEFAULT_TIMEOUT_S, 300.0)
+    assert 2 * LOCAL_TIMEOUT_S < 180  # a failing step, retried once, ends within three minutes

@@ -68,6 +68,10 @@ MIN_REPLY_TOKENS = 32
 _KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9]{0,3})[A-Za-z0-9_\-]{8,}")
 
 
+DEFAULT_TIMEOUT_S = 120.0  # seconds per call to a hosted API
+LOCAL_TIMEOUT_S = 80.0  # seconds per call to a server on this machine or the local network
+
+
 def is_local_url(base_url: str | None) -> bool:
     """A server on this machine or a private network (llama.cpp, Ollama, vLLM run there)."""
     if not base_url:
@@ -212,7 +216,7 @@ class OpenAIProvider(Provider):
         base_url: str | None = None,
         api_key: str | None = None,
         temperature: float = 0.2,
-        timeout: float = 120.0,
+        timeout: float | None = None,
         stall_timeout: float | None = 30.0,
         timeout_retries: int = 1,
         max_attempts: int = 3,
@@ -238,7 +242,13 @@ class OpenAIProvider(Provider):
         self._api_key = SecretStr(key or "not-needed")
         self._api_key_set = bool(key)
         self.temperature = float(temperature)
-        self.timeout = float(timeout)
+        # A local server that does not answer within 80 s will not answer within 120 either (it
+        # generates at a steady pace under its reply cap), and 2 x 80 s keeps a failing step, retried
+        # once, under three minutes; a hosted API gets the longer default.
+        if timeout:
+            self.timeout = float(timeout)
+        else:
+            self.timeout = LOCAL_TIMEOUT_S if is_local_url(self.base_url) else DEFAULT_TIMEOUT_S
         # Off (None or 0), or shorter than the whole call: a stalled stream fails before the timeout.
         self.stall_timeout = float(stall_timeout) if stall_timeout else None
         self.timeout_retries = max(0, int(timeout_retries))
