@@ -47,6 +47,7 @@ REVIEW_STATE_LABELS = {
     "overridden": "overridden",
     "escalated": "escalated to a supervisor",
     "approved": "approved by a supervisor",
+    "settled": "settled by a supervisor",
 }
 
 

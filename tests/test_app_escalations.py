@@ -58,7 +58,7 @@ def test_supervisor_override_needs_a_reason(app, make_debate, db_path):
     app.text_area(key=f"override-reason-{debate_id}").set_value("E4 is the nagari council's finding.")
     app.button(key=f"sup-override-submit-{debate_id}").click().run()
     debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
-    assert debate["review_state"] == "overridden"
+    assert debate["review_state"] == "settled"
     assert debate["final_answer"] == "The kaum keeps the sawah."
     assert debate["reviews"][-1]["role"] == "supervisor"
 

@@ -28,6 +28,7 @@ from ..contradictions import (
     unit_key,
 )
 from ..schemas import AgentReport, Resolution, Verdict
+from .common import short_answer
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
@@ -372,6 +373,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     counts = Counter(d.resolution or "split" for d in decisions.values())
     return Verdict(
         answer=consensus.consensus_narrative,
+        short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
         needs_human_review=bool(flagged),
         escalation_reasons=reasons,
@@ -385,13 +387,16 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
 def skipped_verdict(reports: list[AgentReport]) -> Verdict:
     metrics = sorted({metric_key(r.metric) for r in reports})
     if not reports:
-        return Verdict(answer="No agent reports to compare: nothing to arbitrate.", confidence=0.0,
+        nothing = "No agent reports to compare: nothing to arbitrate."
+        return Verdict(answer=nothing, short_answer=nothing, confidence=0.0,
                        needs_human_review=False, rationale="the case has no reports",
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
+    agree = (f"No contradictions among {len(reports)} report(s) on {len(metrics)} metric(s) "
+             f"({', '.join(metrics)}): the reports agree, so no arbitration was needed.")
     return Verdict(
-        answer=(f"No contradictions among {len(reports)} report(s) on {len(metrics)} metric(s) "
-                f"({', '.join(metrics)}): the reports agree, so no arbitration was needed."),
+        answer=agree,
+        short_answer=f"The {len(reports)} report(s) agree: no arbitration was needed.",
         confidence=round(mean, 4),
         needs_human_review=False,
         rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..convergence import Stop
 from ..schemas import Verdict
+from .common import short_answer
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -172,6 +173,7 @@ def verdict(
     rationale = f"{convergence_reason}. The final rule {check_note}."
     return Verdict(
         answer=final_rule,
+        short_answer=short_answer(final_rule),
         confidence=round(max(0.0, min(1.0, final_confidence)), 4),
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import prompts, steps
 from ..convergence import severity_counts
 from ..moderator import cross_critique as rules
+from ..moderator.common import short_answer
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
 from ..text import mentioned_ids
@@ -387,6 +388,7 @@ async def run(run: DebateRun) -> Outcome:
     )
     verdict = Verdict(
         answer=sup.answer,
+        short_answer=short_answer(sup.answer),
         confidence=sup.confidence,
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,

@@ -86,6 +86,7 @@ from .verdict import (
     judge_has_consensus,
     judge_only_confidence,
     judge_only_escalation_reasons,
+    label_sentence,
 )
 
 __all__ = [
@@ -147,4 +148,5 @@ __all__ = [
     "judge_only_escalation_reasons",
     "judge_only_confidence",
     "convergence",
+    "label_sentence",
 ]

@@ -99,3 +99,9 @@ def convergence(debated: bool, summary: DebateSummary | None, final_label: str |
     if inferred == final_label:
         return True, f"the judge's consensus agrees with the moderator's label ({final_label})"
     return False, f"the judge's consensus ({inferred}) differs from the moderator's label ({final_label})"
+
+
+def label_sentence(label: str | None) -> str:
+    """Rule: the panel's short answer is its final label said as a sentence ("The overall sentiment
+    is mixed.")."""
+    return f"The overall sentiment is {label or 'undecided'}."
