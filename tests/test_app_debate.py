@@ -26,6 +26,13 @@ def _open(app: AppTest, debate_id: str, reviewer: str | None = "ann") -> AppTest
     return app
 
 
+def _choose(app: AppTest, debate_id: str, action: str, supervisor: bool = False) -> AppTest:
+    """Pick Accept, Override or Escalate in the review panel (a form opens only once chosen)."""
+    app.button_group(key=f"{'sup-' if supervisor else ''}decision-{debate_id}").set_value(action).run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
 def _store(db_path) -> DebateStore:
     return DebateStore(db_path, readonly=True)
 
@@ -46,9 +53,11 @@ def test_detail_view_renders_for_every_protocol(app, make_debate, protocol):
     _open(app, debate_id)
     assert views.md_escape(case.title) == app.title[0].value
     tab_labels = [t.label for t in app.tabs]
-    assert {"Rounds", "Claims", "Critiques", "Verdict", "Plots"} <= set(tab_labels)
+    assert {"Rounds", "Claims", "Critiques", "Verdict details", "Plots"} <= set(tab_labels)
+    _choose(app, debate_id, "Accept")
     assert app.button(key=f"accept-{debate_id}")
-    assert app.get("plotly_chart"), "convergence and token plots are drawn"
+    # Measures over several rounds are plotted; a measure of one round is shown as its numbers.
+    assert app.get("plotly_chart") or app.metric, "convergence measures and token use are shown"
 
 
 def test_protocol_views_show_their_own_artifacts(app, make_debate):
@@ -99,6 +108,7 @@ def test_untrusted_html_in_evidence_and_question_is_shown_literally(app, make_de
 def test_accept(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id)
+    _choose(app, debate_id, "Accept")
     app.button(key=f"accept-{debate_id}").click().run()
     assert not app.exception
     assert any("accepted by ann" in s.value for s in app.success)
@@ -112,10 +122,13 @@ def test_accept(app, make_debate, db_path):
 def test_override_requires_answer_and_reason(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id)
+    _choose(app, debate_id, "Override")
     app.text_area(key=f"override-answer-{debate_id}").set_value("The sawah stays with the kaum.")
     app.button(key=f"override-submit-{debate_id}").click().run()
     assert any("needs a reason" in e.value for e in app.error)
     assert _store(db_path).get_debate(debate_id)["review_state"] == "pending"
+    # The validation error keeps the reviewer on the form they were filling in.
+    assert app.button_group(key=f"decision-{debate_id}").value == "Override"
 
     app.text_area(key=f"override-answer-{debate_id}").set_value("The sawah stays with the kaum.")
     app.text_area(key=f"override-reason-{debate_id}").set_value("E3 and E4 say it is pusaka tinggi.")
@@ -133,6 +146,7 @@ def test_override_requires_answer_and_reason(app, make_debate, db_path):
 def test_escalate_requires_a_reason_then_goes_to_the_queue(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id)
+    _choose(app, debate_id, "Escalate")
     app.button(key=f"escalate-submit-{debate_id}").click().run()
     assert any("needs a reason" in e.value for e in app.error)
     app.text_area(key=f"escalate-reason-{debate_id}").set_value("Conflicting supreme court decisions.")
@@ -145,6 +159,7 @@ def test_review_needs_a_reviewer_name(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id, reviewer=None)
     assert any("Enter your name" in w.value for w in app.warning)
+    _choose(app, debate_id, "Accept")
     app.button(key=f"accept-{debate_id}").click().run()
     assert any("Enter your name in the sidebar" in e.value for e in app.error)
     assert _store(db_path).reviews(debate_id) == []
@@ -154,7 +169,8 @@ def test_two_reviewers_at_once_the_second_is_told_and_keeps_their_input(db_path,
     debate_id = make_debate()
     first = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "ann")
     second = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "bob")
-    first.button(key=f"accept-{debate_id}").click().run()
+    _choose(second, debate_id, "Override")  # bob opened the override form before ann acted
+    _choose(first, debate_id, "Accept").button(key=f"accept-{debate_id}").click().run()
     second.text_area(key=f"override-answer-{debate_id}").set_value("Bob's corrected answer")
     second.text_area(key=f"override-reason-{debate_id}").set_value("Bob's careful reason")
     second.button(key=f"override-submit-{debate_id}").click().run()
@@ -168,7 +184,7 @@ def test_two_reviewers_at_once_the_second_is_told_and_keeps_their_input(db_path,
 
 
 def test_live_view_while_running_then_review_when_done(app, db_path):
-    debate_id = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=300),
+    debate_id = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=800),
                                     db_path=db_path)
     _open(app, debate_id)
     assert ":blue-badge[running]" in [m.value for m in app.markdown]
@@ -178,7 +194,7 @@ def test_live_view_while_running_then_review_when_done(app, db_path):
     assert worker.wait(debate_id, 60)
     app.run()
     assert not app.exception
-    assert app.button(key=f"accept-{debate_id}")
+    assert _choose(app, debate_id, "Accept").button(key=f"accept-{debate_id}")
 
 
 def test_failed_debate_explains_the_error(app, db_path):
@@ -190,6 +206,7 @@ def test_failed_debate_explains_the_error(app, db_path):
     assert any("failed" in e.value for e in app.error)
     assert any("cassette has no entry" in t for t in _texts(app))
     assert all(b.key != f"accept-{debate_id}" for b in app.button)
+    assert not [g for g in app.button_group if g.key == f"decision-{debate_id}"]
 
 
 def test_unknown_id_and_empty_database_are_explained(app):
