@@ -157,3 +157,11 @@ def why_flagged(protocol: str | None, verdict: Mapping[str, Any], names: Mapping
             if sentence not in out:
                 out.append(sentence)
     return out or [reason(r, names) for r in verdict.get("escalation_reasons") or []]
+
+
+_STEP_ID = re.compile(r"\b(?:r\d+\.[a-z_]+(?:\.[\w-]+){0,2}|c\d+\.[a-z_]+\.[\w-]+|final\.[\w-]+)\b")
+
+
+def step_ids_in(protocol: str | None, text: Any, names: Mapping[str, str] | None = None) -> str:
+    """Engine text (a warning, an error) with the step ids it names written as step titles."""
+    return _STEP_ID.sub(lambda m: step_title(protocol, m[0], names), str(text or ""))

@@ -55,7 +55,7 @@ def sentences(text: str) -> list[str]:
     return parts or ([text.strip()] if text and text.strip() else [])
 
 
-SHORT_ANSWER_LIMIT = 300
+SHORT_ANSWER_LIMIT = 160
 
 
 def clip_words(text: str, limit: int) -> str:

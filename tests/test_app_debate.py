@@ -230,3 +230,100 @@ def test_exports_are_offered_on_a_finished_debate(app, make_debate):
     _open(app, debate_id)
     assert {b.label for b in app.get("download_button")} == {
         "Transcript files (.zip)", "Cassette (.json)", "Claims and critiques (.csv)"}
+
+
+def _card_lines(app: AppTest) -> list[str]:
+    return [m.value for m in app.markdown]
+
+
+def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_debate, db_path):
+    debate_id = make_debate()  # flagged offline: the agents still contradict each other
+    _open(app, debate_id)
+    debate = _store(db_path).get_debate(debate_id)
+    short = debate["verdict"]["short_answer"]
+    assert short and short.endswith(".") and len(short) < len(debate["verdict"]["answer"])
+    lines = _card_lines(app)
+    at = {name: next(i for i, m in enumerate(lines) if cond(m)) for name, cond in (
+        ("answer", lambda m: m == f"**{views.md_escape(short)}**"),
+        ("badges", lambda m: m.startswith("Confidence **")),
+        ("why", lambda m: m.startswith("**Why it is flagged**")),
+    )}
+    assert at["answer"] < at["badges"] < at["why"]
+    badges = lines[at["badges"]]
+    # The confidence, then the moderator's outcome, then the review state: two separate badges.
+    assert badges.index("Confidence **52%**") < badges.index(":orange-badge[flagged for a human]") \
+        < badges.index(":gray-badge[pending]")
+    why = lines[at["why"]]
+    assert "contradict each other" in why and "S6" not in why
+    # The verdict is shown once: no second copy of the answer in a Verdict tab.
+    assert sum(1 for m in lines if m == f"**{views.md_escape(short)}**") == 1
+    # Escalated by a reviewer then approved: the review badge follows, the moderator's stays.
+    store = DebateStore(db_path)
+    store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")
+    from debate_core.app_settings import AppSettings, save_settings
+    save_settings(AppSettings(supervisors=["sue"]), db_path)
+    store.review(debate_id, action="approve", reviewer="Sue", supervisor=True)
+    store.close()
+    app.run()
+    badges = next(m for m in _card_lines(app) if m.startswith("Confidence **"))
+    assert ":orange-badge[flagged for a human]" in badges and ":green-badge[approved]" in badges
+
+
+def test_undo_round_trip_through_the_store(app, make_debate, db_path):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    _choose(app, debate_id, "Accept").button(key=f"accept-{debate_id}").click().run()
+    assert any("accepted by ann" in s.value for s in app.success)
+    assert _store(db_path).get_debate(debate_id)["review_state"] == "accepted"
+    app.button(key=f"undo-{debate_id}").click().run()
+    assert not app.exception
+    assert any("was undone" in s.value for s in app.success)
+    debate = _store(db_path).get_debate(debate_id)
+    assert debate["review_state"] == "pending"
+    assert [(r["reviewer"], r["action"], r["state_before"], r["state_after"]) for r in debate["reviews"]] == [
+        ("ann", "accept", "pending", "accepted"), ("ann", "undo", "accepted", "pending")]
+    assert not [b for b in app.button if b.key == f"undo-{debate_id}"], "one undo per action"
+    # Another reviewer in another tab sees no Undo for ann's action.
+    _choose(app, debate_id, "Accept").button(key=f"accept-{debate_id}").click().run()
+    other = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "bob")
+    assert not [b for b in other.button if b.key == f"undo-{debate_id}"]
+
+
+def test_role_check_on_an_escalated_debate(app, make_debate, db_path):
+    from debate_core.app_settings import AppSettings, save_settings
+
+    debate_id = make_debate()
+    store = DebateStore(db_path)
+    store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")
+    store.close()
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    _open(app, debate_id, reviewer="bob")
+    assert any("bob is not one of them" in i.value for i in app.info)
+    assert not [g for g in app.button_group if g.key == f"sup-decision-{debate_id}"]
+    supervisor = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "SUE")
+    assert supervisor.button_group(key=f"sup-decision-{debate_id}")
+
+
+def test_the_reviewer_name_survives_a_reload_through_the_link(app, make_debate):
+    debate_id = make_debate()
+    _open(app, debate_id, reviewer="Ann")
+    assert app.query_params["reviewer"] == ["Ann"] or app.query_params["reviewer"] == "Ann"
+    fresh = AppTest.from_file(str(_app_path()), default_timeout=60)  # a new tab: a new session
+    fresh.query_params["reviewer"] = "Ann"
+    fresh.query_params["id"] = debate_id
+    fresh.switch_page("pages/debate.py")
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.session_state["reviewer_name"] == "Ann"
+    assert fresh.text_input(key="reviewer-input").value == "Ann"
+
+
+def test_critiques_show_their_claim_and_filter_by_severity(app, make_debate):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    assert any(c.value.startswith("The claim critiqued") for c in app.caption)
+    pills = app.button_group(key="crit-sev-done")
+    before = sum(1 for m in app.markdown if "-badge[" in m.value and "** · round" in m.value)
+    pills.set_value(["MINOR"]).run()
+    after = [m.value for m in app.markdown if "-badge[" in m.value and "** · round" in m.value]
+    assert after and len(after) < before and all(":yellow-badge[MINOR]" in m for m in after)

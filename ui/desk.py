@@ -75,36 +75,41 @@ def verdict_card(debate: dict[str, Any], claims: list[dict[str, Any]], names: di
             st.markdown("**The moderator gave no verdict.**")
             st.caption(f"Debate {esc(views.display_status(debate))}.")
             return
-        st.markdown(f"#### {esc(views.short_answer(debate))}")
-        st.markdown(f"Confidence **{views.pct(verdict.get('confidence'))}**")
+        st.markdown(f"**{esc(views.short_answer(debate))}**")
         out_label, out_color = views.outcome(debate)
         rev_label, rev_color = views.review_badge(debate)
-        st.markdown(f"Moderator :{out_color}-badge[{out_label}] Review :{rev_color}-badge[{rev_label}]")
+        # One line, in the card's order: the confidence, then the two badges.
+        st.markdown(f"Confidence **{views.pct(verdict.get('confidence'))}** · "
+                    f"Moderator :{out_color}-badge[{out_label}] · Review :{rev_color}-badge[{rev_label}]")
         reasons = glossary.why_flagged(debate.get("protocol"), verdict, names)
         if reasons:
-            st.markdown("**Why it is flagged**")
-            for r in reasons:
-                st.markdown(f"- {esc(r)}")
+            st.markdown("**Why it is flagged**\n" + "\n".join(f"- {esc(r)}" for r in reasons))
         answer = debate.get("final_answer")
         if answer and answer != verdict.get("answer"):
             st.markdown("**Answer after review**")
             st.text(answer)
-        _points(debate, claims, names)
+        supporting, disputed = views.verdict_points(debate)
         full = verdict.get("escalation_reasons") or []
-        if full:
-            with st.expander(f"Escalation reasons in full ({len(full)})"):
-                for r in full:
-                    st.markdown(f"- {esc(glossary.reason(r, names))}")
+        if supporting or disputed or full:
+            counts = " · ".join(x for x in (f"{len(supporting)} supporting" if supporting else "",
+                                            f"{len(disputed)} disputed" if disputed else "",
+                                            f"{len(full)} reason(s) to escalate" if full else "") if x)
+            with st.expander(f"Grounds: {counts}"):
+                _points(debate, claims, names, supporting, disputed)
+                if full:
+                    st.markdown("**Escalation reasons in full**\n"
+                                + "\n".join(f"- {esc(glossary.reason(r, names))}" for r in full))
 
 
-def _points(debate: dict[str, Any], claims: list[dict[str, Any]], names: dict[str, str]) -> None:
-    supporting, disputed = views.verdict_points(debate)
+def _points(debate: dict[str, Any], claims: list[dict[str, Any]], names: dict[str, str],
+            supporting: list[dict[str, Any]], disputed: list[dict[str, Any]]) -> None:
     index = views.claim_index(claims)
     case = debate.get("case")
     for title, points, tag in (("Supporting points", supporting, "s"), ("Disputed points", disputed, "d")):
         if not points:
             continue
-        with st.expander(f"{title} ({len(points)})"):
+        st.markdown(f"**{title}**")
+        with st.container():
             for i, p in enumerate(points):
                 mark = "" if p.get("supported", True) else " *(no verified evidence)*"
                 st.markdown(f"- {esc(p['text'])}{mark}")

@@ -38,7 +38,14 @@ def header(debate: dict[str, Any]) -> None:
         f"{rounds} round(s)" if rounds else "", esc((debate.get("created_at") or "")[:16].replace("T", " ")),
     ) if x))
     st.markdown("**Question**")
-    st.text(debate.get("question") or "")
+    question = debate.get("question") or ""
+    # A long question scrolls in a short box (whole, never cut), so the verdict and the decision
+    # stay in the first screen.
+    with st.container(height=QUESTION_HEIGHT if len(question) > 240 else "content", border=False):
+        st.text(question)
+
+
+QUESTION_HEIGHT = 56
 
 
 def progress_bar(debate: dict[str, Any], steps: list[dict[str, Any]], planned_rounds: int | None) -> None:
@@ -49,7 +56,8 @@ def progress_bar(debate: dict[str, Any], steps: list[dict[str, Any]], planned_ro
 def failure(debate: dict[str, Any]) -> None:
     if debate.get("status") != "failed":
         return
-    where = f" at step `{debate['failed_step']}`" if debate.get("failed_step") else ""
+    where = (f" at the step “{esc(glossary.step_title(debate.get('protocol'), debate['failed_step'], views.agent_names(debate)))}”"
+             if debate.get("failed_step") else "")
     st.error(f"This debate failed{where}. Every step completed before the failure is kept below.")
     st.text(debate.get("error") or "no error message was recorded")
 
@@ -57,9 +65,10 @@ def failure(debate: dict[str, Any]) -> None:
 def warnings(debate: dict[str, Any]) -> None:
     items = debate.get("warnings") or []
     if items:
+        names = views.agent_names(debate)
         with st.expander(f"{len(items)} warning(s) from the engine"):
             for w in items:
-                st.text(str(w))
+                st.text(glossary.step_ids_in(debate.get("protocol"), w, names))
 
 
 # ---------------------------------------------------------------------------

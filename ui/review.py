@@ -161,7 +161,7 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
         st.warning("Enter your name in the sidebar to review this debate.")
     verdict = debate.get("verdict") or {}
     choice = st.segmented_control("Your decision", ["Accept", "Override", "Escalate"],
-                                  key=_choice_key(debate_id, False))
+                                  key=_choice_key(debate_id, False), label_visibility="collapsed")
     if choice is None:
         st.caption("Accept the verdict, override it with a corrected answer, or escalate it to a supervisor.")
     elif choice == "Accept":
@@ -205,7 +205,7 @@ def supervisor_controls(debate: dict[str, Any], is_supervisor: bool) -> None:
                 + (f"; {who} is not one of them." if who else "; enter your name in the sidebar."))
         return
     choice = st.segmented_control("Supervisor's decision", ["Approve", "Override"],
-                                  key=_choice_key(debate_id, True))
+                                  key=_choice_key(debate_id, True), label_visibility="collapsed")
     if choice is None:
         st.caption("Approve the verdict, or override it with a corrected answer that settles the escalation.")
     elif choice == "Approve":
