@@ -539,7 +539,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rev = sub.add_parser("review", parents=[db_flag], help="accept, override or escalate a verdict")
     rev.add_argument("id")
-    rev.add_argument("--action", required=True, choices=("accept", "override", "escalate", "approve"))
+    rev.add_argument("--action", required=True, choices=("accept", "override", "escalate", "approve", "undo"),
+                     help="undo takes back the reviewer's own last action while nothing happened after it")
     rev.add_argument("--reviewer", required=True)
     rev.add_argument("--answer", help="corrected answer (override)")
     rev.add_argument("--reason", help="required for override and escalate")

@@ -1,8 +1,9 @@
 """Review actions and who may take them.
 
 A reviewer accepts, overrides or escalates a completed debate; only a supervisor named in the
-settings file next to the database (`<db>.settings.json`, edited on the Settings page) may approve
-or override an escalated one. Every caller (the CLI, the app, scripts calling
+settings file next to the database (`<db>.settings.json`) may approve an escalated one or settle it
+with a corrected answer. Whoever acted last may undo that action while nothing has happened after
+it: the debate returns to the state and answer before it, and the undo is itself an audit row. Every caller (the CLI, the app, scripts calling
 `DebateStore.review`) goes through `submit`, so the role rule holds whatever the front end.
 
 The rules are pure functions; the store applies them inside its write transaction, so the state
@@ -15,11 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-REVIEW_ACTIONS = ("accept", "override", "escalate")
-SUPERVISOR_ACTIONS = ("approve", "override")
-# review_state values: pending -> accepted | overridden | escalated; escalated -> approved | overridden
-REVIEW_STATES = ("pending", "accepted", "overridden", "escalated", "approved")
+UNDO = "undo"
+REVIEW_ACTIONS = ("accept", "override", "escalate", UNDO)
+SUPERVISOR_ACTIONS = ("approve", "override", UNDO)
+# review_state values: pending -> accepted | overridden | escalated; escalated -> approved | settled
+# ("settled": a supervisor overrode the escalated verdict with a corrected answer). An undo returns
+# to the state before the undone action.
+REVIEW_STATES = ("pending", "accepted", "overridden", "escalated", "approved", "settled")
 _NEW_STATE = {"accept": "accepted", "override": "overridden", "escalate": "escalated", "approve": "approved"}
+_SUPERVISOR_STATE = {"override": "settled", "approve": "approved"}
 
 
 class ReviewConflict(Exception):
@@ -68,6 +73,8 @@ def make_request(
     answer = (answer or "").strip() or None
     if action == "override" and not answer:
         raise ReviewError("an override needs the corrected answer")
+    if action == UNDO:
+        answer = None
     if action in ("override", "escalate") and not reason:
         raise ReviewError(f"{action} needs a reason")
     return ReviewRequest(debate_id, action, reviewer, "supervisor" if supervisor else "reviewer", answer, reason,
@@ -88,7 +95,35 @@ def transition(req: ReviewRequest, *, status: str, state: str, version: int,
     if req.role == "reviewer" and state != "pending":
         raise ReviewError(f"debate {req.debate_id} was already reviewed ('{state}')")
     new_answer = req.answer if req.action == "override" else final_answer
+    if req.role == "supervisor":
+        return _SUPERVISOR_STATE[req.action], new_answer
     return _NEW_STATE[req.action], new_answer
+
+
+def same_name(a: str | None, b: str | None) -> bool:
+    """Reviewer names are matched without regard to case or surrounding spaces."""
+    return (a or "").strip().casefold() == (b or "").strip().casefold()
+
+
+def undo_transition(req: ReviewRequest, last: dict[str, Any] | None, *, status: str, state: str,
+                    version: int, final_answer: str | None) -> tuple[str, str | None]:
+    """Rule: "a reviewer may take back their own last action while nothing has happened after it".
+    Returns the state and answer before that action; `last` is the debate's latest audit row."""
+    if status != "completed":
+        raise ReviewError(f"debate {req.debate_id} is {status}; there is no review action to undo")
+    if req.expected_version is not None and req.expected_version != version:
+        raise ReviewConflict(
+            f"debate {req.debate_id} was changed by someone else (now '{state}'); nothing was undone"
+        )
+    if last is None or last.get("action") == UNDO:
+        raise ReviewError("there is no review action to undo")
+    if not same_name(last.get("reviewer"), req.reviewer):
+        raise ReviewError(f"only {last.get('reviewer')} can undo their {last.get('action')}: it was their action")
+    if last.get("role") != req.role:
+        raise ReviewError(f"that {last.get('action')} was taken as a {last.get('role')}; undo it as one")
+    if last.get("state_after") != state or last.get("answer_after") != final_answer:
+        raise ReviewConflict(f"debate {req.debate_id} changed after that action; nothing was undone")
+    return str(last.get("state_before") or "pending"), last.get("answer_before")
 
 
 def require_supervisor(name: str, db_path: Path | None) -> None:

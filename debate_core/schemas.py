@@ -306,6 +306,9 @@ class Resolution(_Out):
 
 class Verdict(BaseModel):
     answer: str
+    # One sentence that answers the question, for the top of the debate page. Older stored
+    # verdicts lack it; readers fall back to the answer's first sentence.
+    short_answer: str | None = None
     confidence: float = Field(ge=0.0, le=1.0)
     needs_human_review: bool
     escalation_reasons: list[str] = Field(default_factory=list)

@@ -654,7 +654,7 @@ class DebateStore(EventSink):
             where.append(f"{col}review_state = ?")
             params.append(review_state)
         if reviewer:
-            where.append(f"{col}id IN (SELECT r.debate_id FROM reviews r WHERE r.reviewer = ?)")
+            where.append(f"{col}id IN (SELECT r.debate_id FROM reviews r WHERE r.reviewer = ? COLLATE NOCASE)")
             params.append(reviewer)
         if needs_review is not None:
             where.append(f"{col}needs_human_review = ?")
@@ -700,9 +700,9 @@ class DebateStore(EventSink):
                AVG(CASE WHEN d.converged = 1 THEN d.rounds END) AS rounds_to_converge,
                AVG(d.input_tokens + d.output_tokens) AS tokens_per_debate,
                COALESCE(SUM(d.review_state != 'pending'), 0) AS reviewed,
-               AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved')
-                        THEN d.review_state = 'overridden' END) AS override_rate,
-               AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved')
+               AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved', 'settled')
+                        THEN d.review_state IN ('overridden', 'settled') END) AS override_rate,
+               AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved', 'settled')
                         THEN d.review_state IN ('accepted', 'approved') END) AS agreement_rate
     """
 
@@ -761,12 +761,24 @@ class DebateStore(EventSink):
             if not row:
                 raise NotFound(f"no debate with id {req.debate_id!r}")
             status, state, final_answer, version = row
-            new_state, new_answer = review_rules.transition(req, status=status, state=state, version=version,
-                                                            final_answer=final_answer)
+            if req.action == review_rules.UNDO:
+                last = next(iter(self.db.query(
+                    "SELECT * FROM reviews WHERE debate_id = ? ORDER BY id DESC LIMIT 1", [req.debate_id])), None)
+                new_state, new_answer = review_rules.undo_transition(
+                    req, last, status=status, state=state, version=version, final_answer=final_answer)
+                # Who the debate is "reviewed by" goes back with the state: whoever brought it there.
+                before = self.db.execute(
+                    "SELECT reviewer FROM reviews WHERE debate_id = ? AND id < ? AND state_after = ? "
+                    "ORDER BY id DESC LIMIT 1", [req.debate_id, last["id"], new_state]).fetchone()
+                reviewed_by = before[0] if before and new_state != "pending" else None
+            else:
+                new_state, new_answer = review_rules.transition(req, status=status, state=state, version=version,
+                                                                final_answer=final_answer)
+                reviewed_by = req.reviewer
             cur = self.db.execute(
                 """UPDATE debates SET review_state = ?, final_answer = ?, reviewed_by = ?, version = version + 1,
                    updated_at = ? WHERE id = ? AND version = ?""",
-                [new_state, new_answer, req.reviewer, _now(), req.debate_id, version],
+                [new_state, new_answer, reviewed_by, _now(), req.debate_id, version],
             )
             if cur.rowcount != 1:
                 raise ReviewConflict(f"debate {req.debate_id} was changed by someone else; reload and try again")
@@ -776,7 +788,7 @@ class DebateStore(EventSink):
                 "answer_after": new_answer, "reason": req.reason,
             }
             self.db["reviews"].insert(entry)
-            if req.action == "override":
+            if new_answer != final_answer:
                 self.db.execute(f"UPDATE debate_search SET answer = ? WHERE rowid = {_SEARCH_ROW}",
                                 [new_answer, req.debate_id])
         return {**entry, "version": version + 1}

@@ -55,6 +55,30 @@ def sentences(text: str) -> list[str]:
     return parts or ([text.strip()] if text and text.strip() else [])
 
 
+SHORT_ANSWER_LIMIT = 160
+
+
+def clip_words(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, with an ellipsis when cut; a
+    single word longer than the limit is kept whole rather than broken."""
+    text = (text or "").strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rstrip()
+    space = cut.rfind(" ")
+    if space <= 0:
+        word = re.match(r"\S+", text)
+        return (word.group(0) if word else text) + "…"
+    return cut[:space].rstrip(" ,;:") + "…"
+
+
+def first_sentence(text: str, limit: int = SHORT_ANSWER_LIMIT) -> str:
+    """The first sentence of `text`, cut at a sentence end; a first sentence longer than `limit`
+    is cut at a word boundary, never inside a word."""
+    found = sentences(text or "")
+    return clip_words(found[0], limit) if found else ""
+
+
 def numbers(text: str) -> list[tuple[float, str]]:
     out = []
     for m in _NUMBER.finditer(text or ""):

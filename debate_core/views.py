@@ -47,6 +47,7 @@ REVIEW_STATE_LABELS = {
     "overridden": "overridden",
     "escalated": "escalated to a supervisor",
     "approved": "approved by a supervisor",
+    "settled": "settled by a supervisor",
 }
 
 
@@ -678,3 +679,119 @@ def fitting_protocols(case: Case) -> list[str]:
 
 def protocol_catalogue() -> list[dict[str, Any]]:
     return [protocol_info(name) for name in PROTOCOLS]
+
+
+# ---------------------------------------------------------------------------
+# The verdict card: names, outcome and review badges, supporting and disputed points
+# ---------------------------------------------------------------------------
+
+OUTCOME_BADGES = {
+    "flagged": ("flagged for a human", "orange"),
+    "converged": ("converged", "green"),
+    "not_converged": ("not converged", "gray"),
+}
+REVIEW_BADGE_COLORS = {"pending": "gray", "accepted": "green", "overridden": "violet", "escalated": "orange",
+                       "approved": "green", "settled": "blue"}
+
+
+def outcome(debate: dict[str, Any]) -> tuple[str, str]:
+    """The moderator's outcome as (label, colour): flagged for a human, converged or not converged."""
+    verdict = debate.get("verdict") or {}
+    if verdict.get("needs_human_review") or debate.get("needs_human_review"):
+        return OUTCOME_BADGES["flagged"]
+    return OUTCOME_BADGES["converged" if debate.get("converged") else "not_converged"]
+
+
+def review_badge(debate: dict[str, Any]) -> tuple[str, str]:
+    """The review state as (label, colour), separate from the moderator's outcome."""
+    state = debate.get("review_state") or "pending"
+    label = {"pending": "pending", "escalated": "escalated to a supervisor"}.get(state, state)
+    return label, REVIEW_BADGE_COLORS.get(state, "gray")
+
+
+def agent_names(debate: dict[str, Any]) -> dict[str, str]:
+    """Agent id -> the name a reviewer knows it by: the profile's `name` from the debate's settings,
+    its case's agents or the protocol's defaults (debate_core.profiles resolves them)."""
+    from types import SimpleNamespace
+
+    from .profiles import resolve
+
+    case = debate.get("case") or {}
+    try:
+        defaults = get_spec(debate.get("protocol") or "").default_agents
+    except Exception:  # noqa: BLE001 - an unknown protocol still shows its agents by id
+        defaults = ()
+    chosen = (debate.get("settings") or {}).get("agents")
+    try:
+        agents = resolve(chosen if isinstance(chosen, list) else None,
+                         SimpleNamespace(agents=case.get("agents") if isinstance(case, dict) else None), defaults)
+    except Exception:  # noqa: BLE001 - a malformed stored profile falls back to ids
+        agents = []
+    names = {}
+    for a in agents:
+        if isinstance(a, dict) and a.get("id"):
+            names[str(a["id"])] = str(a.get("name") or str(a["id"]).replace("_", " "))
+    return names
+
+
+def short_answer(debate: dict[str, Any]) -> str:
+    """The verdict's one-sentence answer; for verdicts stored before it existed, the answer's first sentence."""
+    from .moderator.common import short_answer as first
+
+    verdict = debate.get("verdict") or {}
+    return (verdict.get("short_answer") or first(verdict.get("answer") or "")).strip()
+
+
+def claim_index(claims: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """"agent.claim_id" -> the claim's latest stored version (the one the verdict speaks of), and
+    "agent.claim_id@N" -> its version in round N (the one that round's critiques answer)."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in sorted(claims, key=lambda c: (c.get("round") or 0, c.get("seq") or 0)):
+        ref = f"{c.get('agent')}.{c.get('claim_id')}"
+        out[ref] = out[f"{ref}@{c.get('round')}"] = c
+    return out
+
+
+def verdict_points(debate: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(supporting, disputed) points, each {"text", "refs"} where refs name the claims ("nla.C1")
+    it stands on: cross critique's agreed and disputed claims, the panel judge's agreements and
+    disagreements."""
+    summary = debate.get("summary") or {}
+
+    def claims_of(rows: Any) -> list[dict[str, Any]]:
+        out = []
+        for row in rows or []:
+            if isinstance(row, dict):
+                ref = str(row.get("ref") or row.get("claim") or "")
+                out.append({"text": str(row.get("statement") or ""), "refs": [ref] if ref else [],
+                            "supported": row.get("supported", True)})
+            elif row:
+                out.append({"text": str(row), "refs": [], "supported": True})
+        return out
+
+    if summary.get("agreed_claims") or summary.get("disputed_claims"):
+        return claims_of(summary.get("agreed_claims")), claims_of(summary.get("disputed_claims"))
+    judged = (debate.get("result") or {}).get("summary") or {}
+    if isinstance(judged, dict):
+        return claims_of(judged.get("key_agreements")), claims_of(judged.get("key_disagreements"))
+    return [], []
+
+
+def plot_thresholds(debate: dict[str, Any]) -> dict[str, tuple[float, str]]:
+    """The moderator's thresholds that the per-round plots can show, read from the debate's own
+    options (or the protocol's defaults): measure -> (value, label)."""
+    try:
+        options = get_spec(debate.get("protocol") or "").options((debate.get("settings") or {}).get("options") or {})
+    except Exception:  # noqa: BLE001 - a debate with options this version no longer reads draws no lines
+        return {}
+    out: dict[str, tuple[float, str]] = {}
+    change = getattr(options, "answer_change_threshold", None)
+    if change is not None:
+        out["answer_change"] = (float(change), f"stable below {change:.0%}")
+    jac = getattr(options, "convergence_threshold", None)
+    if jac is not None and debate.get("protocol") == "dialectic":
+        out["jaccard"] = (float(jac), f"converged at {jac:g}")
+    plateau = getattr(options, "plateau_points", None)
+    if plateau is not None:
+        out["improvement"] = (float(plateau), f"plateau below {plateau:g} points")
+    return out

@@ -7,7 +7,7 @@ import streamlit as st
 from debate_core import views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound
-from ui import common, render, review
+from ui import common, desk, render, review
 
 common.page_setup()
 
@@ -45,22 +45,25 @@ def _pick_debate() -> str | None:
                         placeholder="choose a debate")
 
 
+TABS = ["Rounds", "Claims", "Critiques", "Verdict details", "Protocol view", "Plots", "Evidence", "Transcript"]
+
+
 def _body(debate: dict, steps: list, claims: list, critiques: list, events: list, key: str) -> None:
-    tabs = st.tabs(["Rounds", "Claims", "Critiques", "Verdict", "Protocol view", "Plots", "Evidence",
-                    "Transcript"])
+    names = views.agent_names(debate)
+    tabs = st.tabs(TABS)
     with tabs[0]:
-        render.rounds(steps, debate["protocol"])
+        render.rounds(steps, debate["protocol"], names)
     with tabs[1]:
-        render.claims(claims, debate.get("case"), key, steps)
+        render.claims(claims, debate.get("case"), key, steps, names)
     with tabs[2]:
-        render.critiques(critiques, steps)
+        render.critiques(critiques, steps, names, claims, debate.get("case"), key)
     with tabs[3]:
-        render.verdict(debate)
+        desk.details(debate, names)
     with tabs[4]:
-        if not render.protocol_views(debate, steps):
+        if not render.protocol_views(debate, steps, names):
             st.info("Nothing protocol-specific to show yet.")
     with tabs[5]:
-        render.charts(debate, steps, events, key)
+        render.charts(debate, steps, events, key, names)
     with tabs[6]:
         render.passages(debate.get("case"))
     with tabs[7]:
@@ -70,7 +73,7 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
                 render.export_buttons(store, debate["id"], f"d-{key}")
             finally:
                 store.close()
-        render.transcript(steps)
+        render.transcript(steps, debate["protocol"], names)
 
 
 def _load(debate_id: str) -> tuple[dict, list, list, list, list]:
@@ -107,17 +110,14 @@ if debate_id:
 
         live()
     else:
-        render.progress_bar(debate, steps, _planned_rounds(debate))
         render.failure(debate)
-        render.warnings(debate)
         if debate["status"] == "completed":
-            render.verdict(debate)
-            with st.container(border=True):
-                st.subheader("Review", anchor=False)
-                if debate.get("review_state") == "escalated":
-                    review.supervisor_controls(debate, settings.is_supervisor(common.reviewer()))
-                else:
-                    review.reviewer_controls(debate)
-                st.markdown("**Audit trail**")
-                review.audit_trail(debate.get("reviews") or [])
+            # The decision beside the evidence: the verdict card and the review panel share the
+            # first screen, and the tabs with the rounds, claims and passages follow directly.
+            card, decision = st.columns([3, 2], gap="medium")
+            with card:
+                desk.verdict_card(debate, claims, views.agent_names(debate))
+            with decision:
+                review.panel(debate, settings.is_supervisor(common.reviewer()))
+        render.warnings(debate)
         _body(debate, steps, claims, critiques, events, "done")

@@ -7,7 +7,7 @@ import streamlit as st
 from debate_core import views
 from debate_core.app_settings import settings_path
 from debate_core.store import NotFound
-from ui import common, render, review
+from ui import common, desk, review
 
 common.page_setup()
 
@@ -25,6 +25,7 @@ elif is_supervisor:
 
 store = common.read_store()
 try:
+    review.last_decision()  # the confirmation (and Undo) of a decision whose debate has left the queue
     queue = store.escalation_queue()
     flagged = store.list_debates(status="completed", needs_review=True, review_state="pending", limit=500)
     if not queue:
@@ -49,12 +50,13 @@ try:
                 last = escalations[-1]
                 st.markdown(f"Escalated by **{esc(last.get('reviewer'))}** at {esc((last.get('ts') or '')[:19])}:")
                 st.text(last.get("reason") or "")
-            render.verdict(debate)
-            common.debate_link(chosen, "Open the full debate")
-            st.subheader("Decision", anchor=False)
-            review.supervisor_controls(debate, is_supervisor)
-            st.markdown("**Audit trail**")
-            review.audit_trail(debate.get("reviews") or [])
+            card, decision = st.columns([3, 2], gap="medium")
+            with card:
+                desk.verdict_card(debate, store.claims(chosen), views.agent_names(debate))
+                common.debate_link(chosen, "Open the full debate")
+            with decision:
+                # Keyed per debate: the next case starts from a neutral form, not the last one used.
+                review.panel(debate, is_supervisor)
     st.subheader(f"Flagged by the moderator, awaiting a reviewer ({len(flagged)})", anchor=False)
     if not flagged:
         st.caption("None: every debate the moderator flagged for human review has been reviewed.")

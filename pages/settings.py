@@ -24,12 +24,18 @@ flash = st.session_state.pop("settings-flash", None)
 if flash:
     st.success(flash)
 
+st.subheader("Supervisors", anchor=False)
+# Without sign-in anyone can type any name in the sidebar, so the list is not editable here: it is
+# read from the settings file, which only whoever runs the server can change.
+if current.supervisors:
+    st.markdown("\n".join(f"- {views.md_escape(name)}" for name in current.supervisors))
+else:
+    st.info("No supervisors are named yet.")
+st.caption("Only these reviewers can approve or settle escalated debates (names matched without regard to "
+           f"case). The list is read from the `supervisors` list in {views.md_escape(settings_path(path))}; "
+           "edit that file on the server to change it. This page only shows it.")
+
 with st.form("settings-form"):
-    st.subheader("Reviewers", anchor=False)
-    supervisors = st.text_area("Supervisors, one name per line", value="\n".join(current.supervisors),
-                               key="s-supervisors",
-                               help="Only these reviewers can approve or override escalated debates. Names are "
-                                    "matched without regard to case against the sidebar name or the signed-in user.")
     st.subheader("Default provider", anchor=False)
     labels = {"offline": views.OFFLINE_LABEL, "openai": "openai-compatible model", "replay": "replay (cassette)"}
     provider = st.radio("Provider preselected on New debate", list(labels), format_func=labels.get,
@@ -55,7 +61,7 @@ with st.form("settings-form"):
 
 if submitted:
     try:
-        new = AppSettings(supervisors=supervisors, default_provider=provider, openai_base_url=base_url.strip(),
+        new = AppSettings(supervisors=current.supervisors, default_provider=provider, openai_base_url=base_url.strip(),
                           openai_model=model.strip(), openai_method=method, temperature=temperature,
                           offline_latency_ms=latency, refresh_seconds=refresh, stale_after_minutes=stale)
         saved = save_settings(new, path)

@@ -26,6 +26,13 @@ def _open(app: AppTest, debate_id: str, reviewer: str | None = "ann") -> AppTest
     return app
 
 
+def _choose(app: AppTest, debate_id: str, action: str, supervisor: bool = False) -> AppTest:
+    """Pick Accept, Override or Escalate in the review panel (a form opens only once chosen)."""
+    app.button_group(key=f"{'sup-' if supervisor else ''}decision-{debate_id}").set_value(action).run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
 def _store(db_path) -> DebateStore:
     return DebateStore(db_path, readonly=True)
 
@@ -46,9 +53,11 @@ def test_detail_view_renders_for_every_protocol(app, make_debate, protocol):
     _open(app, debate_id)
     assert views.md_escape(case.title) == app.title[0].value
     tab_labels = [t.label for t in app.tabs]
-    assert {"Rounds", "Claims", "Critiques", "Verdict", "Plots"} <= set(tab_labels)
+    assert {"Rounds", "Claims", "Critiques", "Verdict details", "Plots"} <= set(tab_labels)
+    _choose(app, debate_id, "Accept")
     assert app.button(key=f"accept-{debate_id}")
-    assert app.get("plotly_chart"), "convergence and token plots are drawn"
+    # Measures over several rounds are plotted; a measure of one round is shown as its numbers.
+    assert app.get("plotly_chart") or app.metric, "convergence measures and token use are shown"
 
 
 def test_protocol_views_show_their_own_artifacts(app, make_debate):
@@ -99,6 +108,7 @@ def test_untrusted_html_in_evidence_and_question_is_shown_literally(app, make_de
 def test_accept(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id)
+    _choose(app, debate_id, "Accept")
     app.button(key=f"accept-{debate_id}").click().run()
     assert not app.exception
     assert any("accepted by ann" in s.value for s in app.success)
@@ -112,10 +122,13 @@ def test_accept(app, make_debate, db_path):
 def test_override_requires_answer_and_reason(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id)
+    _choose(app, debate_id, "Override")
     app.text_area(key=f"override-answer-{debate_id}").set_value("The sawah stays with the kaum.")
     app.button(key=f"override-submit-{debate_id}").click().run()
     assert any("needs a reason" in e.value for e in app.error)
     assert _store(db_path).get_debate(debate_id)["review_state"] == "pending"
+    # The validation error keeps the reviewer on the form they were filling in.
+    assert app.button_group(key=f"decision-{debate_id}").value == "Override"
 
     app.text_area(key=f"override-answer-{debate_id}").set_value("The sawah stays with the kaum.")
     app.text_area(key=f"override-reason-{debate_id}").set_value("E3 and E4 say it is pusaka tinggi.")
@@ -133,6 +146,7 @@ def test_override_requires_answer_and_reason(app, make_debate, db_path):
 def test_escalate_requires_a_reason_then_goes_to_the_queue(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id)
+    _choose(app, debate_id, "Escalate")
     app.button(key=f"escalate-submit-{debate_id}").click().run()
     assert any("needs a reason" in e.value for e in app.error)
     app.text_area(key=f"escalate-reason-{debate_id}").set_value("Conflicting supreme court decisions.")
@@ -145,6 +159,7 @@ def test_review_needs_a_reviewer_name(app, make_debate, db_path):
     debate_id = make_debate()
     _open(app, debate_id, reviewer=None)
     assert any("Enter your name" in w.value for w in app.warning)
+    _choose(app, debate_id, "Accept")
     app.button(key=f"accept-{debate_id}").click().run()
     assert any("Enter your name in the sidebar" in e.value for e in app.error)
     assert _store(db_path).reviews(debate_id) == []
@@ -154,7 +169,8 @@ def test_two_reviewers_at_once_the_second_is_told_and_keeps_their_input(db_path,
     debate_id = make_debate()
     first = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "ann")
     second = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "bob")
-    first.button(key=f"accept-{debate_id}").click().run()
+    _choose(second, debate_id, "Override")  # bob opened the override form before ann acted
+    _choose(first, debate_id, "Accept").button(key=f"accept-{debate_id}").click().run()
     second.text_area(key=f"override-answer-{debate_id}").set_value("Bob's corrected answer")
     second.text_area(key=f"override-reason-{debate_id}").set_value("Bob's careful reason")
     second.button(key=f"override-submit-{debate_id}").click().run()
@@ -168,7 +184,7 @@ def test_two_reviewers_at_once_the_second_is_told_and_keeps_their_input(db_path,
 
 
 def test_live_view_while_running_then_review_when_done(app, db_path):
-    debate_id = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=300),
+    debate_id = worker.start_debate(small_case(), "cross_critique", make_provider("offline", latency_ms=800),
                                     db_path=db_path)
     _open(app, debate_id)
     assert ":blue-badge[running]" in [m.value for m in app.markdown]
@@ -178,7 +194,7 @@ def test_live_view_while_running_then_review_when_done(app, db_path):
     assert worker.wait(debate_id, 60)
     app.run()
     assert not app.exception
-    assert app.button(key=f"accept-{debate_id}")
+    assert _choose(app, debate_id, "Accept").button(key=f"accept-{debate_id}")
 
 
 def test_failed_debate_explains_the_error(app, db_path):
@@ -190,6 +206,7 @@ def test_failed_debate_explains_the_error(app, db_path):
     assert any("failed" in e.value for e in app.error)
     assert any("cassette has no entry" in t for t in _texts(app))
     assert all(b.key != f"accept-{debate_id}" for b in app.button)
+    assert not [g for g in app.button_group if g.key == f"decision-{debate_id}"]
 
 
 def test_unknown_id_and_empty_database_are_explained(app):
@@ -213,3 +230,100 @@ def test_exports_are_offered_on_a_finished_debate(app, make_debate):
     _open(app, debate_id)
     assert {b.label for b in app.get("download_button")} == {
         "Transcript files (.zip)", "Cassette (.json)", "Claims and critiques (.csv)"}
+
+
+def _card_lines(app: AppTest) -> list[str]:
+    return [m.value for m in app.markdown]
+
+
+def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_debate, db_path):
+    debate_id = make_debate()  # flagged offline: the agents still contradict each other
+    _open(app, debate_id)
+    debate = _store(db_path).get_debate(debate_id)
+    short = debate["verdict"]["short_answer"]
+    assert short and short.endswith(".") and len(short) < len(debate["verdict"]["answer"])
+    lines = _card_lines(app)
+    at = {name: next(i for i, m in enumerate(lines) if cond(m)) for name, cond in (
+        ("answer", lambda m: m == f"**{views.md_escape(short)}**"),
+        ("badges", lambda m: m.startswith("Confidence **")),
+        ("why", lambda m: m.startswith("**Why it is flagged**")),
+    )}
+    assert at["answer"] < at["badges"] < at["why"]
+    badges = lines[at["badges"]]
+    # The confidence, then the moderator's outcome, then the review state: two separate badges.
+    assert badges.index("Confidence **52%**") < badges.index(":orange-badge[flagged for a human]") \
+        < badges.index(":gray-badge[pending]")
+    why = lines[at["why"]]
+    assert "contradict each other" in why and "S6" not in why
+    # The verdict is shown once: no second copy of the answer in a Verdict tab.
+    assert sum(1 for m in lines if m == f"**{views.md_escape(short)}**") == 1
+    # Escalated by a reviewer then approved: the review badge follows, the moderator's stays.
+    store = DebateStore(db_path)
+    store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")
+    from debate_core.app_settings import AppSettings, save_settings
+    save_settings(AppSettings(supervisors=["sue"]), db_path)
+    store.review(debate_id, action="approve", reviewer="Sue", supervisor=True)
+    store.close()
+    app.run()
+    badges = next(m for m in _card_lines(app) if m.startswith("Confidence **"))
+    assert ":orange-badge[flagged for a human]" in badges and ":green-badge[approved]" in badges
+
+
+def test_undo_round_trip_through_the_store(app, make_debate, db_path):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    _choose(app, debate_id, "Accept").button(key=f"accept-{debate_id}").click().run()
+    assert any("accepted by ann" in s.value for s in app.success)
+    assert _store(db_path).get_debate(debate_id)["review_state"] == "accepted"
+    app.button(key=f"undo-{debate_id}").click().run()
+    assert not app.exception
+    assert any("was undone" in s.value for s in app.success)
+    debate = _store(db_path).get_debate(debate_id)
+    assert debate["review_state"] == "pending"
+    assert [(r["reviewer"], r["action"], r["state_before"], r["state_after"]) for r in debate["reviews"]] == [
+        ("ann", "accept", "pending", "accepted"), ("ann", "undo", "accepted", "pending")]
+    assert not [b for b in app.button if b.key == f"undo-{debate_id}"], "one undo per action"
+    # Another reviewer in another tab sees no Undo for ann's action.
+    _choose(app, debate_id, "Accept").button(key=f"accept-{debate_id}").click().run()
+    other = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "bob")
+    assert not [b for b in other.button if b.key == f"undo-{debate_id}"]
+
+
+def test_role_check_on_an_escalated_debate(app, make_debate, db_path):
+    from debate_core.app_settings import AppSettings, save_settings
+
+    debate_id = make_debate()
+    store = DebateStore(db_path)
+    store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")
+    store.close()
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    _open(app, debate_id, reviewer="bob")
+    assert any("bob is not one of them" in i.value for i in app.info)
+    assert not [g for g in app.button_group if g.key == f"sup-decision-{debate_id}"]
+    supervisor = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "SUE")
+    assert supervisor.button_group(key=f"sup-decision-{debate_id}")
+
+
+def test_the_reviewer_name_survives_a_reload_through_the_link(app, make_debate):
+    debate_id = make_debate()
+    _open(app, debate_id, reviewer="Ann")
+    assert app.query_params["reviewer"] == ["Ann"] or app.query_params["reviewer"] == "Ann"
+    fresh = AppTest.from_file(str(_app_path()), default_timeout=60)  # a new tab: a new session
+    fresh.query_params["reviewer"] = "Ann"
+    fresh.query_params["id"] = debate_id
+    fresh.switch_page("pages/debate.py")
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.session_state["reviewer_name"] == "Ann"
+    assert fresh.text_input(key="reviewer-input").value == "Ann"
+
+
+def test_critiques_show_their_claim_and_filter_by_severity(app, make_debate):
+    debate_id = make_debate()
+    _open(app, debate_id)
+    assert any(c.value.startswith("The claim critiqued") for c in app.caption)
+    pills = app.button_group(key="crit-sev-done")
+    before = sum(1 for m in app.markdown if "-badge[" in m.value and "** · round" in m.value)
+    pills.set_value(["MINOR"]).run()
+    after = [m.value for m in app.markdown if "-badge[" in m.value and "** · round" in m.value]
+    assert after and len(after) < before and all(":yellow-badge[MINOR]" in m for m in after)

@@ -25,6 +25,12 @@ def _open(app: AppTest, name: str | None) -> AppTest:
     return app
 
 
+def _choose(app: AppTest, debate_id: str, action: str) -> AppTest:
+    app.button_group(key=f"sup-decision-{debate_id}").set_value(action).run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
 def test_empty_queue_explains_itself(app):
     _open(app, None)
     assert any("queue is empty" in s.value for s in app.success)
@@ -36,6 +42,7 @@ def test_supervisor_approves(app, make_debate, db_path):
     debate_id = _escalated(make_debate, db_path)
     _open(app, "sue")  # names match without regard to case
     assert "Two supreme court lines conflict." in [t.value for t in app.text]
+    _choose(app, debate_id, "Approve")
     app.text_area(key=f"approve-reason-{debate_id}").set_value("The verdict follows E3.")
     app.button(key=f"approve-submit-{debate_id}").click().run()
     assert not app.exception
@@ -45,20 +52,42 @@ def test_supervisor_approves(app, make_debate, db_path):
     assert (last["reviewer"], last["role"], last["action"], last["state_before"]) == (
         "sue", "supervisor", "approve", "escalated")
     assert any("queue is empty" in s.value for s in app.success)
+    # The confirmation stays although the debate left the queue, with Undo for the supervisor.
+    assert any("approved by sue" in s.value for s in app.success)
+    app.button(key=f"undo-{debate_id}").click().run()
+    debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
+    assert debate["review_state"] == "escalated"
+    assert [(r["reviewer"], r["action"], r["state_after"]) for r in debate["reviews"][-2:]] == [
+        ("sue", "approve", "approved"), ("sue", "undo", "escalated")]
+
+
+def test_the_next_case_starts_from_a_neutral_form(app, make_debate, db_path):
+    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+    first = _escalated(make_debate, db_path)
+    second = _escalated(make_debate, db_path)
+    _open(app, "Sue")
+    shown = app.selectbox(key="e-chosen").value
+    _choose(app, shown, "Override")
+    other = second if shown == first else first
+    app.selectbox(key="e-chosen").set_value(other).run()
+    assert app.button_group(key=f"sup-decision-{other}").value is None
+    assert not [t for t in app.text_area if t.key and t.key.startswith("override-")]
 
 
 def test_supervisor_override_needs_a_reason(app, make_debate, db_path):
     save_settings(AppSettings(supervisors=["Sue"]), db_path)
     debate_id = _escalated(make_debate, db_path)
     _open(app, "Sue")
+    _choose(app, debate_id, "Override")
     app.text_area(key=f"override-answer-{debate_id}").set_value("The kaum keeps the sawah.")
     app.button(key=f"sup-override-submit-{debate_id}").click().run()
     assert any("needs a reason" in e.value for e in app.error)
+    assert app.button_group(key=f"sup-decision-{debate_id}").value == "Override"
     app.text_area(key=f"override-answer-{debate_id}").set_value("The kaum keeps the sawah.")
     app.text_area(key=f"override-reason-{debate_id}").set_value("E4 is the nagari council's finding.")
     app.button(key=f"sup-override-submit-{debate_id}").click().run()
     debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
-    assert debate["review_state"] == "overridden"
+    assert debate["review_state"] == "settled"
     assert debate["final_answer"] == "The kaum keeps the sawah."
     assert debate["reviews"][-1]["role"] == "supervisor"
 
@@ -86,6 +115,7 @@ def test_the_service_refuses_a_supervisor_removed_after_the_page_was_drawn(app, 
     save_settings(AppSettings(supervisors=["Sue"]), db_path)
     debate_id = _escalated(make_debate, db_path)
     _open(app, "sue")
+    _choose(app, debate_id, "Approve")
     save_settings(AppSettings(supervisors=["Tom"]), db_path)
     app.button(key=f"approve-submit-{debate_id}").click().run()
     assert any("Not saved: sue is not a supervisor" in e.value for e in app.error)

@@ -89,4 +89,4 @@ def test_open_and_export(app, make_debate):
     app.button(key="h-open").click().run()
     assert not app.exception
     assert app.query_params.get("id") == debate_id
-    assert app.button(key=f"accept-{debate_id}")
+    assert app.button_group(key=f"decision-{debate_id}")

@@ -46,7 +46,7 @@ def test_start_a_sample_debate_runs_in_the_background_and_lands_in_the_store(app
     # The page switched to the debate view, which now shows the verdict and review controls.
     app.run()
     _no_exception(app)
-    assert app.button(key=f"accept-{debate_id}")
+    assert app.button_group(key=f"decision-{debate_id}")
 
 
 def test_own_question_with_pasted_passages_and_chosen_settings(app, db_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from debate_core.app_settings import load_settings, settings_path
+from debate_core.app_settings import AppSettings, load_settings, save_settings, settings_path
 
 
 def _open(app):
@@ -14,9 +14,12 @@ def _open(app):
     return app
 
 
-def test_save_supervisors_and_provider_defaults(app, db_path):
+def test_supervisors_are_shown_not_edited_and_saving_keeps_them(app, db_path):
+    # Without sign-in anyone may type any name, so the list comes from the file and the page only shows it.
+    save_settings(AppSettings(supervisors=["Sue", "Tom"]), db_path)
     _open(app)
-    app.text_area(key="s-supervisors").set_value("Sue\nsue\n  Tom \n")
+    assert not [t for t in app.text_area if t.key == "s-supervisors"]
+    assert any("- Sue" in m.value and "- Tom" in m.value for m in app.markdown)
     app.radio(key="s-provider").set_value("openai")
     app.text_input(key="s-base-url").set_value("http://localhost:8080/v1")
     app.text_input(key="s-model").set_value("qwen2.5-0.5b")

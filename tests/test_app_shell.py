@@ -42,6 +42,7 @@ def test_signed_in_user_is_the_reviewer_when_authentication_is_configured(app, m
     app.switch_page("pages/debate.py")
     app.query_params["id"] = debate_id
     app.run()
+    app.button_group(key=f"decision-{debate_id}").set_value("Accept").run()
     app.button(key=f"accept-{debate_id}").click().run()
     assert DebateStore(db_path, readonly=True).reviews(debate_id)[0]["reviewer"] == "Ann Reviewer"
 

@@ -126,12 +126,13 @@ def test_pose_watch_accept_and_find_in_history(server, page):
     page.wait_for_url(re.compile(r"/debate\?id="))
     debate_id = re.search(r"id=([\w-]+)", page.url).group(1)
     expect(page.get_by_text(re.compile(r"step\(s\) done, \d+ running"))).to_be_visible(timeout=15_000)
-    expect(page.get_by_text("Moderator's verdict", exact=True).first).to_be_visible(timeout=120_000)
+    expect(page.locator(".st-key-verdict-card")).to_be_visible(timeout=120_000)
     assert page.evaluate("() => window.__pwned === undefined"), "evidence text must never run as script"
     page.get_by_role("tab", name="Evidence", exact=True).click()
     panel = page.get_by_role("tabpanel", name="Evidence")
     expect(panel.get_by_text("<script>window.__pwned = 1</script><b>not bold</b>", exact=True)).to_be_visible()
 
+    page.locator(".st-key-review-panel").get_by_role("radio", name="Accept", exact=True).click()
     page.get_by_role("button", name="Accept verdict").click()
     expect(page.get_by_text("accepted by e2e-reviewer").first).to_be_visible()
 
@@ -143,3 +144,44 @@ def test_pose_watch_accept_and_find_in_history(server, page):
     expect(page.get_by_text("1 of 1 debate(s)")).to_be_visible()
     expect(page.get_by_role("combobox", name="Debate", exact=True)).to_have_value(
         re.compile(re.escape(debate_id) + r" · \w+ · accepted · Does the zanzibarite"))
+
+
+def test_a_completed_debate_shows_verdict_and_decision_in_the_first_screen(server, tmp_path):
+    """At 1280x800 the verdict card and the review panel both sit within the first 800 px, and
+    the tabs with the rounds follow without scrolling past the decision."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from debate_core.cases import load_case
+    from debate_core.engine import run_debate
+    from debate_core.providers import make_provider
+    from debate_core.store import DebateStore
+
+    store = DebateStore(tmp_path / "debates.db")
+    try:
+        case = load_case(ROOT / "data" / "cases" / "adat_minangkabau_inheritance.json")
+        debate_id = run_debate(case, "cross_critique", provider=make_provider("offline"), store=store).debate_id
+    finally:
+        store.close()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM),
+                                     args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(60_000)
+            page.goto(f"{server}/debate?id={debate_id}&reviewer=ann")
+            card, panel = page.locator(".st-key-verdict-card"), page.locator(".st-key-review-panel")
+            expect(card).to_be_visible(timeout=90_000)
+            expect(panel).to_be_visible(timeout=30_000)
+            expect(page.get_by_role("tab", name="Rounds")).to_be_visible(timeout=30_000)
+            expect(page.get_by_role("textbox", name="Your name")).to_have_value("ann", timeout=30_000)
+            page.wait_for_load_state("networkidle")
+            page.wait_for_timeout(1000)  # let the layout settle after the last element arrives
+            page.screenshot(path=str(tmp_path / "first-screen.png"))
+            for box in (card.bounding_box(), panel.bounding_box()):
+                assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+            rounds_tab = page.get_by_role("tab", name="Rounds").bounding_box()
+            assert rounds_tab is not None and rounds_tab["y"] < 1000, rounds_tab
+            # The panel offers the decision at once.
+            expect(panel.get_by_role("radio", name="Accept", exact=True)).to_be_visible()
+        finally:
+            browser.close()

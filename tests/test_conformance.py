@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -149,10 +150,20 @@ def test_an_unfit_case_is_refused_with_exit_2_and_nothing_saved(tmp_path, capsys
 
 
 def _markdown_texts(app) -> list[str]:
+    """Every text the page shows, on every tab (AppTest draws all tabs' contents, popovers and
+    expanders included): markdown, captions, text, headings, alerts, metrics, expander and popover
+    labels, and every cell of every table."""
     out = []
     for kind in ("markdown", "caption", "text", "title", "subheader", "header", "error", "warning", "info",
                  "success"):
         out += [str(getattr(e, "value", "")) for e in app.get(kind)]
+    out += [f"{m.label} {m.value}" for m in app.metric]
+    out += [str(e.label) for e in app.expander] + [str(t.label) for t in app.tabs]
+    out += [str(getattr(p.proto, "label", "")) for p in app.get("popover")]
+    for df in app.dataframe:
+        frame = df.value
+        out += [str(c) for c in frame.columns]
+        out += [str(v) for row in frame.itertuples(index=False) for v in row]
     return out
 
 
@@ -169,8 +180,13 @@ def test_its_debate_page_renders_without_errors_or_reprs(app, db_path, name):
     assert not app.exception, [e.message for e in app.exception]
     texts = _markdown_texts(app)
     assert texts
+    assert {t.label for t in app.tabs} >= {"Rounds", "Claims", "Critiques", "Verdict details", "Protocol view",
+                                          "Plots", "Evidence", "Transcript"}
     reprs = [t for t in texts if "{'" in t or "{\\'" in t]
     assert not reprs, reprs[:3]
+    # Rule codes and step ids appear only as words.
+    codes = [t for t in texts if re.search(r"\bS[56]\.[a-z_]+|\bRule[A-Z]\b|\br\d+\.[a-z_]+\.[\w-]+", t)]
+    assert not codes, codes[:3]
 
 
 @pytest.mark.parametrize("name", PROTOCOLS)

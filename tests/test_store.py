@@ -86,10 +86,11 @@ def test_review_actions_append_to_the_audit_trail(tmp_path):
     store.review(did, action="override", reviewer="sue", answer="Divide acquired property only.", reason="MA practice",
                  supervisor=True)
     d = store.get_debate(did)
-    assert d["review_state"] == "overridden" and d["final_answer"] == "Divide acquired property only."
+    # A supervisor's override of an escalation settles it: not the same as a reviewer's override.
+    assert d["review_state"] == "settled" and d["final_answer"] == "Divide acquired property only."
     trail = [(r["reviewer"], r["role"], r["action"], r["state_before"], r["state_after"]) for r in d["reviews"]]
     assert trail == [("ann", "reviewer", "escalate", "pending", "escalated"),
-                     ("sue", "supervisor", "override", "escalated", "overridden")]
+                     ("sue", "supervisor", "override", "escalated", "settled")]
     assert d["reviews"][1]["answer_before"] == "The daughters keep the sawah."
     assert store.escalation_queue() == []
 
@@ -292,3 +293,52 @@ def test_a_full_disk_mid_debate_is_one_line_and_keeps_what_was_saved(tmp_path):
     assert stored == [f"{n} x" for n in range(len(stored))]
     store.record(did, Event("failed", None, {"error": "stopped: the disk was full"}))
     assert store.get_debate(did, with_steps=False)["status"] == "failed"
+
+
+def test_undo_restores_the_state_before_and_is_audited(tmp_path):
+    store = DebateStore(tmp_path / "u.db")
+    save_settings(AppSettings(supervisors=["Sue"]), store.path)
+    did = completed(store)
+    before = store.get_debate(did)
+    store.review(did, action="override", reviewer="ann", answer="The kaum keeps the sawah.", reason="E4")
+    with pytest.raises(ReviewError, match="only ann can undo"):
+        store.review(did, action="undo", reviewer="bob")
+    entry = store.review(did, action="undo", reviewer="ANN")  # names match without regard to case
+    assert (entry["action"], entry["state_before"], entry["state_after"]) == ("undo", "overridden", "pending")
+    d = store.get_debate(did)
+    assert d["review_state"] == "pending" and d["final_answer"] == before["final_answer"]
+    assert d["reviewed_by"] is None
+    assert [r["action"] for r in d["reviews"]] == ["override", "undo"]
+    assert d["reviews"][-1]["answer_after"] == before["final_answer"]
+    # An undo cannot itself be undone, and after it the debate can be reviewed again.
+    with pytest.raises(ReviewError, match="no review action to undo"):
+        store.review(did, action="undo", reviewer="ann")
+    store.review(did, action="escalate", reviewer="ann", reason="norm conflict")
+    store.review(did, action="approve", reviewer="sue", supervisor=True)
+    # Something happened after ann's escalation: it is no longer her last action to take back.
+    with pytest.raises(ReviewError, match="only sue can undo"):
+        store.review(did, action="undo", reviewer="ann")
+    store.review(did, action="undo", reviewer="sue", supervisor=True)
+    d = store.get_debate(did)
+    assert (d["review_state"], d["reviewed_by"]) == ("escalated", "ann")
+    assert store.escalation_queue()[0]["id"] == did
+
+
+def test_undo_refuses_a_stale_page(tmp_path):
+    store = DebateStore(tmp_path / "s.db")
+    did = completed(store)
+    entry = store.review(did, action="accept", reviewer="ann")
+    with pytest.raises(ReviewConflict):
+        store.review(did, action="undo", reviewer="ann", expected_version=entry["version"] - 1)
+    assert store.get_debate(did)["review_state"] == "accepted"
+
+
+def test_settled_counts_as_an_override_in_analytics(tmp_path):
+    store = DebateStore(tmp_path / "a.db")
+    save_settings(AppSettings(supervisors=["sue"]), store.path)
+    did = completed(store)
+    store.review(did, action="escalate", reviewer="ann", reason="unclear")
+    store.review(did, action="override", reviewer="Sue", answer="Other.", reason="E4", supervisor=True)
+    overall = store.analytics_overall()
+    assert overall["override_rate"] == 1 and overall["agreement_rate"] == 0
+    assert [d["id"] for d in store.list_debates(reviewer="SUE")] == [did]

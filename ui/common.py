@@ -141,17 +141,44 @@ def _keep(widget: str, target: str) -> None:
     st.session_state[target] = st.session_state.get(widget) or ""
 
 
+REVIEWER_PARAM = "reviewer"
+
+
+def link_params(**params: str) -> dict[str, str]:
+    """Query parameters for a link inside the app, carrying the reviewer's name so that a link
+    opened in a new tab still knows who is reviewing."""
+    name = reviewer()
+    return {**params, REVIEWER_PARAM: name} if name and not auth_configured() else dict(params)
+
+
+def _sync_reviewer_param() -> None:
+    """Keep `?reviewer=` in the address bar equal to the name, so a reload keeps it."""
+    name = str(st.session_state.get(REVIEWER_KEY) or "").strip()
+    if name and st.query_params.get(REVIEWER_PARAM) != name:
+        st.query_params[REVIEWER_PARAM] = name
+    elif not name and REVIEWER_PARAM in st.query_params:
+        del st.query_params[REVIEWER_PARAM]
+
+
 def name_input() -> None:
-    """The reviewer's name, kept in a plain session key so it survives every page change.
+    """The reviewer's name, kept in a plain session key so it survives every page change, and in
+    the `?reviewer=` query parameter so it survives a reload and a link opened in a new tab.
 
     A widget's own state is dropped when the page changes, so the widget is re-seeded from the
     plain key on every run and copies its value back when edited.
     """
+    # Read the address bar once per browser session: afterwards the field decides (it may be cleared).
+    if "reviewer-from-link" not in st.session_state:
+        st.session_state["reviewer-from-link"] = True
+        if not st.session_state.get(REVIEWER_KEY) and st.query_params.get(REVIEWER_PARAM):
+            st.session_state[REVIEWER_KEY] = str(st.query_params.get(REVIEWER_PARAM)).strip()[:100]
     st.session_state.setdefault(REVIEWER_KEY, "")
     st.session_state["reviewer-input"] = st.session_state[REVIEWER_KEY]
     st.text_input("Your name", key="reviewer-input", on_change=_keep, args=("reviewer-input", REVIEWER_KEY),
                   placeholder="needed for review actions",
-                  help="Recorded in the audit trail with every review action.")
+                  help="Recorded in the audit trail with every review action. Kept in the address bar "
+                       "(?reviewer=), so a reload or a link opened in a new tab keeps it.")
+    _sync_reviewer_param()
 
 
 def sidebar() -> None:
@@ -202,7 +229,7 @@ def show_flash(key: str) -> None:
 def debate_link(debate_id: str, label: str | None = None) -> None:
     # Page-link labels are markdown, and titles come from users: escape them.
     st.page_link(PAGES["debate"], label=views.md_escape(label or f"Open debate {debate_id}"), icon=":material/open_in_new:",
-                 query_params={"id": debate_id})
+                 query_params=link_params(id=debate_id))
 
 
 def api_key_input(where: str) -> str:

@@ -12,6 +12,12 @@ from debate_core.schemas import SEVERITIES
 _LAYOUT = {"margin": {"l": 40, "r": 10, "t": 40, "b": 40}, "height": 300, "legend": {"orientation": "h", "y": -0.25}}
 
 
+def _threshold(fig: go.Figure, value: float, label: str) -> None:
+    """A dashed horizontal line where the moderator's rule changes its answer, named on the plot."""
+    fig.add_hline(y=value, line_dash="dash", line_color="#555", annotation_text=label,
+                  annotation_position="top left")
+
+
 def _lines(rows: list[dict[str, Any]], title: str, y_title: str, *, percent: bool = False,
            y_range: list[float] | None = None) -> go.Figure:
     fig = go.Figure()
@@ -45,8 +51,39 @@ def severity_figure(traj: list[dict[str, Any]], key: str = "severity",
     return fig
 
 
-def trajectory_figures(traj: list[dict[str, Any]]) -> list[tuple[str, go.Figure]]:
-    """Every convergence plot this debate has data for, with a stable key for each."""
+def _rounds(traj: list[dict[str, Any]], key: str) -> int:
+    return len({t.get("round") for t in traj if t.get(key) not in (None, {}, [])})
+
+
+def single_round_numbers(traj: list[dict[str, Any]]) -> list[tuple[str, dict[str, float]]]:
+    """The measures that have a value in one round only, as (title, {name: value}): a one-bar or
+    single-dot chart says less than the numbers themselves."""
+    out: list[tuple[str, dict[str, float]]] = []
+    for key in sorted({k for t in traj for k in t} - {"round"}):
+        if _rounds(traj, key) != 1:
+            continue
+        rows = views.series(traj, key)
+        if rows:
+            out.append((TITLES.get(key, key.replace("_", " ").capitalize()) + f" (round {rows[0]['round']})",
+                        {r["name"].replace("_", " "): r["value"] for r in rows}))
+    return out
+
+
+TITLES = {"answer_change": "Answer change per agent", "jaccard": "Rule similarity between rounds (Jaccard)",
+          "judge_scores": "Judge's top score per reasoner", "top_score": "Top judge score",
+          "confidence": "Confidence per agent", "stance_weights": "Stance weights", "severity": "Critiques by severity",
+          "improvement": "Top score gain over the previous round"}
+
+
+def trajectory_figures(traj: list[dict[str, Any]],
+                       thresholds: dict[str, tuple[float, str]] | None = None) -> list[tuple[str, go.Figure]]:
+    """Every convergence plot this debate has data for over two rounds or more, with a stable key
+    for each, and the moderator's threshold lines (`thresholds`: measure -> (value, label)) drawn
+    on the plots of the measures they apply to. Measures of one round go to `single_round_numbers`."""
+    thresholds = thresholds or {}
+    traj = [t for t in traj if isinstance(t, dict)]
+    single = {k for k in {k for t in traj for k in t} if _rounds(traj, k) == 1}
+    traj = [{k: v for k, v in t.items() if k not in single} for t in traj]
     figs: list[tuple[str, go.Figure]] = []
     sev = severity_figure(traj)
     if sev is not None:
@@ -58,11 +95,16 @@ def trajectory_figures(traj: list[dict[str, Any]]) -> list[tuple[str, go.Figure]
         ("top_score", "Top judge score", "score", False, [0, 105]),
         ("confidence", "Confidence per agent", "confidence", False, [0, 1.05]),
         ("stance_weights", "Stance weights", "weight", False, None),
+        ("improvement", "Top score gain over the previous round", "points", False, None),
     ]
     for key, title, y_title, percent, y_range in specs:
         rows = views.series(traj, key)
         if rows:
-            figs.append((key, _lines(rows, title, y_title, percent=percent, y_range=y_range)))
+            fig = _lines(rows, title, y_title, percent=percent, y_range=y_range)
+            if key in thresholds:
+                value, label = thresholds[key]
+                _threshold(fig, value * 100 if percent else value, label)
+            figs.append((key, fig))
     # Whatever else a protocol measures per round gets a plain chart, so no measure goes unseen.
     done = {"round", "severity", *(spec[0] for spec in specs)}
     for key in sorted({k for t in traj for k in t} - done):
@@ -87,7 +129,7 @@ def _generic(rows: list[dict[str, Any]], title: str) -> go.Figure:
 
 
 def token_figure(usage: list[dict[str, Any]]) -> go.Figure | None:
-    if not usage:
+    if len(usage) < 2:  # one agent's bar says no more than its numbers, which the table beside it gives
         return None
     agents = [u["agent"] for u in usage]
     fig = go.Figure([

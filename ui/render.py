@@ -11,10 +11,10 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import export, views
+from debate_core import export, glossary, views
 from debate_core.protocols import get_spec
 from debate_core.store import DebateStore, NotFound
-from ui import plots, stages
+from ui import desk, plots, stages
 
 esc = views.md_escape
 
@@ -26,14 +26,26 @@ def status_badge(debate: dict[str, Any]) -> None:
 
 def header(debate: dict[str, Any]) -> None:
     st.title(esc(debate.get("title") or debate["id"]), anchor=False)
-    cols = st.columns([1, 2, 2, 3])
-    with cols[0]:
-        status_badge(debate)
-    cols[1].caption(f"protocol **{esc(debate.get('protocol'))}**")
-    cols[2].caption(f"debate `{debate['id']}`")
-    cols[3].caption(esc(views.provider_label(debate.get("provider_config"))))
+    try:
+        protocol = get_spec(debate.get("protocol") or "").title
+    except Exception:  # noqa: BLE001 - an unknown protocol is named by its id
+        protocol = debate.get("protocol") or "?"
+    if debate.get("status") in ("running", "failed"):
+        status_badge(debate)  # a finished debate's outcome and review state are the verdict card's badges
+    rounds = debate.get("rounds")
+    st.caption(" · ".join(x for x in (
+        esc(protocol), f"debate {esc(debate['id'])}", esc(views.provider_label(debate.get("provider_config"))),
+        f"{rounds} round(s)" if rounds else "", esc((debate.get("created_at") or "")[:16].replace("T", " ")),
+    ) if x))
     st.markdown("**Question**")
-    st.text(debate.get("question") or "")
+    question = debate.get("question") or ""
+    # A long question scrolls in a short box (whole, never cut), so the verdict and the decision
+    # stay in the first screen.
+    with st.container(height=QUESTION_HEIGHT if len(question) > 240 else "content", border=False):
+        st.text(question)
+
+
+QUESTION_HEIGHT = 56
 
 
 def progress_bar(debate: dict[str, Any], steps: list[dict[str, Any]], planned_rounds: int | None) -> None:
@@ -44,7 +56,8 @@ def progress_bar(debate: dict[str, Any], steps: list[dict[str, Any]], planned_ro
 def failure(debate: dict[str, Any]) -> None:
     if debate.get("status") != "failed":
         return
-    where = f" at step `{debate['failed_step']}`" if debate.get("failed_step") else ""
+    where = (f" at the step “{esc(glossary.step_title(debate.get('protocol'), debate['failed_step'], views.agent_names(debate)))}”"
+             if debate.get("failed_step") else "")
     st.error(f"This debate failed{where}. Every step completed before the failure is kept below.")
     st.text(debate.get("error") or "no error message was recorded")
 
@@ -52,9 +65,10 @@ def failure(debate: dict[str, Any]) -> None:
 def warnings(debate: dict[str, Any]) -> None:
     items = debate.get("warnings") or []
     if items:
+        names = views.agent_names(debate)
         with st.expander(f"{len(items)} warning(s) from the engine"):
             for w in items:
-                st.text(str(w))
+                st.text(glossary.step_ids_in(debate.get("protocol"), w, names))
 
 
 # ---------------------------------------------------------------------------
@@ -139,10 +153,10 @@ def _long(step: dict[str, Any]) -> bool:
     return len(str(out.get("answer") or out.get("message") or out.get("argument") or "")) > 700
 
 
-def _step_title(step: dict[str, Any]) -> str:
-    agent = step.get("agent") or step.get("stage") or "?"
+def _step_title(step: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    agent = glossary.agent(step.get("agent"), names) or glossary.plain(step.get("stage")) or "step"
     if step.get("target"):
-        return f"{agent} on {step['target']}"
+        return f"{agent} on {glossary.agent(step['target'], names)}"
     return agent
 
 
@@ -157,7 +171,7 @@ def _stage_groups(steps: list[dict[str, Any]]) -> list[tuple[str, list[dict[str,
     return groups
 
 
-def rounds(steps: list[dict[str, Any]], protocol: str) -> None:
+def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | None = None) -> None:
     by_round = views.steps_by_round(steps)
     if not by_round:
         st.info("No steps yet: the first agents are being asked.")
@@ -171,7 +185,8 @@ def rounds(steps: list[dict[str, Any]], protocol: str) -> None:
                     with st.chat_message(name=s.get("agent") or "agent",
                                          avatar=":material/record_voice_over:"):
                         stance = (s.get("output") or {}).get("stance")
-                        st.markdown(f"**{esc(_step_title(s))}**" + (f" · stance *{esc(stance)}*" if stance else ""))
+                        st.markdown(f"**{esc(_step_title(s, names))}**"
+                                    + (f" · stance *{esc(stance)}*" if stance else ""))
                         _step_body(protocol, s)
                 continue
             per_row = min(3, len(group))
@@ -181,7 +196,7 @@ def rounds(steps: list[dict[str, Any]], protocol: str) -> None:
                 for col, s in zip(cols, chunk, strict=False):
                     # A fixed height keeps long answers from stretching the round; the card scrolls.
                     with col, st.container(border=True, height=CARD_HEIGHT if _long(s) else "content"):
-                        st.markdown(f"**{esc(_step_title(s))}**")
+                        st.markdown(f"**{esc(_step_title(s, names))}**")
                         _step_body(protocol, s)
 
 
@@ -191,8 +206,10 @@ def rounds(steps: list[dict[str, Any]], protocol: str) -> None:
 
 
 def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str,
-           steps: list[dict[str, Any]] | None = None) -> None:
+           steps: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None) -> None:
     rows = views.claim_rows(claims_, case, steps)
+    for r in rows:
+        r["agent"] = glossary.agent(r["agent"], names)
     if not rows:
         st.info("No claims yet. Protocols whose agents make claims (cross critique) list them here.")
         return
@@ -244,26 +261,62 @@ def passages(case: dict[str, Any] | None, ids: list[str] | None = None, *, title
             st.text(p.get("text") or "")
 
 
-def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None) -> None:
+def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None,
+              names: dict[str, str] | None = None, claims_: list[dict[str, Any]] | None = None,
+              case: dict[str, Any] | None = None, key: str = "done") -> None:
     groups = views.critique_groups(critiques_, steps)
     if not groups:
         st.info("No critiques yet. Protocols with critique steps (cross critique) show them here, "
                 "grouped by the claim they target.")
         return
+    present = [s for s in views.SEVERITY_COLORS if any(g["counts"].get(s) for g in groups)]
+    shown = st.pills("Severity", present, default=present, selection_mode="multi", key=f"crit-sev-{key}") or []
+    index = views.claim_index(claims_ or [])
     for g in groups:
+        items = [c for c in g["critiques"] if c.get("severity") in shown]
+        if not items:
+            continue
         with st.container(border=True):
             counts = " ".join(f":{views.SEVERITY_COLORS[s]}-badge[{s} {n}]" for s, n in g["counts"].items() if n)
-            st.markdown(f"**{esc(g['target'])} · claim {esc(g['claim'])}** {counts}")
-            for c in g["critiques"]:
+            st.markdown(f"**{esc(glossary.agent(g['target'], names))} · claim {esc(g['claim'])}** {counts}")
+            ref = f"{g['target']}.{g['claim']}"
+            claim = _claim_targeted(index, ref, items)
+            if claim is not None:
+                st.caption(f"The claim critiqued (round {esc(claim.get('round'))})")
+                st.text(claim.get("statement") or "")
+                _evidence_buttons(case, claim.get("evidence") or [], f"ce-{key}-{ref}")
+            for c in items:
                 sev = c.get("severity") or "?"
                 color = views.SEVERITY_COLORS.get(sev, "gray")
                 state = f" · *{esc(c['state'])}*" if c.get("state") else ""
-                st.markdown(f":{color}-badge[{esc(sev)}] **{esc(c.get('issue_type'))}** · "
-                            f"round {esc(c.get('round'))}, by {esc(c.get('critic'))}{state}")
+                st.markdown(f":{color}-badge[{esc(sev)}] **{esc(glossary.plain(c.get('issue_type')))}** · "
+                            f"round {esc(c.get('round'))}, by {esc(glossary.agent(c.get('critic'), names))}{state}")
                 st.markdown(esc(c.get("description")))
-                st.markdown(f"*Fix:* {esc(c.get('suggested_fix'))}")
+                if c.get("suggested_fix"):
+                    st.markdown(f"*Fix:* {esc(c.get('suggested_fix'))}")
     with st.expander("All critiques as a table"):
-        st.dataframe(views.critique_rows(critiques_, steps), hide_index=True)
+        rows = [r for r in views.critique_rows(critiques_, steps) if r.get("severity") in shown]
+        for r in rows:
+            r["critic"], r["target"] = glossary.agent(r["critic"], names), glossary.agent(r["target"], names)
+        st.dataframe(rows, hide_index=True)
+
+
+def _claim_targeted(index: dict[str, dict[str, Any]], ref: str,
+                    items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The version of the claim the critiques answered: the target's latest claim with that id
+    from before the critiques' round, else its latest one."""
+    rounds = [c.get("round") or 0 for c in items]
+    return index.get(f"{ref}@{min(rounds)}") or index.get(ref)
+
+
+def _evidence_buttons(case: dict[str, Any] | None, ids: list[str], key: str) -> None:
+    """Evidence ids as buttons that open their passages."""
+    if not ids:
+        return
+    cols = st.columns(min(len(ids), 6))
+    for i, eid in enumerate(ids):
+        with cols[i % len(cols)]:
+            desk.evidence_popover(case, eid, key=f"{key}-{i}")
 
 
 # ---------------------------------------------------------------------------
@@ -271,9 +324,10 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
 # ---------------------------------------------------------------------------
 
 
-def protocol_views(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+def protocol_views(debate: dict[str, Any], steps: list[dict[str, Any]],
+                   names: dict[str, str] | None = None) -> bool:
     view = stages.view_for(debate.get("protocol") or "")
-    return bool(view and view(debate, steps))
+    return bool(view and view({**debate, "agent_names": names or {}}, steps))
 
 
 # ---------------------------------------------------------------------------
@@ -281,28 +335,38 @@ def protocol_views(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def charts(debate: dict[str, Any], steps: list[dict[str, Any]], events: list[dict[str, Any]], key: str) -> None:
+def charts(debate: dict[str, Any], steps: list[dict[str, Any]], events: list[dict[str, Any]], key: str,
+           names: dict[str, str] | None = None) -> None:
     traj = views.trajectory(debate, events)
-    figs = plots.trajectory_figures(traj)
-    if not figs:
+    figs = plots.trajectory_figures(traj, views.plot_thresholds(debate))
+    numbers = plots.single_round_numbers(traj)
+    if not figs and not numbers:
         st.info("No round has closed yet: the convergence plots appear after the first round.")
+    for title, values in numbers:
+        st.markdown(f"**{esc(title)}**")
+        cols = st.columns(min(max(len(values), 1), 6))
+        for i, (name, value) in enumerate(values.items()):
+            cols[i % len(cols)].metric(glossary.agent(name, names), views.num(value, 2))
     for i in range(0, len(figs), 2):
         cols = st.columns(2)
         for col, (name, fig) in zip(cols, figs[i:i + 2], strict=False):
             col.plotly_chart(fig, key=f"plot-{name}-{key}")
-    usage = views.token_usage(steps)
+    usage = [{**u, "agent": glossary.agent(u["agent"], names)} for u in views.token_usage(steps)]
     fig = plots.token_figure(usage)
     if fig is not None:
         st.plotly_chart(fig, key=f"plot-tokens-{key}")
+    if usage:
+        st.markdown("**Tokens per agent**")
         st.dataframe(usage, hide_index=True)
 
 
-def transcript(steps: list[dict[str, Any]]) -> None:
+def transcript(steps: list[dict[str, Any]], protocol: str | None = None, names: dict[str, str] | None = None) -> None:
     if not steps:
         st.info("No steps recorded yet.")
         return
     for s in steps:
-        label = f"{s['step_id']}" + (f" (call {s['call']})" if (s.get("call") or 1) > 1 else "")
+        title = glossary.step_title(protocol, s["step_id"], names)
+        label = title + (f" (call {s['call']})" if (s.get("call") or 1) > 1 else "")
         label += f" · {s.get('status')}"
         with st.expander(label):
             meta = {k: s.get(k) for k in ("model", "attempts", "input_tokens", "output_tokens", "latency_ms",

@@ -4,6 +4,10 @@ Each button's callback is bound, when the button is drawn, to the debate version
 looking at. The store refuses an action on any other version, so when two reviewers act on the
 same debate at once the second gets a clear message, and the text they typed is shown back to
 them instead of being lost.
+
+The choice of action is a keyed control, not client-side tabs, so a validation error keeps the
+form the reviewer was on; a new debate's key starts from no choice (a neutral form). After an
+action the reviewer may undo it while the page is open; the undo is a review action of its own.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 from debate_core import views
+from debate_core.review import same_name
 from debate_core.store import NotFound, ReviewConflict, ReviewError, StoreError
 from ui import common
 
@@ -58,9 +63,80 @@ def _act(debate_id: str, action: str, version: int, supervisor: bool) -> None:
         return
     for key in (answer_key, reason_key):
         st.session_state.pop(key, None)
+    st.session_state.pop(_choice_key(debate_id, supervisor), None)
     done = {"accept": "accepted", "override": "overridden", "escalate": "escalated to a supervisor",
             "approve": "approved"}[action]
+    if supervisor and action == "override":
+        done = "settled with your corrected answer"
+    # What Undo needs: only this reviewer's action, and only while the debate is still as it left it.
+    st.session_state[_undo_key(debate_id)] = {"reviewer": entry["reviewer"], "version": entry["version"],
+                                              "action": action, "supervisor": supervisor}
+    if supervisor:
+        st.session_state[LAST_DECISION] = debate_id
     common.flash(debate_id, "success", f"Debate {done} by {esc(entry['reviewer'])}; recorded in the audit trail.")
+
+
+LAST_DECISION = "last-supervisor-decision"
+
+
+def last_decision() -> None:
+    """On the Escalations page: the confirmation of the supervisor's last decision, with Undo,
+    although that debate has left the queue."""
+    debate_id = st.session_state.get(LAST_DECISION)
+    if not debate_id:
+        return
+    store = common.read_store()
+    try:
+        debate = store.get_debate(debate_id)
+    except NotFound:
+        st.session_state.pop(LAST_DECISION, None)
+        return
+    finally:
+        store.close()
+    if debate.get("review_state") == "escalated":  # undone, or never left: the queue shows it
+        st.session_state.pop(LAST_DECISION, None)
+        common.show_flash(debate_id)
+        return
+    common.show_flash(debate_id)
+    undo_button(debate)
+
+
+def _undo_key(debate_id: str) -> str:
+    return f"undo:{debate_id}"
+
+
+def _choice_key(debate_id: str, supervisor: bool) -> str:
+    return f"{'sup-' if supervisor else ''}decision-{debate_id}"
+
+
+def _undo(debate_id: str) -> None:
+    last = st.session_state.pop(_undo_key(debate_id), None)
+    if not last:
+        return
+    try:
+        store = common.write_store()
+        try:
+            store.review(debate_id, action="undo", reviewer=common.reviewer(), expected_version=last["version"],
+                         supervisor=bool(last["supervisor"]))
+        finally:
+            store.close()
+    except (ReviewConflict, ReviewError, NotFound, StoreError) as exc:
+        common.flash(debate_id, "warning", f"Not undone: {esc(exc)}")
+        return
+    common.flash(debate_id, "success", f"Your {esc(last['action'])} was undone; the undo is recorded in the "
+                 "audit trail.")
+
+
+def undo_button(debate: dict[str, Any]) -> None:
+    """Undo for the reviewer's own last action on this debate, while nothing happened after it."""
+    last = st.session_state.get(_undo_key(debate["id"]))
+    if not last:
+        return
+    if int(debate.get("version") or 0) != last["version"] or not same_name(last["reviewer"], common.reviewer()):
+        st.session_state.pop(_undo_key(debate["id"]), None)
+        return
+    st.button(f"Undo my {last['action']}", key=f"undo-{debate['id']}", icon=":material/undo:",
+              on_click=_undo, args=(debate["id"],))
 
 
 def reviewer_controls(debate: dict[str, Any]) -> None:
@@ -73,21 +149,26 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
                 else "A failed debate has no verdict to review.")
         return
     if state != "pending":
-        st.success(f"Review: **{views.REVIEW_STATE_LABELS.get(state, state)}** "
-                   f"by {esc(debate.get('reviewed_by') or '?')}.")
+        st.markdown(f"Review: **{views.REVIEW_STATE_LABELS.get(state, state)}** "
+                    f"by {esc(debate.get('reviewed_by') or '?')}.")
+        undo_button(debate)
         if state == "escalated":
             st.page_link(common.PAGES["escalations"], label="Open the Escalations queue",
-                         icon=":material/priority_high:")
+                         icon=":material/priority_high:", query_params=common.link_params())
         return
+    undo_button(debate)
     if not common.reviewer():
         st.warning("Enter your name in the sidebar to review this debate.")
     verdict = debate.get("verdict") or {}
-    accept, override, escalate = st.tabs(["Accept", "Override", "Escalate"])
-    with accept:
+    choice = st.segmented_control("Your decision", ["Accept", "Override", "Escalate"],
+                                  key=_choice_key(debate_id, False), label_visibility="collapsed")
+    if choice is None:
+        st.caption("Accept the verdict, override it with a corrected answer, or escalate it to a supervisor.")
+    elif choice == "Accept":
         st.caption("Accept the moderator's verdict as the final answer.")
         st.button("Accept verdict", key=f"accept-{debate_id}", type="primary",
                   on_click=_act, args=(debate_id, "accept", version, False))
-    with override:
+    elif choice == "Override":
         answer_key, reason_key = _fields(debate_id, "override")
         st.session_state.setdefault(answer_key, verdict.get("answer") or "")
         with st.form(f"override-form-{debate_id}", border=False):
@@ -96,7 +177,7 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
                          placeholder="why the verdict is wrong, with the evidence ids you rely on")
             st.form_submit_button("Override verdict", key=f"override-submit-{debate_id}",
                                   on_click=_act, args=(debate_id, "override", version, False))
-    with escalate:
+    else:
         _, reason_key = _fields(debate_id, "escalate")
         with st.form(f"escalate-form-{debate_id}", border=False):
             st.text_area("Reason (required)", key=reason_key,
@@ -115,20 +196,25 @@ def supervisor_controls(debate: dict[str, Any], is_supervisor: bool) -> None:
     if debate.get("review_state") != "escalated":
         state = debate.get("review_state") or "pending"
         st.info(f"This debate is no longer escalated ({views.REVIEW_STATE_LABELS.get(state, state)}).")
+        undo_button(debate)
         return
+    undo_button(debate)  # the reviewer who escalated may take it back before a supervisor decides
     if not is_supervisor:
         who = common.reviewer()
         st.info("Only supervisors named on the Settings page can approve or override an escalation"
                 + (f"; {who} is not one of them." if who else "; enter your name in the sidebar."))
         return
-    approve, override = st.tabs(["Approve", "Override"])
-    with approve:
+    choice = st.segmented_control("Supervisor's decision", ["Approve", "Override"],
+                                  key=_choice_key(debate_id, True), label_visibility="collapsed")
+    if choice is None:
+        st.caption("Approve the verdict, or override it with a corrected answer that settles the escalation.")
+    elif choice == "Approve":
         _, reason_key = _fields(debate_id, "approve")
         with st.form(f"approve-form-{debate_id}", border=False):
             st.text_area("Note (optional)", key=reason_key)
             st.form_submit_button("Approve verdict", type="primary", key=f"approve-submit-{debate_id}",
                                   on_click=_act, args=(debate_id, "approve", version, True))
-    with override:
+    else:
         answer_key, reason_key = _fields(debate_id, "override")
         st.session_state.setdefault(answer_key, debate.get("final_answer") or "")
         with st.form(f"sup-override-form-{debate_id}", border=False):
@@ -143,3 +229,17 @@ def audit_trail(reviews: list[dict[str, Any]]) -> None:
         st.caption("No review actions yet.")
         return
     st.dataframe(views.review_rows(reviews), hide_index=True)
+
+
+def panel(debate: dict[str, Any], is_supervisor: bool) -> None:
+    """The decision, in a container beside the verdict card: the controls for the debate's state,
+    the confirmation or error of the last action, Undo, and the audit trail folded away."""
+    with st.container(border=True, key="review-panel"):
+        st.markdown("**Your decision**")
+        if debate.get("review_state") == "escalated":
+            supervisor_controls(debate, is_supervisor)
+        else:
+            reviewer_controls(debate)
+        reviews = debate.get("reviews") or []
+        with st.expander(f"Audit trail ({len(reviews)})"):
+            audit_trail(reviews)

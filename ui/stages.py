@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import views
+from debate_core import glossary, views
 
 esc = views.md_escape
 
@@ -107,17 +107,29 @@ def _final_answer(out: dict[str, Any]) -> None:
 
 @protocol_view("cross_critique")
 def _cross_critique_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+    """The state the debate ended in: how many critiques stand in each state, and the critiques still
+    open (the agreed and disputed claims are the verdict card's supporting and disputed points)."""
     summary = debate.get("summary") or {}
-    agreed, disputed = summary.get("agreed_claims"), summary.get("disputed_claims")
-    if not (agreed or disputed):
+    names = debate.get("agent_names") or {}
+    states, conflicts = summary.get("critique_states") or {}, summary.get("conflicts") or []
+    if not (states or conflicts):
         return False
-    st.subheader("Agreed and disputed claims", anchor=False)
-    c1, c2 = st.columns(2)
-    for col, title, rows in ((c1, "Agreed", agreed), (c2, "Disputed", disputed)):
-        with col:
-            st.markdown(f"**{title}**")
-            for row in rows or []:
-                st.markdown(f"- {esc(views.claim_line(row))}")
+    st.subheader("Critiques at the end of the debate", anchor=False)
+    if states:
+        cols = st.columns(len(states))
+        for col, (state, n) in zip(cols, states.items(), strict=False):
+            col.metric(views.plain_code(state), n)
+    if conflicts:
+        st.markdown("**Still open**")
+        st.dataframe([{
+            "critic": glossary.agent(c.get("critic"), names), "claim of": glossary.agent(c.get("target"), names),
+            "claim": str(c.get("claim") or "").partition(".")[2], "round": c.get("round"),
+            "severity": c.get("severity"), "issue": glossary.plain(c.get("issue_type")),
+            "critique": c.get("description") or "", "critic's note": c.get("critic_note") or "",
+        } for c in conflicts], hide_index=True, column_config={
+            "critique": st.column_config.TextColumn("critique", width="large")})
+    else:
+        st.caption("No critique is still open.")
     return True
 
 
@@ -139,8 +151,10 @@ def _panel_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
     if not personas:
         return False
     st.subheader("Persona stances", anchor=False)
+    names = debate.get("agent_names") or {}
     st.dataframe(
-        [{k: r[k] for k in ("round", "persona", "stance", "key_points")} for r in personas],
+        [{**{k: r[k] for k in ("round", "stance", "key_points")}, "persona": glossary.agent(r["persona"], names)}
+         for r in personas],
         hide_index=True, column_config={"key_points": st.column_config.ListColumn("key points")},
     )
     return True
@@ -169,7 +183,8 @@ def _judge(out: dict[str, Any]) -> None:
 
 @protocol_view("refinement")
 def _refinement_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
-    scores = views.judge_score_rows(steps)
+    names = debate.get("agent_names") or {}
+    scores = _numbered(views.judge_score_rows(steps), names)
     if scores:
         st.subheader("Judge scores per hypothesis", anchor=False)
         st.dataframe(scores, hide_index=True, column_config={
@@ -177,12 +192,22 @@ def _refinement_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> boo
             "hypothesis": st.column_config.TextColumn("hypothesis", width="large"),
         })
         return True
-    rows = views.hypothesis_rows(steps)
+    rows = _numbered(views.hypothesis_rows(steps), names)
     if rows:
         st.subheader("Hypotheses", anchor=False)
         st.dataframe(rows, hide_index=True)
         return True
     return False
+
+
+def _numbered(rows: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
+    """Hypotheses numbered from 1, as the rounds show them, and reasoners by name."""
+    out = []
+    for r in rows:
+        index = r.pop("index", None)
+        out.append({"round": r.pop("round"), "reasoner": glossary.agent(r.pop("reasoner"), names),
+                    "hypothesis no.": index + 1 if isinstance(index, int) else index, **r})
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -241,7 +266,7 @@ def _dialectic_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool
 
 @step_renderer("arbitration", "arbitrate")
 def _resolution(out: dict[str, Any]) -> None:
-    st.markdown(f"**{esc(views.plain_code(out.get('resolution')))}** → {esc(views.plain_code(out.get('action')))}")
+    st.markdown(f"**{esc(glossary.ruling(out.get('resolution'), out.get('action')))}**")
     st.markdown(esc(out.get("explanation")))
 
 
@@ -250,6 +275,8 @@ def _arbitration_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bo
     rows = views.contradiction_rows(debate, steps)
     if not rows:
         return False
+    for r in rows:
+        r["ruling"] = glossary.ruling(r.pop("resolution"), r.pop("action"))
     st.subheader("Contradictions and their resolutions", anchor=False)
     st.dataframe(rows, hide_index=True, column_config={
         "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0, format="%.2f"),

@@ -32,7 +32,7 @@ from ..contradictions import (
     shown_value,
 )
 from ..schemas import AgentReport, Resolution, Verdict
-from .common import low_confidence_reason, unassessed_reason
+from .common import low_confidence_reason, short_answer, unassessed_reason
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
@@ -463,6 +463,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     counts = Counter(d.resolution or "split" for d in decisions.values())
     return Verdict(
         answer=consensus.consensus_narrative,
+        short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
         needs_human_review=bool(flagged),
         escalation_reasons=reasons,
@@ -493,13 +494,16 @@ def agreed_figures(reports: list[AgentReport]) -> str:
 def skipped_verdict(reports: list[AgentReport]) -> Verdict:
     metrics = sorted({metric_key(r.metric) for r in reports})
     if not reports:
-        return Verdict(answer="No agent reports to compare: nothing to arbitrate.", confidence=0.0,
+        nothing = "No agent reports to compare: nothing to arbitrate."
+        return Verdict(answer=nothing, short_answer=nothing, confidence=0.0,
                        needs_human_review=False, rationale="the case has no reports",
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
+    agree = (f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
+             f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
     return Verdict(
-        answer=(f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
-                f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed."),
+        answer=agree,
+        short_answer=short_answer(agree),
         confidence=round(mean, 4),
         needs_human_review=False,
         rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "

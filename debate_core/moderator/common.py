@@ -7,11 +7,15 @@ which passage supports the tenant".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+
+from ..text import first_sentence
 
 # Below this confidence a deciding agent's verdict is not left to stand unreviewed.
 LOW_CONFIDENCE = 0.5
 UNASSESSED_PREFIX = "could not assess:"
+_CITATION = re.compile(r"\s*\[[\w.:>-]+\]")
 
 
 def low_confidence_reason(confidences: Mapping[str, float], threshold: float = LOW_CONFIDENCE) -> str | None:
@@ -42,3 +46,11 @@ def unassessed_reason(uncertainties: Iterable[str], who: str = "the agents") -> 
     if not items:
         return None
     return f"{who} could not assess: " + "; ".join(items)
+
+
+def short_answer(answer: str) -> str:
+    """Rule: "the verdict opens with one sentence that answers the question". The answer's first
+    sentence, cut at its end (or, when it runs on, at a word boundary, never inside a word).
+    Bracketed citations such as "[nla.C1]" are dropped first: they sit after a sentence's full stop
+    and would glue it to the next one."""
+    return first_sentence(_CITATION.sub("", answer or ""))

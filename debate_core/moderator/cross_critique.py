@@ -42,10 +42,6 @@ BY_DROP = "claim dropped"
 BY_EDIT = "edited, MINOR"
 
 
-def _clip(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 @dataclass(frozen=True)
 class AddressedCritique:
     """A critique together with who made it and whom it targets."""
@@ -408,7 +404,7 @@ def escalation_reasons(
         rules.append("S6.critical_evidence_or_norm_conflict")
         for c in critical:
             kind = "evidence validity" if c.critique.issue_type == "evidence_gap" else "norm conflict"
-            reasons.append(f"CRITICAL critique on {kind} left unresolved: {c.ref()}: {_clip(c.critique.description)}")
+            reasons.append(f"CRITICAL critique on {kind} left unresolved: {c.ref()}: {c.critique.description.strip()}")
     hard = [c for c in assessment.open if c.critique.issue_type == "conflict" and c.critique.severity in ("CRITICAL", "MAJOR")]
     if hard:
         rules.append("S6.hard_contradiction")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..convergence import Stop
 from ..schemas import Verdict
-from .common import low_confidence_reason, unassessed_reason
+from .common import low_confidence_reason, short_answer, unassessed_reason
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -222,6 +222,7 @@ def verdict(
     rationale = f"{convergence_reason}. The final rule {check_note}."
     return Verdict(
         answer=rule_in_words(final_rule, final_check),
+        short_answer=short_answer(rule_in_words(final_rule, final_check)),
         confidence=round(max(0.0, min(1.0, final_confidence)), 4),
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,

@@ -9,6 +9,7 @@ from ..convergence import Stop, score_plateau
 from ..schemas import Verdict
 from ..text import jaccard, terms
 from . import common
+from .common import short_answer
 
 REVIEW_SCORE_THRESHOLD = 70.0
 CONSENSUS_OVERLAP = 0.5
@@ -146,6 +147,7 @@ def verdict(
                  f"judge score {score:.0f}/100, self-reported confidence {final['confidence']:.2f}.")
     return Verdict(
         answer=answer,
+        short_answer=short_answer(final["hypothesis"]),
         # The judge's score, not the reasoner's self-assessment, is the calibrated confidence.
         confidence=round(max(0.0, min(1.0, score / 100.0)), 4),
         needs_human_review=bool(reasons),

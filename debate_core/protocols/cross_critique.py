@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import profiles, prompts, steps
 from ..convergence import severity_counts
 from ..moderator import cross_critique as rules
+from ..moderator.common import short_answer
 from ..profiles import load_profiles
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
@@ -372,6 +373,7 @@ async def run(run: DebateRun) -> Outcome:
     )
     verdict = Verdict(
         answer=sup.answer,
+        short_answer=short_answer(sup.answer),
         confidence=sup.confidence,
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import profiles, prompts, steps
 from ..moderator import panel as mod
+from ..moderator.common import short_answer
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import DebateSummary, DebateTurn, Verdict
 from . import run_options
@@ -398,6 +399,7 @@ async def run(run: DebateRun) -> Outcome:
     verdict = Verdict(
         answer=mod.verdict_answer(decision.final_label, [(s.aspect, s.polarity) for s in final_sentiments],
                                   mod.panel_uncertainties(turns, summary)),
+        short_answer=mod.label_sentence(decision.final_label),
         confidence=decision.confidence,
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,
@@ -459,7 +461,8 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
     converged, why = mod.convergence(True, summary, None, None, len(rounds_out))
     rationale = (f"No stage signals in the case, so the moderator rules did not run. Judge: "
                  f"{summary.rationale.strip() or '(no rationale)'} Agreements {agreed}, disagreements {disputed}.")
-    verdict = Verdict(answer=summary.consensus.strip() or "no consensus", confidence=confidence,
+    answer = summary.consensus.strip() or "no consensus"
+    verdict = Verdict(answer=answer, short_answer=short_answer(answer), confidence=confidence,
                       needs_human_review=bool(reasons), escalation_reasons=reasons, rationale=rationale,
                       applied_rules=[])
     result = {"personas": personas, "order": [p["id"] for p in personas], "rounds": rounds_out,

@@ -86,6 +86,7 @@ from .verdict import (
     judge_has_consensus,
     judge_only_confidence,
     judge_only_escalation_reasons,
+    label_sentence,
     panel_low_confidence_reason,
     panel_reading_reasons,
     panel_unassessed_reason,
@@ -157,4 +158,5 @@ __all__ = [
     "panel_unassessed_reason",
     "panel_reading_reasons",
     "verdict_answer",
+    "label_sentence",
 ]

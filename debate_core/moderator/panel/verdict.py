@@ -148,3 +148,9 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."
     return answer
+
+
+def label_sentence(label: str | None) -> str:
+    """Rule: the panel's short answer is its final label said as a sentence ("The overall sentiment
+    is mixed.")."""
+    return f"The overall sentiment is {label or 'undecided'}."
