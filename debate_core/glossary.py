@@ -146,17 +146,20 @@ def reason(text: Any, names: Mapping[str, str] | None = None) -> str:
 
 
 def why_flagged(protocol: str | None, verdict: Mapping[str, Any], names: Mapping[str, str] | None = None) -> list[str]:
-    """Why the moderator sent the verdict to a human, one plain sentence per rule that fired; the
-    reasons themselves where the protocol names no rule for them."""
+    """Why the moderator sent the verdict to a human: each of its reasons in plain words (they name
+    the agents, claims and what could not be assessed); the rules that fired, as sentences, where the
+    verdict carries no reasons of its own."""
     if not verdict.get("needs_human_review"):
         return []
-    out: list[str] = []
+    out = [reason(r, names) for r in verdict.get("escalation_reasons") or []]
+    if out:
+        return out
     for code_ in verdict.get("applied_rules") or []:
         if is_flagging(str(code_)):
             sentence = rule(protocol, str(code_), names)
             if sentence not in out:
                 out.append(sentence)
-    return out or [reason(r, names) for r in verdict.get("escalation_reasons") or []]
+    return out
 
 
 _STEP_ID = re.compile(r"\b(?:r\d+\.[a-z_]+(?:\.[\w-]+){0,2}|c\d+\.[a-z_]+\.[\w-]+|final\.[\w-]+)\b")
