@@ -114,18 +114,20 @@ def _listing(refs: list[str], limit: int = 20) -> str:
 def resolve(kind: str, ref: str, rows: list[dict[str, Any]]) -> Target:
     """The claim or critique `ref` names among this debate's rows, or AnnotationError listing the valid ones."""
     ref = (ref or "").strip()
-    if kind == "claim":
-        index, shown = _targets(rows, "claim"), [t.ref for t in claim_targets(rows)]
-        form = "agent.claim_id, e.g. nla.C1"
-    else:
-        index, shown = _targets(_latest_calls(rows), "critique"), [t.ref for t in critique_targets(rows)]
-        form = "critic->target:critique_id, e.g. nla->ala:K1"
+    picked = rows if kind == "claim" else _latest_calls(rows)
+    index = _targets(picked, kind)
     if ref in index:
         return index[ref]
-    if not shown:
+    if not index:
         raise AnnotationError(f"this debate has no {kind}s to annotate")
+    form = "agent.claim_id, e.g. nla.C1" if kind == "claim" else "critic->target:critique_id, e.g. nla->ala:K1"
+    base = _claim_base if kind == "claim" else _critique_base
+    names = sorted({base(r) for r in picked})
+    rounds = sorted({r.get("round") for r in picked if r.get("round") is not None})
+    tail = (f" (each names its latest round's; prefix rN: for round N, rounds {rounds[0]} to {rounds[-1]})"
+            if len(rounds) > 1 else "")
     raise AnnotationError(f"no {kind} {ref!r} in this debate (a {kind} is named {form}); "
-                          f"valid: {_listing(shown)}")
+                          f"valid: {_listing(names, 40)}{tail}")
 
 
 def check_label(kind: str, label: str, severity: str | None = None) -> tuple[str, str | None]:
