@@ -7,7 +7,7 @@ import streamlit as st
 from debate_core import views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound
-from ui import common, render, review
+from ui import annotations, common, cost, render, review
 
 common.page_setup()
 
@@ -52,8 +52,10 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
         render.rounds(steps, debate["protocol"])
     with tabs[1]:
         render.claims(claims, debate.get("case"), key, steps)
+        annotations.claim_panel(debate, claims, common.reviewer())
     with tabs[2]:
         render.critiques(critiques, steps)
+        annotations.critique_panel(debate, critiques, common.reviewer())
     with tabs[3]:
         render.verdict(debate)
     with tabs[4]:
@@ -61,6 +63,7 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
             st.info("Nothing protocol-specific to show yet.")
     with tabs[5]:
         render.charts(debate, steps, events, key)
+        cost.section(debate, steps, settings)
     with tabs[6]:
         render.passages(debate.get("case"))
     with tabs[7]:
