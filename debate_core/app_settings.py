@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .pricing import PriceTable, parse_price_table
 from .providers.openai_provider import METHODS
 
 
@@ -40,6 +41,28 @@ class AppSettings(BaseModel):
     presets: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)
     # Saved teams of agent profiles, reusable with any protocol: team name -> [profile, ...].
     teams: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    # Estimated cost: model -> {"input": ..., "output": ...} in `price_currency` per million tokens
+    # (debate_core/pricing.py matches model names). Empty: no cost figures are shown.
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+    price_currency: str = "USD"
+
+    @field_validator("prices", mode="after")
+    @classmethod
+    def _prices(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        from .pricing import PriceTableError, parse_price_table
+
+        try:
+            parse_price_table({"models": v}, "prices")
+        except PriceTableError as exc:
+            raise ValueError(str(exc)) from None
+        return {str(k).strip(): {"input": float(e["input"]), "output": float(e["output"])} for k, e in v.items()
+                if str(k).strip()}
+
+    def price_table(self) -> PriceTable | None:
+        """The price table, or None when no model has a price."""
+        if not self.prices:
+            return None
+        return parse_price_table({"currency": self.price_currency.strip() or "USD", "models": self.prices})
 
     @field_validator("supervisors", mode="before")
     @classmethod
@@ -113,6 +136,20 @@ def save_preset(db_path: str | Path, protocol: str, name: str, preset: dict[str,
     presets = {p: dict(v) for p, v in current.presets.items()}
     presets.setdefault(protocol, {})[name] = {k: preset[k] for k in ("agents", "rounds", "options") if k in preset}
     updated = current.model_copy(update={"presets": presets})
+    save_settings(updated, db_path)
+    return updated
+
+
+def save_prices(db_path: str | Path, prices: dict[str, dict[str, float]], currency: str = "USD") -> AppSettings:
+    """Replace the price table, keeping every other setting as it is on disk."""
+    currency = (currency or "").strip()
+    if not currency:
+        raise SettingsError("the currency needs a name, e.g. USD")
+    current = load_settings(db_path)
+    try:
+        updated = AppSettings.model_validate({**current.model_dump(), "prices": prices, "price_currency": currency})
+    except ValidationError as exc:
+        raise SettingsError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
     save_settings(updated, db_path)
     return updated
 

@@ -1,4 +1,4 @@
-"""Command line: python -m debate_core run|list|show|export|review|resume.
+"""Command line: python -m debate_core run|list|show|export|review|annotate|resume.
 
 Exit codes: 0 the debate completed (escalated or not); 1 the debate failed or was interrupted
 (saved, id printed); 2 bad input (nothing saved), a review the reviewer may not take, or a database
@@ -430,6 +430,23 @@ def cmd_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_annotate(args: argparse.Namespace) -> int:
+    from .annotations import AnnotationError
+
+    kind, ref = ("claim", args.claim) if args.claim is not None else ("critique", args.critique)
+    store = _store(args.db)
+    try:
+        entry = store.annotate(args.id, kind=kind, ref=ref, label=args.label, reviewer=args.reviewer,
+                               severity=args.severity, comment=args.comment)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    except AnnotationError as exc:
+        raise BadInput(str(exc)) from exc
+    severity = f", severity {entry['severity']}" if entry["severity"] else ""
+    print(f"{args.id}: {kind} {entry['ref']} marked {entry['label']}{severity} by {entry['reviewer']}")
+    return EXIT_OK
+
+
 def cmd_protocols(args: argparse.Namespace) -> int:
     """Every protocol spec: what it does, its agents, rounds, presets, options (JSON Schema), case needs."""
     from .protocols import specs
@@ -547,6 +564,20 @@ def build_parser() -> argparse.ArgumentParser:
     rev.add_argument("--supervisor", action="store_true",
                      help="decide an escalated debate as a supervisor (named in <db>.settings.json)")
     rev.set_defaults(func=cmd_review)
+
+    ann = sub.add_parser("annotate", parents=[db_flag], help="mark one claim or critique of a debate")
+    ann.add_argument("id")
+    which = ann.add_mutually_exclusive_group(required=True)
+    which.add_argument("--claim", metavar="REF", help="the claim as the app shows it: agent.claim_id (nla.C1), "
+                       "rN:agent.claim_id for one round's version")
+    which.add_argument("--critique", metavar="REF", help="the critique as the app shows it: critic->target:id "
+                       "(nla->ala:K1), rN:critic->target:id for one round's")
+    ann.add_argument("--label", required=True,
+                     help="claims: correct, incorrect, unsupported, needs_source; critiques: valid, invalid")
+    ann.add_argument("--severity", help="critiques: the severity you would give (CRITICAL, MAJOR, MINOR)")
+    ann.add_argument("--comment", help="why")
+    ann.add_argument("--reviewer", required=True)
+    ann.set_defaults(func=cmd_annotate)
     return parser
 
 

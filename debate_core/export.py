@@ -63,10 +63,20 @@ def export_files(store: Any, debate_id: str) -> dict[str, str]:
         "usage": {"calls": debate["calls"], "input_tokens": debate["input_tokens"], "output_tokens": debate["output_tokens"]},
         "provider": public_settings(debate["provider_config"]),
         "reviews": debate["reviews"],
+        "annotations": [public_annotation(a) for a in debate.get("annotations") or []],
     }
     files["debate_summary.json"] = json.dumps(summary, ensure_ascii=False, indent=2, default=str)
     files["transcript.md"] = transcript_markdown(debate)
     return files
+
+
+_ANNOTATION_FIELDS = ("ts", "reviewer", "kind", "ref", "step_id", "call", "round", "agent", "target", "item_id",
+                      "label", "severity", "item_severity", "comment")
+
+
+def public_annotation(row: dict[str, Any]) -> dict[str, Any]:
+    """An annotation as exported: what was judged, by whom, when, and the verdict (no row ids)."""
+    return {k: row.get(k) for k in _ANNOTATION_FIELDS}
 
 
 def write_export_dir(store: Any, debate_id: str, directory: str | Path) -> list[Path]:
@@ -129,7 +139,8 @@ def claims_csv(store: Any, debate_id: str) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["kind", "step", "round", "agent", "target", "id", "target_claim_id", "text", "evidence",
-                     "confidence", "verified", "issue_type", "severity", "suggested_fix", "state", "history"])
+                     "confidence", "verified", "issue_type", "severity", "suggested_fix", "state", "history", "ref",
+                     "reviewer", "time"])
     rows: list[list[Any]] = []
     for c in store.claims(debate_id):
         rows.append(["claim", c["step_id"], c["round"], c["agent"], "", c["claim_id"], "", c["statement"],
@@ -144,6 +155,14 @@ def claims_csv(store: Any, debate_id: str) -> str:
         for r in (step["output"] or {}).get("previous") or []:
             rows.append(["review", step["step_id"], step["round"], step["agent"], step["target"], r.get("id"), "",
                          r.get("note") or "", "", "", "", "", "", "", r.get("status"), ""])
+    # The annotation columns come last so readers of the earlier columns are unaffected.
+    rows = [[*row, "", "", ""] for row in rows]
+    for a in debate.get("annotations") or []:
+        # A reviewer's label of one claim or critique: the label in `state`, their severity (a
+        # critique's, when they gave one) in `severity`, their comment in `text`.
+        rows.append([f"{a['kind']} annotation", a["step_id"], a["round"], a["agent"], a["target"] or "",
+                     a["item_id"], "", a["comment"] or "", "", "", "", "", a["severity"] or "", "", a["label"], "",
+                     a["ref"], a["reviewer"], a["ts"]])
     writer.writerows([[csv_cell(v) for v in row] for row in rows])
     return buf.getvalue()
 
@@ -234,6 +253,16 @@ def transcript_markdown(debate: dict[str, Any]) -> str:
         lines += [f"applied rules: {md_inline(', '.join(verdict.get('applied_rules') or []) or '-')}", ""]
     if debate.get("error"):
         lines += ["## Failure", "", *md_fenced(str(debate["error"])), ""]
+    notes = debate.get("annotations") or []
+    if notes:
+        lines += ["## Annotations", ""]
+    for a in notes:
+        severity = f"; severity {md_inline(a['severity'])}" if a.get("severity") else ""
+        lines.append(f"annotation: {md_inline(a['ts'])} {md_inline(a['reviewer'])} marked {md_inline(a['kind'])} "
+                     f"{md_inline(a['ref'])} {md_inline(a['label'])}{severity}")
+        if a.get("comment"):
+            lines += md_fenced(str(a["comment"]))
+        lines.append("")
     reviews = debate.get("reviews") or []
     if reviews:
         lines += ["## Reviews", ""]

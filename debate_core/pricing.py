@@ -154,3 +154,25 @@ def debate_cost(table: PriceTable, steps: Iterable[Mapping[str, Any]]) -> Debate
         out.total += cost
     out.unpriced_models = sorted(unpriced)
     return out
+
+
+def cost_by_protocol(table: PriceTable, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per protocol, the estimated cost of its debates from rows of (protocol, model, debates,
+    input_tokens, output_tokens) as `DebateStore.tokens_by_model` sums them: the total, the mean per
+    priced debate, and the models without a price (their debates are not counted)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        entry = out.setdefault(str(row.get("protocol")), {"protocol": str(row.get("protocol")), "debates": 0,
+                                                          "priced_debates": 0, "cost": 0.0, "unpriced_models": []})
+        debates = int(row.get("debates") or 0)
+        entry["debates"] += debates
+        cost = table.cost(row.get("model"), int(row.get("input_tokens") or 0), int(row.get("output_tokens") or 0))
+        if cost is None:
+            entry["unpriced_models"].append(str(row.get("model") or "(unknown model)"))
+            continue
+        entry["priced_debates"] += debates
+        entry["cost"] += cost
+    for entry in out.values():
+        entry["cost_per_debate"] = entry["cost"] / entry["priced_debates"] if entry["priced_debates"] else None
+        entry["unpriced_models"] = sorted(set(entry["unpriced_models"]))
+    return sorted(out.values(), key=lambda e: e["protocol"])

@@ -27,6 +27,7 @@ from typing import Any
 
 import sqlite_utils
 
+from . import annotations as annotation_rules
 from . import review as review_rules
 from .events import TRANSIENT_EVENTS, Event, EventSink
 from .ids import new_debate_id
@@ -246,6 +247,26 @@ def _m0005(db: sqlite_utils.Database) -> None:
     db["steps"].add_column("tokens_per_s", float)
 
 
+@migration("0006_annotations")
+def _m0006(db: sqlite_utils.Database) -> None:
+    """Reviewers' labels on single claims and critiques (debate_core/annotations.py), append-only:
+    a later label by the same reviewer on the same item supersedes theirs in the figures, and
+    every one stays readable. An item is pinned by its stored row (step, call, id)."""
+    db["annotations"].create(
+        {
+            "id": int, "debate_id": str, "ts": str, "reviewer": str, "kind": str, "ref": str, "step_id": str,
+            "call": int, "round": int, "agent": str, "target": str, "item_id": str, "label": str,
+            "severity": str, "item_severity": str, "comment": str,
+        },
+        pk="id",
+    )
+    db["annotations"].create_index(["debate_id", "id"])
+    db["annotations"].create_index(["kind", "debate_id", "step_id", "call", "item_id", "reviewer"])
+    db["annotations"].create_index(["reviewer"])
+    # The Analytics page prices each protocol's tokens by model without reading the wide debate rows.
+    db["debates"].create_index(["protocol", "model", "input_tokens", "output_tokens"])
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -349,6 +370,12 @@ class DebateStore(EventSink):
         timeout), so everything read inside is still true when it is written. A database or disk
         fault becomes a StoreError and nothing of the transaction is kept."""
         with self._lock:
+            if self.db.conn.in_transaction:
+                # Inside a caller's own transaction (a bulk fill batching many writes into one
+                # commit): nest as a savepoint; the caller's commit decides.
+                with self.db.atomic():
+                    yield
+                return
             try:
                 self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
@@ -589,6 +616,7 @@ class DebateStore(EventSink):
         if with_steps:
             d["steps"] = self.steps(debate_id)
             d["reviews"] = self.reviews(debate_id)
+            d["annotations"] = self.annotations(debate_id)
         return d
 
     def steps(self, debate_id: str) -> list[dict[str, Any]]:
@@ -733,6 +761,150 @@ class DebateStore(EventSink):
         """
         return list(self.db.query(sql))
 
+    # -- annotations ------------------------------------------------------------------
+    def annotate(self, debate_id: str, *, kind: str, ref: str, label: str, reviewer: str,
+                 severity: str | None = None, comment: str | None = None) -> dict[str, Any]:
+        """Label one claim (`kind="claim"`) or critique of a debate, named by its reference as the
+        app shows it. The label is kept with the reviewer and the time, and a line is appended to
+        the debate's audit trail; the review state and version are left as they are, so a
+        reviewer's open review form stays valid. Raises AnnotationError for a bad reference,
+        label or severity, NotFound for an unknown debate."""
+        if kind not in ("claim", "critique"):
+            raise annotation_rules.AnnotationError(f"cannot annotate a {kind!r}; annotate a claim or a critique")
+        reviewer = (reviewer or "").strip()
+        if not reviewer:
+            raise annotation_rules.AnnotationError("an annotation needs the reviewer's name")
+        comment = (comment or "").strip() or None
+        if comment and len(comment) > annotation_rules.MAX_COMMENT:
+            raise annotation_rules.AnnotationError(
+                f"the comment is {len(comment)} characters; at most {annotation_rules.MAX_COMMENT} are kept")
+        label, severity = annotation_rules.check_label(kind, label, severity)
+        with self._write():
+            row = self.db.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
+            if not row:
+                raise NotFound(f"no debate with id {debate_id!r}")
+            rows = self.claims(debate_id) if kind == "claim" else self.critiques(debate_id)
+            target = annotation_rules.resolve(kind, ref, rows)
+            now = _now()
+            entry = {
+                "debate_id": debate_id, "ts": now, "reviewer": reviewer, "kind": kind, "ref": target.ref,
+                "step_id": target.step_id, "call": target.call, "round": target.round, "agent": target.agent,
+                "target": target.target, "item_id": target.item_id, "label": label, "severity": severity,
+                "item_severity": target.severity, "comment": comment,
+            }
+            entry["id"] = self.db["annotations"].insert(entry).last_pk
+            self.db["reviews"].insert({
+                "debate_id": debate_id, "ts": now, "reviewer": reviewer, "role": "reviewer", "action": "annotate",
+                "state_before": row[0], "state_after": row[0],
+                "reason": annotation_rules.audit_text(target, label, severity, comment),
+            })
+        return entry
+
+    def annotations(self, debate_id: str) -> list[dict[str, Any]]:
+        """Every annotation of a debate, oldest first."""
+        if "annotations" not in self.db.table_names():  # a read-only open of a database not migrated yet
+            return []
+        return list(self.db.query("SELECT * FROM annotations WHERE debate_id = ? ORDER BY id", [debate_id]))
+
+    # The annotations that count in the figures: each reviewer's latest on each item.
+    _CURRENT_ANNOTATIONS = """
+        SELECT a.* FROM annotations a WHERE a.id IN (
+            SELECT MAX(id) FROM annotations GROUP BY kind, debate_id, step_id, call, item_id, reviewer COLLATE NOCASE)
+    """
+
+    def severity_confirmation(self) -> list[dict[str, Any]]:
+        """Per severity the critic gave: how many critiques reviewers judged, and how many they
+        confirmed (marked valid without giving another severity)."""
+        if "annotations" not in self.db.table_names():
+            return []
+        sql = f"""
+        WITH cur AS ({self._CURRENT_ANNOTATIONS})
+        SELECT item_severity AS severity, COUNT(*) AS judged,
+               SUM(label = 'valid' AND (severity IS NULL OR severity = item_severity)) AS confirmed,
+               SUM(label = 'valid' AND severity IS NOT NULL AND severity != item_severity) AS regraded,
+               SUM(label = 'invalid') AS rejected,
+               AVG(label = 'valid' AND (severity IS NULL OR severity = item_severity)) AS confirmed_share
+        FROM cur WHERE kind = 'critique' AND item_severity IS NOT NULL
+        GROUP BY item_severity
+        ORDER BY CASE item_severity WHEN 'CRITICAL' THEN 0 WHEN 'MAJOR' THEN 1 WHEN 'MINOR' THEN 2 ELSE 3 END
+        """
+        return list(self.db.query(sql))
+
+    def claim_labels_by_protocol(self) -> list[dict[str, Any]]:
+        """Per protocol: the claims reviewers labelled, and those marked incorrect (by at least one
+        reviewer's latest label), unsupported or needing a source."""
+        if "annotations" not in self.db.table_names():
+            return []
+        sql = f"""
+        WITH cur AS ({self._CURRENT_ANNOTATIONS}),
+        items AS (
+            SELECT d.protocol AS protocol, c.debate_id, c.step_id, c.item_id,
+                   MAX(c.label = 'incorrect') AS incorrect, MAX(c.label = 'unsupported') AS unsupported,
+                   MAX(c.label = 'needs_source') AS needs_source, MAX(c.label = 'correct') AS correct
+            FROM cur c JOIN debates d ON d.id = c.debate_id
+            WHERE c.kind = 'claim'
+            GROUP BY d.protocol, c.debate_id, c.step_id, c.item_id
+        )
+        SELECT protocol, COUNT(*) AS labelled, SUM(incorrect) AS incorrect, SUM(unsupported) AS unsupported,
+               SUM(needs_source) AS needs_source, SUM(correct) AS correct, AVG(incorrect) AS incorrect_share
+        FROM items GROUP BY protocol ORDER BY protocol
+        """
+        return list(self.db.query(sql))
+
+    def trends(self, period: str = "day") -> list[dict[str, Any]]:
+        """Debates started per day or week (weeks start on Monday), with how many completed and the
+        share of completed ones the moderator flagged for a human."""
+        if period not in ("day", "week"):
+            raise ValueError(f"period must be 'day' or 'week', got {period!r}")
+        bucket = ("substr(created_at, 1, 10)" if period == "day"
+                  else "date(substr(created_at, 1, 10), 'weekday 0', '-6 days')")
+        sql = f"""
+        SELECT {bucket} AS period, COUNT(*) AS debates,
+               COALESCE(SUM(status = 'completed'), 0) AS completed,
+               COALESCE(SUM(status = 'completed' AND needs_human_review = 1), 0) AS escalated,
+               AVG(CASE WHEN status = 'completed' THEN needs_human_review END) AS escalation_rate
+        FROM debates WHERE created_at IS NOT NULL GROUP BY period ORDER BY period
+        """
+        return list(self.db.query(sql))
+
+    def reviewer_activity(self) -> list[dict[str, Any]]:
+        """Per reviewer (names matched without regard to case): review actions by kind, overrides,
+        annotations, and the time of the latest of them."""
+        has_annotations = "annotations" in self.db.table_names()
+        ann = ("SELECT reviewer, COUNT(*) AS annotations, SUM(kind = 'claim') AS claim_annotations, "
+               "SUM(kind = 'critique') AS critique_annotations, MAX(ts) AS last "
+               "FROM annotations GROUP BY reviewer COLLATE NOCASE" if has_annotations
+               else "SELECT NULL AS reviewer, 0 AS annotations, 0 AS claim_annotations, "
+                    "0 AS critique_annotations, NULL AS last WHERE 0")
+        sql = f"""
+        WITH acts AS (
+            SELECT reviewer, COUNT(*) AS actions, SUM(action = 'accept') AS accepts,
+                   SUM(action = 'override') AS overrides, SUM(action = 'escalate') AS escalations,
+                   SUM(action = 'approve') AS approvals, SUM(role = 'supervisor') AS as_supervisor, MAX(ts) AS last
+            FROM reviews WHERE action != 'annotate' GROUP BY reviewer COLLATE NOCASE
+        ),
+        ann AS ({ann}),
+        names AS (SELECT reviewer FROM acts UNION SELECT reviewer FROM ann)
+        SELECT n.reviewer AS reviewer, COALESCE(a.actions, 0) AS actions, COALESCE(a.accepts, 0) AS accepts,
+               COALESCE(a.overrides, 0) AS overrides, COALESCE(a.escalations, 0) AS escalations,
+               COALESCE(a.approvals, 0) AS approvals, COALESCE(a.as_supervisor, 0) AS as_supervisor,
+               COALESCE(x.annotations, 0) AS annotations, COALESCE(x.claim_annotations, 0) AS claim_annotations,
+               COALESCE(x.critique_annotations, 0) AS critique_annotations,
+               MAX(COALESCE(a.last, ''), COALESCE(x.last, '')) AS last
+        FROM (SELECT reviewer FROM names GROUP BY reviewer COLLATE NOCASE) n
+        LEFT JOIN acts a ON a.reviewer = n.reviewer COLLATE NOCASE
+        LEFT JOIN ann x ON x.reviewer = n.reviewer COLLATE NOCASE
+        ORDER BY COALESCE(a.actions, 0) + COALESCE(x.annotations, 0) DESC, n.reviewer COLLATE NOCASE
+        """
+        return list(self.db.query(sql))
+
+    def tokens_by_model(self) -> list[dict[str, Any]]:
+        """Per protocol and model the debates were run with: debates and tokens, for pricing."""
+        return list(self.db.query(
+            "SELECT protocol, model, COUNT(*) AS debates, COALESCE(SUM(input_tokens), 0) AS input_tokens,"
+            " COALESCE(SUM(output_tokens), 0) AS output_tokens FROM debates GROUP BY protocol, model"
+            " ORDER BY protocol, model"))
+
     # -- reviews ----------------------------------------------------------------------
     def review(
         self,
@@ -763,7 +935,9 @@ class DebateStore(EventSink):
             status, state, final_answer, version = row
             if req.action == review_rules.UNDO:
                 last = next(iter(self.db.query(
-                    "SELECT * FROM reviews WHERE debate_id = ? ORDER BY id DESC LIMIT 1", [req.debate_id])), None)
+                    # Annotations are audit rows too, but they change no review state: not undone here.
+                    "SELECT * FROM reviews WHERE debate_id = ? AND action != 'annotate' ORDER BY id DESC LIMIT 1",
+                    [req.debate_id])), None)
                 new_state, new_answer = review_rules.undo_transition(
                     req, last, status=status, state=state, version=version, final_answer=final_answer)
                 # Who the debate is "reviewed by" goes back with the state: whoever brought it there.

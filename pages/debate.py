@@ -7,7 +7,7 @@ import streamlit as st
 from debate_core import views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound
-from ui import common, desk, render, review
+from ui import annotations, common, cost, desk, render, review
 
 common.page_setup()
 
@@ -55,8 +55,10 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
         render.rounds(steps, debate["protocol"], names)
     with tabs[1]:
         render.claims(claims, debate.get("case"), key, steps, names)
+        annotations.claim_panel(debate, claims, common.reviewer())
     with tabs[2]:
         render.critiques(critiques, steps, names, claims, debate.get("case"), key)
+        annotations.critique_panel(debate, critiques, common.reviewer())
     with tabs[3]:
         desk.details(debate, names)
     with tabs[4]:
@@ -64,6 +66,7 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
             st.info("Nothing protocol-specific to show yet.")
     with tabs[5]:
         render.charts(debate, steps, events, key, names)
+        cost.section(debate, steps, settings)
     with tabs[6]:
         render.passages(debate.get("case"))
     with tabs[7]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 
 import streamlit as st
 
@@ -65,13 +66,23 @@ try:
         st.info("No debate matches these filters. Clear the search or set a filter back to 'any'.")
         st.stop()
     rows = views.history_rows(debates)
-    st.dataframe(rows, hide_index=True, key="h-table", column_order=[
-        "created", "title", "protocol", "status", "review", "reviewed_by", "rounds", "tokens", "answer",
-        "question", "provider", "id"], column_config={
-        "title": st.column_config.TextColumn("title", width="medium"),
+    # The same case debated again keeps its title: such rows also show when they started and their id.
+    titles = Counter(r["title"] for r in rows)
+    for r in rows:
+        r["debate"] = r["title"] if titles[r["title"]] == 1 else f"{r['title']} · {r['created'][:16]} · {r['id']}"
+    st.caption("Click a row to open the debate.")
+    picked = st.dataframe(rows, hide_index=True, key="h-table", on_select="rerun", selection_mode="single-row",
+                          column_order=["created", "debate", "protocol", "status", "review", "reviewed_by", "rounds",
+                                        "tokens", "answer", "question", "provider", "id"], column_config={
+        "debate": st.column_config.TextColumn("title", width="medium"),
         "question": st.column_config.TextColumn("question", width="large"),
         "answer": st.column_config.TextColumn("answer", width="large"),
     })
+    selected = list(getattr(getattr(picked, "selection", None), "rows", []) or [])
+    if selected and selected[0] < len(rows):
+        opened = rows[selected[0]]["id"]
+        st.session_state["debate_id"] = opened
+        st.switch_page(common.PAGES["debate"], query_params={"id": opened})
 
     st.subheader("Open or export", anchor=False)
     labels = {r["id"]: f"{r['id']} · {r['status']} · {r['review']} · {r['question'][:80]}" for r in rows}

@@ -7,7 +7,7 @@ import streamlit as st
 from debate_core import views, worker
 from debate_core.app_settings import AppSettings, SettingsError, load_settings, save_settings, settings_path
 from debate_core.providers.openai_provider import METHODS
-from ui import common
+from ui import common, prices
 
 common.page_setup()
 
@@ -64,12 +64,16 @@ if submitted:
         new = AppSettings(supervisors=current.supervisors, default_provider=provider, openai_base_url=base_url.strip(),
                           openai_model=model.strip(), openai_method=method, temperature=temperature,
                           offline_latency_ms=latency, refresh_seconds=refresh, stale_after_minutes=stale)
+        # What this form does not edit (presets, teams, prices) is kept as saved.
+        new = new.model_copy(update=current.model_dump(include={"presets", "teams", "prices", "price_currency"}))
         saved = save_settings(new, path)
     except (ValueError, OSError) as exc:
         st.error(f"Not saved: {views.md_escape(exc)}")
     else:
         st.session_state["settings-flash"] = f"Saved to {views.md_escape(saved)}."
         st.rerun()
+
+prices.editor(current)
 
 st.subheader("API key", anchor=False)
 st.caption("The key is never saved: not in the settings file, not in the database.")

@@ -47,4 +47,4 @@ def test_rates_and_agreement(app, make_debate, db_path):
     table = {r["protocol"]: r for r in app.dataframe[0].value.to_dict("records")}
     assert table["cross_critique"]["override rate"] == views.pct(rows["cross_critique"]["override_rate"]) == "50%"
     assert table["dialectic"]["reviewers agreed"] == "100%"
-    assert len(app.get("plotly_chart")) == 3
+    assert {c.key for c in app.get("plotly_chart")} == {"a-rates", "a-rounds", "a-tokens", "a-trend"}

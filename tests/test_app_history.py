@@ -90,3 +90,20 @@ def test_open_and_export(app, make_debate):
     assert not app.exception
     assert app.query_params.get("id") == debate_id
     assert app.button_group(key=f"decision-{debate_id}")
+
+
+def test_clicking_a_row_opens_the_debate_and_same_titles_are_told_apart(app, make_debate):
+    first = make_debate()
+    second = make_debate()  # the same case again: the same title
+    _open(app)
+    table = app.dataframe[0].value
+    titles = dict(zip(table["id"], table["debate"], strict=True))
+    assert titles[first] != titles[second]
+    for did in (first, second):
+        assert titles[did].startswith("Test inheritance case · ") and titles[did].endswith(f" · {did}")
+    row = table["id"].tolist().index(first)
+    app.session_state["h-table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    app.run()
+    assert not app.exception
+    assert app.query_params.get("id") == first
+    assert app.button_group(key=f"decision-{first}")

@@ -264,7 +264,9 @@ def test_a_damaged_database_is_detected_before_anything_is_written(tmp_path):
     path = tmp_path / "bad.db"
     path.write_bytes(bytes(data))
     before = path.read_bytes()
-    with pytest.raises(StoreError, match=r"it is damaged \(quick_check: .+\)"):
+    # Whether quick_check lists the damage or SQLite refuses the page outright depends on what the
+    # garbage page held (a table's rows or an index's root); either way the open stops with one line.
+    with pytest.raises(StoreError, match=r"it is damaged \((quick_check: .+|database disk image is malformed)\)"):
         DebateStore(path)
     assert path.read_bytes() == before
 

@@ -166,3 +166,16 @@ def tokens_box(quartiles: list[dict[str, Any]]) -> go.Figure:
                              lowerfence=[q["low"]], upperfence=[q["high"]], x=[q["protocol"]]))
     fig.update_layout(title="Tokens per debate", yaxis_title="tokens", showlegend=False, **_LAYOUT)
     return fig
+
+
+def trend_figure(rows: list[dict[str, Any]], period: str) -> go.Figure:
+    """Debates started per day or week (bars) and the share the moderator flagged (line, right axis)."""
+    x = [r["period"] for r in rows]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=x, y=[r["debates"] for r in rows], name="debates started"))
+    fig.add_trace(go.Scatter(x=x, y=[None if r["escalation_rate"] is None else r["escalation_rate"] * 100
+                                     for r in rows], mode="lines", name="flagged for a human (%)", yaxis="y2"))
+    fig.update_layout(title=f"Debates per {period} and escalation rate", yaxis_title="debates",
+                      yaxis2={"title": "% of completed", "overlaying": "y", "side": "right", "range": [0, 100]},
+                      **_LAYOUT)
+    return fig

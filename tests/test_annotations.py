@@ -1,0 +1,194 @@
+"""Claim and critique annotations: references, the store, the audit trail, exports, the CLI and the app."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from helpers import small_case
+from streamlit.testing.v1 import AppTest
+
+from debate_core import annotations as rules
+from debate_core import cli, export
+from debate_core.engine import run_debate
+from debate_core.providers import make_provider
+from debate_core.runtime import DebateSettings
+from debate_core.store import DebateStore, NotFound
+
+
+@pytest.fixture
+def debate(tmp_path):
+    """A two-round cross-critique debate (claims in both rounds, one critique step re-asked)."""
+    store = DebateStore(tmp_path / "d.db")
+    result = run_debate(small_case(), "cross_critique", provider=make_provider("offline"),
+                        settings=DebateSettings(), store=store)
+    yield store, result.debate_id
+    store.close()
+
+
+def test_references_name_claims_and_critiques_as_the_app_shows_them(debate):
+    store, did = debate
+    claims, critiques = store.claims(did), store.critiques(did)
+    refs = [t.ref for t in rules.claim_targets(claims)]
+    # Every agent made C1 in both rounds: each version carries its round.
+    assert "r1:nla.C1" in refs and "r2:nla.C1" in refs and "nla.C1" not in refs
+    # The bare form names the latest round's version.
+    assert rules.resolve("claim", "nla.C1", claims).step_id == "r2.revise.nla"
+    assert rules.resolve("claim", "r1:nla.C1", claims).step_id == "r1.answer.nla"
+    # A re-asked critique step: the reference names the last call's row, the one the debate used.
+    twice = [k for k in critiques if k["step_id"] == "r1.critique.ala.nla" and k["critique_id"] == "K1"]
+    assert sorted(k["call"] for k in twice) == [1, 2]
+    target = rules.resolve("critique", "ala->nla:K1", critiques)
+    assert (target.step_id, target.call, target.severity) == ("r1.critique.ala.nla", 2, twice[-1]["severity"])
+    crit_refs = [t.ref for t in rules.critique_targets(critiques)]
+    assert len(crit_refs) == len(set(crit_refs)) == len({(k["step_id"], k["critique_id"]) for k in critiques})
+    with pytest.raises(rules.AnnotationError, match=r"no claim 'nla\.C9'.*valid: .*nla\.C1"):
+        rules.resolve("claim", "nla.C9", claims)
+    with pytest.raises(rules.AnnotationError, match="valid: correct, incorrect, unsupported, needs_source"):
+        rules.check_label("claim", "valid")
+    with pytest.raises(rules.AnnotationError, match="valid: CRITICAL, MAJOR, MINOR"):
+        rules.check_label("critique", "valid", "huge")
+    assert rules.check_label("claim", "needs source") == ("needs_source", None)
+    assert rules.check_label("critique", "Valid", "major") == ("valid", "MAJOR")
+
+
+def test_store_round_trip_audit_trail_and_version(debate):
+    store, did = debate
+    version = store.get_debate(did, with_steps=False)["version"]
+    a = store.annotate(did, kind="claim", ref="nla.C1", label="incorrect", reviewer="Ann",
+                       comment="The civil code does not reach pusaka tinggi.")
+    b = store.annotate(did, kind="critique", ref="ala->nla:K1", label="valid", severity="minor", reviewer="bob")
+    got = store.get_debate(did)
+    assert [(x["ref"], x["label"], x["reviewer"], x["comment"]) for x in got["annotations"]] == [
+        ("r2:nla.C1", "incorrect", "Ann", "The civil code does not reach pusaka tinggi."),
+        ("ala->nla:K1", "valid", "bob", None)]
+    assert b["severity"] == "MINOR" and b["item_severity"] == "CRITICAL" and a["ts"]
+    # Each annotation is a line of the audit trail; the verdict's state and version are untouched.
+    audit = [r for r in got["reviews"] if r["action"] == "annotate"]
+    assert [r["reason"] for r in audit] == [
+        "claim r2:nla.C1 marked incorrect: The civil code does not reach pusaka tinggi.",
+        "critique ala->nla:K1 marked valid (severity MINOR; the critic said CRITICAL)"]
+    assert all(r["state_before"] == r["state_after"] == "pending" for r in audit)
+    assert got["version"] == version
+    store.review(did, action="accept", reviewer="ann", expected_version=version)
+    with pytest.raises(rules.AnnotationError, match="no critique"):
+        store.annotate(did, kind="critique", ref="nla.C1", label="valid", reviewer="ann")
+    with pytest.raises(rules.AnnotationError, match="reviewer"):
+        store.annotate(did, kind="claim", ref="nla.C1", label="correct", reviewer="  ")
+    with pytest.raises(NotFound):
+        store.annotate("nope", kind="claim", ref="nla.C1", label="correct", reviewer="ann")
+    assert len(store.annotations(did)) == 2
+
+
+def test_exports_carry_annotations_with_user_text_kept_inert(debate):
+    store, did = debate
+    hostile = "```\n# Forged heading\n=HYPERLINK(\"http://evil.example\")"
+    store.annotate(did, kind="claim", ref="r1:ala.C2", label="needs_source", reviewer="ann", comment=hostile)
+    store.annotate(did, kind="critique", ref="nla->ala:K1", label="invalid", reviewer="=bob")
+    files = export.export_files(store, did)
+    summary = json.loads(files["debate_summary.json"])
+    assert [(a["ref"], a["label"], a["reviewer"]) for a in summary["annotations"]] == [
+        ("r1:ala.C2", "needs_source", "ann"), ("nla->ala:K1", "invalid", "=bob")]
+    assert "id" not in summary["annotations"][0]
+    md = files["transcript.md"]
+    assert "## Annotations" in md
+    assert "\n# Forged heading" in md  # inside a fence longer than the text's own backtick run
+    assert "````text\n" + hostile + "\n````" in md
+    assert "\\=bob" in md
+    rows = list(csv.DictReader(io.StringIO(export.claims_csv(store, did))))
+    marks = [r for r in rows if r["kind"].endswith("annotation")]
+    assert [(r["kind"], r["ref"], r["state"], r["reviewer"]) for r in marks] == [
+        ("claim annotation", "r1:ala.C2", "needs_source", "ann"),
+        ("critique annotation", "nla->ala:K1", "invalid", "'=bob")]
+    assert marks[0]["text"].startswith("```") and marks[0]["time"]
+    assert all(r["ref"] == "" for r in rows if not r["kind"].endswith("annotation"))
+
+
+def test_cli_annotate_good_and_bad_refs(tmp_path, capsys):
+    db = str(tmp_path / "cli.db")
+    store = DebateStore(db)
+    did = run_debate(small_case(), "cross_critique", provider=make_provider("offline"), store=store).debate_id
+    store.close()
+    assert cli.main(["annotate", did, "--db", db, "--claim", "nla.C1", "--label", "incorrect",
+                     "--comment", "wrong law", "--reviewer", "ann"]) == 0
+    assert capsys.readouterr().out.strip() == f"{did}: claim r2:nla.C1 marked incorrect by ann"
+    assert cli.main(["annotate", did, "--db", db, "--critique", "nla->ala:K1", "--label", "valid",
+                     "--severity", "MAJOR", "--reviewer", "bob"]) == 0
+    capsys.readouterr()
+
+    assert cli.main(["annotate", did, "--db", db, "--claim", "zz.C1", "--label", "incorrect",
+                     "--reviewer", "ann"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: no claim 'zz.C1'") and "nla.C1" in err
+    assert cli.main(["annotate", did, "--db", db, "--critique", "nla->ala:K1", "--label", "correct",
+                     "--reviewer", "ann"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: label 'correct' is not a critique label; valid: valid, invalid\n"
+    assert cli.main(["annotate", did, "--db", db, "--claim", "nla.C1", "--critique", "nla->ala:K1",
+                     "--label", "valid", "--reviewer", "ann"]) == 2
+    capsys.readouterr()
+
+    assert cli.main(["show", did, "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [(a["ref"], a["label"], a["severity"]) for a in shown["annotations"]] == [
+        ("r2:nla.C1", "incorrect", None), ("nla->ala:K1", "valid", "MAJOR")]
+
+
+def _open(app: AppTest, debate_id: str, reviewer: str = "ann") -> AppTest:
+    app.run()
+    app.session_state["reviewer_name"] = reviewer
+    app.switch_page("pages/debate.py")
+    app.query_params["id"] = debate_id
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
+def _table(app: AppTest, kind: str):
+    return next(df.value for df in app.dataframe if {kind, "label", "reviewer"} <= set(df.value.columns))
+
+
+def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, make_debate, db_path):
+    did = make_debate(small_case(), "cross_critique")
+    _open(app, did, "ann")
+    app.selectbox(key=f"ann-claim-ref-{did}").set_value("r1:nla.C2")
+    app.radio(key=f"ann-claim-label-{did}").set_value("unsupported")
+    app.text_area(key=f"ann-claim-comment-{did}").set_value("E2 says nothing about <b>sawah</b>")
+    app.button(key=f"ann-claim-submit-{did}").click().run()
+    assert not app.exception
+    assert any("claim r1:nla.C2 marked unsupported by ann" in s.value.replace("\\", "") for s in app.success)
+    app.selectbox(key=f"ann-critique-ref-{did}").set_value("ala->nla:K1")
+    app.radio(key=f"ann-critique-label-{did}").set_value("valid")
+    app.selectbox(key=f"ann-critique-severity-{did}").set_value("MAJOR")
+    app.button(key=f"ann-critique-submit-{did}").click().run()
+    assert not app.exception
+
+    store = DebateStore(db_path, readonly=True)
+    saved = store.annotations(did)
+    statement = next(c["statement"] for c in store.claims(did) if c["step_id"] == "r1.answer.nla"
+                     and c["claim_id"] == "C2")
+    store.close()
+    assert [(a["ref"], a["label"], a["reviewer"], a["severity"]) for a in saved] == [
+        ("r1:nla.C2", "unsupported", "ann", None), ("ala->nla:K1", "valid", "ann", "MAJOR")]
+
+    # Another reviewer opening the debate later sees both marks beside what they judge.
+    from streamlit.testing.v1 import AppTest as Fresh
+    later = Fresh.from_file(app._script_path, default_timeout=60)
+    _open(later, did, "bob")
+    claims = _table(later, "claim")
+    assert claims.iloc[0][["reviewer", "claim", "label", "comment", "text"]].tolist() == [
+        "ann", "r1:nla.C2", "unsupported", "E2 says nothing about <b>sawah</b>", statement]
+    crits = _table(later, "critique")
+    assert crits.iloc[0][["critique", "label", "their severity", "critic's severity"]].tolist() == [
+        "ala->nla:K1", "valid", "MAJOR", "CRITICAL"]
+    audit = [df.value for df in later.dataframe if "action" in df.value.columns][0]
+    assert list(audit["action"]).count("annotate") == 2
+
+
+def test_app_refuses_a_mark_without_a_name(app, make_debate, db_path):
+    did = make_debate(small_case(), "cross_critique")
+    _open(app, did, "")
+    assert any("Enter your name in the sidebar to mark a claim" in w.value for w in app.warning)
+    assert app.button(key=f"ann-claim-submit-{did}").disabled
