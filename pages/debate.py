@@ -50,33 +50,35 @@ TABS = ["Rounds", "Claims", "Critiques", "Verdict details", "Protocol view", "Pl
 
 def _body(debate: dict, steps: list, claims: list, critiques: list, events: list, key: str) -> None:
     names = views.agent_names(debate)
-    tabs = st.tabs(TABS)
-    with tabs[0]:
-        render.rounds(steps, debate["protocol"], names)
-    with tabs[1]:
-        render.claims(claims, debate.get("case"), key, steps, names)
-        annotations.claim_panel(debate, claims, common.reviewer())
-    with tabs[2]:
-        render.critiques(critiques, steps, names, claims, debate.get("case"), key)
-        annotations.critique_panel(debate, critiques, common.reviewer())
-    with tabs[3]:
-        desk.details(debate, names)
-    with tabs[4]:
-        if not render.protocol_views(debate, steps, names):
-            st.info("Nothing protocol-specific to show yet.")
-    with tabs[5]:
-        render.charts(debate, steps, events, key, names)
-        cost.section(debate, steps, settings)
-    with tabs[6]:
-        render.passages(debate.get("case"))
-    with tabs[7]:
-        if debate.get("status") != "running":
-            store = common.read_store()
-            try:
-                render.export_buttons(store, debate["id"], f"d-{key}")
-            finally:
-                store.close()
-        render.transcript(steps, debate["protocol"], names)
+    # Only the tab on view is drawn (a click on another reruns the page): a large debate's eight
+    # plots, tables and transcript would otherwise all be built and sent on every load.
+    tabs = st.tabs(TABS, key=f"tabs-{key}", on_change="rerun")
+    sections = [
+        lambda: render.rounds(steps, debate["protocol"], names),
+        lambda: (render.claims(claims, debate.get("case"), key, steps, names),
+                 annotations.claim_panel(debate, claims, common.reviewer())),
+        lambda: (render.critiques(critiques, steps, names, claims, debate.get("case"), key),
+                 annotations.critique_panel(debate, critiques, common.reviewer())),
+        lambda: desk.details(debate, names),
+        lambda: render.protocol_views(debate, steps, names) or st.info("Nothing protocol-specific to show yet."),
+        lambda: (render.charts(debate, steps, events, key, names), cost.section(debate, steps, settings)),
+        lambda: render.passages(debate.get("case")),
+        lambda: _transcript(debate, steps, key, names),
+    ]
+    for tab, draw in zip(tabs, sections, strict=True):
+        if tab.open:
+            with tab:
+                draw()
+
+
+def _transcript(debate: dict, steps: list, key: str, names: dict) -> None:
+    if debate.get("status") != "running":
+        store = common.read_store()
+        try:
+            render.export_buttons(store, debate["id"], f"d-{key}")
+        finally:
+            store.close()
+    render.transcript(steps, debate["protocol"], names)
 
 
 def _load(debate_id: str) -> tuple[dict, list, list, list, list]:

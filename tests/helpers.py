@@ -80,3 +80,9 @@ def finished_event_data(step_id: str, output: dict[str, Any], protocol: str = "c
         if rows:
             data[f"{kind}_rows"] = rows
     return data
+
+
+def open_tab(app: Any, label: str, key: str = "done") -> Any:
+    """Switch the debate page to one of its tabs (only the tab on view is drawn) and rerun it."""
+    app.session_state[f"tabs-{key}"] = label
+    return app.run()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import small_case
+from helpers import open_tab, small_case
 from streamlit.testing.v1 import AppTest
 
 from debate_core import views, worker
@@ -57,25 +57,27 @@ def test_detail_view_renders_for_every_protocol(app, make_debate, protocol):
     _choose(app, debate_id, "Accept")
     assert app.button(key=f"accept-{debate_id}")
     # Measures over several rounds are plotted; a measure of one round is shown as its numbers.
+    open_tab(app, "Plots")
     assert app.get("plotly_chart") or app.metric, "convergence measures and token use are shown"
 
 
 def test_protocol_views_show_their_own_artifacts(app, make_debate):
     refinement = make_debate(small_case(), "refinement")
-    _open(app, refinement)
+    open_tab(_open(app, refinement), "Protocol view")
     assert any(s.value == "Judge scores per hypothesis" for s in app.subheader)
     dialectic = make_debate(small_case(), "dialectic")
-    _open(app, dialectic)
+    open_tab(_open(app, dialectic), "Protocol view")
     assert any(s.value == "Thesis, antithesis, synthesis" for s in app.subheader)
     panel = make_debate(small_case(), "panel")
-    _open(app, panel)
+    open_tab(_open(app, panel), "Protocol view")
     assert any(s.value == "Persona stances" for s in app.subheader)
+    open_tab(app, "Rounds")
     assert app.chat_message, "panel turns are chat messages"
 
 
 def test_claims_table_marks_evidence_and_links_passages(app, make_debate, db_path):
     debate_id = make_debate(small_case(), "cross_critique")
-    _open(app, debate_id)
+    open_tab(_open(app, debate_id), "Claims")
     claims = _store(db_path).claims(debate_id)
     table = next(df.value for df in app.dataframe if "evidence check" in df.value.columns
                  or "verified" in df.value.columns)
@@ -227,7 +229,7 @@ def _app_path():
 
 def test_exports_are_offered_on_a_finished_debate(app, make_debate):
     debate_id = make_debate()
-    _open(app, debate_id)
+    open_tab(_open(app, debate_id), "Transcript")
     assert {b.label for b in app.get("download_button")} == {
         "Transcript files (.zip)", "Cassette (.json)", "Claims and critiques (.csv)"}
 
@@ -325,7 +327,7 @@ def test_critiques_show_their_claim_and_filter_by_severity(app, make_debate):
 
     # A sample whose offline critics raise critiques of more than one severity.
     debate_id = make_debate(load_case("data/cases/adat_minangkabau_inheritance.json"))
-    _open(app, debate_id)
+    open_tab(_open(app, debate_id), "Critiques")
     assert any(c.value.startswith("The claim critiqued") for c in app.caption)
     pills = app.button_group(key="crit-sev-done")
     before = sum(1 for m in app.markdown if "-badge[" in m.value and "** · round" in m.value)

@@ -14,6 +14,7 @@ import json
 import re
 
 import pytest
+from helpers import open_tab
 
 from debate_core import cli, export
 from debate_core.cases import load_case, sample_cases
@@ -150,8 +151,7 @@ def test_an_unfit_case_is_refused_with_exit_2_and_nothing_saved(tmp_path, capsys
 
 
 def _markdown_texts(app) -> list[str]:
-    """Every text the page shows, on every tab (AppTest draws all tabs' contents, popovers and
-    expanders included): markdown, captions, text, headings, alerts, metrics, expander and popover
+    """Every text the page shows on the tab in view (popovers and expanders included): markdown, captions, text, headings, alerts, metrics, expander and popover
     labels, and every cell of every table."""
     out = []
     for kind in ("markdown", "caption", "text", "title", "subheader", "header", "error", "warning", "info",
@@ -178,10 +178,16 @@ def test_its_debate_page_renders_without_errors_or_reprs(app, db_path, name):
     app.query_params["id"] = result.debate_id
     app.run()
     assert not app.exception, [e.message for e in app.exception]
-    texts = _markdown_texts(app)
+    labels = [t.label for t in app.tabs]
+    assert set(labels) >= {"Rounds", "Claims", "Critiques", "Verdict details", "Protocol view", "Plots", "Evidence",
+                           "Transcript"}
+    # Only the tab on view is drawn: open each in turn and read everything it shows.
+    texts = []
+    for label in labels:
+        open_tab(app, label)
+        assert not app.exception, (label, [e.message for e in app.exception])
+        texts += _markdown_texts(app)
     assert texts
-    assert {t.label for t in app.tabs} >= {"Rounds", "Claims", "Critiques", "Verdict details", "Protocol view",
-                                          "Plots", "Evidence", "Transcript"}
     reprs = [t for t in texts if "{'" in t or "{\\'" in t]
     assert not reprs, reprs[:3]
     # Rule codes and step ids appear only as words.
