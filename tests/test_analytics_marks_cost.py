@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from helpers import small_case
+from test_annotations import _open as open_debate
+from test_annotations import debate_in
 
 from debate_core import pricing
 from debate_core.app_settings import AppSettings, load_settings, save_prices, save_settings
+from debate_core.cases import load_case
 from debate_core.store import DebateStore
 from ui.prices import rows_to_prices
 
@@ -23,14 +27,38 @@ def _table(app, column: str):
     return next(df.value for df in app.dataframe if column in df.value.columns)
 
 
-def test_marks_trends_and_reviewers_are_aggregated_in_sql(app, make_debate, db_path):
-    a = make_debate(small_case(), "cross_critique")
-    b = make_debate(small_case(), "cross_critique")
-    make_debate(small_case(), "dialectic")
+RULE = "enforceable(C) :- contract(C), offer(C), acceptance(C)."
+# A dialectic debate the critic settles at once: thesis, then an accepting antithesis.
+DIALECTIC = {"format": "debate-cassette/1", "protocol": "dialectic", "calls": [
+    {"step": "r1.thesis.generator", "output": {"rule": RULE, "reasoning": "from E1", "confidence": 0.6}},
+    {"step": "r1.antithesis.critic", "output": {"issues": [], "edge_cases": [], "contradictions": [],
+                                                 "recommendation": "accept", "argument": "Sound."}}]}
+
+
+def _turn(message: str, point: str) -> dict:
+    return {"speaker": "x", "stance": "y", "planning": "plan", "reflection": "reflect", "message": message,
+            "key_points": [point]}
+
+
+# A one-round persona panel on the English sample case.
+PANEL_CASE = Path(__file__).resolve().parent.parent / "data" / "cases" / "panel_laptop_review.json"
+PANEL = {"format": "debate-cassette/1", "protocol": "panel", "calls": [
+    {"step": "r1.turn.analyst", "output": _turn("The keyboard failed (E1).", "keyboard: negative")},
+    {"step": "r1.turn.critic", "output": _turn("Support never answered (E2).", "support: negative")},
+    {"step": "r1.turn.empath", "output": _turn("The screen is lovely (E4).", "screen: positive")},
+    {"step": "final.judge", "output": {"winner": "critic", "consensus": "Mixed overall.", "key_agreements": [],
+                                       "key_disagreements": [], "rationale": "Both sides have a point."}}]}
+
+
+def test_marks_trends_and_reviewers_are_aggregated_in_sql(app, db_path):
+    a = debate_in(db_path)
+    b = debate_in(db_path)
+    debate_in(db_path, protocol="dialectic", data=DIALECTIC)
     save_settings(AppSettings(supervisors=["sue"]), db_path)
     store = DebateStore(db_path)
     crit = {(k["critic"], k["target"], k["critique_id"]): k["severity"] for k in store.critiques(a)}
-    assert crit[("ala", "nla", "K1")] == "CRITICAL" and crit[("nla", "ala", "K1")] == "MAJOR"
+    assert crit[("ala", "nla", "K1")] == "CRITICAL"
+    assert crit[("nla", "ala", "K1")] == crit[("nla", "ala", "K2")] == "MAJOR"
     store.annotate(a, kind="critique", ref="ala->nla:K1", label="valid", reviewer="ann")  # confirmed
     store.annotate(b, kind="critique", ref="ala->nla:K1", label="valid", severity="MINOR", reviewer="bob")
     store.annotate(a, kind="critique", ref="nla->ala:K1", label="invalid", reviewer="ann")
@@ -79,24 +107,24 @@ def test_marks_trends_and_reviewers_are_aggregated_in_sql(app, make_debate, db_p
     assert _table(app, "day")["debates"].sum() == 3
 
 
-PRICES = {"offline-rules": {"input": 2.0, "output": 10.0}}
+PRICES = {"replay": {"input": 2.0, "output": 10.0}}
 
 
-def test_price_table_gives_debate_agent_and_protocol_costs(app, make_debate, db_path):
-    did = make_debate(small_case(), "cross_critique")
-    make_debate(small_case(), "panel")
+def test_price_table_gives_debate_agent_and_protocol_costs(app, db_path):
+    did = debate_in(db_path)
+    debate_in(db_path, case=load_case(PANEL_CASE), protocol="panel", data=PANEL, rounds=1)
     # No prices: the debate page says where to set them.
-    from test_annotations import _open as open_debate
     open_debate(app, did)
     assert any("No prices are set" in c.value for c in app.caption)
 
-    save_prices(db_path, rows_to_prices([{"model": "offline-rules", "input": 2.0, "output": 10.0},
+    save_prices(db_path, rows_to_prices([{"model": "replay", "input": 2.0, "output": 10.0},
                                           {"model": "", "input": None, "output": float("nan")}]), "EUR")
     assert load_settings(db_path).prices == PRICES
     store = DebateStore(db_path, readonly=True)
     debate = store.get_debate(did)
     rows = store.tokens_by_model()
     store.close()
+    assert debate["input_tokens"] > 0 and debate["output_tokens"] > 0
     expected = (debate["input_tokens"] * 2.0 + debate["output_tokens"] * 10.0) / 1e6
     open_debate(app, did)
     metric = next(m for m in app.metric if m.label == "estimated cost")
@@ -118,7 +146,7 @@ def test_price_table_gives_debate_agent_and_protocol_costs(app, make_debate, db_
     # A model without a price is named, never counted as free.
     save_prices(db_path, {"gpt-4o": {"input": 2.5, "output": 10}}, "USD")
     open_debate(app, did)
-    assert any("No price for offline" in w.value.replace("\\", "") for w in app.warning)
+    assert any("No price for replay" in w.value.replace("\\", "") for w in app.warning)
 
 
 def test_price_rows_are_checked():

@@ -7,24 +7,81 @@ import io
 import json
 
 import pytest
-from helpers import small_case
+from helpers import ALA_R1, NLA_R1, SUPERVISOR, agent_output, cassette, claim, critique, critiques, small_case
 from streamlit.testing.v1 import AppTest
 
 from debate_core import annotations as rules
 from debate_core import cli, export
 from debate_core.engine import run_debate
-from debate_core.providers import make_provider
+from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
 from debate_core.store import DebateStore, NotFound
+
+PAIR = [{"id": "nla"}, {"id": "ala"}]
+
+
+def _resolved(*ids: str) -> dict:
+    """A round-2 critique step that raises nothing new and settles the critic's earlier critiques."""
+    return {"critiques": [], "previous": [{"id": i, "status": "resolved", "note": "answered by the revision"}
+                                          for i in ids]}
+
+
+def scripted_calls() -> list[tuple[str, dict]]:
+    """Two rounds between nla and ala, both making claims C1 and C2 in each round. ala's round-1
+    critique of nla first comes back with fewer critiques than the minimum, so it is asked again
+    and its second reply (CRITICAL K1) is the one the debate uses; nla raises MAJOR K1 and K2 on ala.
+    Round 2 settles every critique, so the debate ends there."""
+    nla_r2 = agent_output("Revised: the estate is divided equally, outside the kaum's pusaka tinggi.",
+                          [claim("C1", ["E1"], 0.6, "Revised C1 of nla"), claim("C2", ["E2"], 0.6, "Revised C2 of nla")])
+    ala_r2 = agent_output("Revised: the sawah stays with the kaum; other property is divided.",
+                          [claim("C1", ["E3"], 0.8, "Revised C1 of ala"), claim("C2", ["E4"], 0.8, "Revised C2 of ala")])
+    return [
+        ("r1.answer.nla", NLA_R1),
+        ("r1.answer.ala", ALA_R1),
+        ("r1.critique.nla.ala", critiques(critique("K1", "C1", "MAJOR", "conflict"), critique("K2", "C2", "MAJOR"),
+                                          critique("K3", "C2"))),
+        ("r1.critique.ala.nla", critiques(critique("K1", "C1", "CRITICAL"))),
+        ("r1.critique.ala.nla", critiques(critique("K1", "C1", "CRITICAL"), critique("K2", "C2"), critique("K3", "C2"))),
+        ("r2.revise.nla", nla_r2),
+        ("r2.revise.ala", ala_r2),
+        ("r2.critique.nla.ala", _resolved("K1", "K2")),
+        ("r2.critique.ala.nla", _resolved("K1")),
+        ("final.supervisor", SUPERVISOR),
+    ]
+
+
+def with_usage(data: dict) -> dict:
+    """Each call reports its own token use (different per call), so cost figures have something to price."""
+    for i, call in enumerate(data["calls"]):
+        call["usage"] = {"input_tokens": 1000 + 100 * i, "output_tokens": 200 + 30 * i}
+    return data
+
+
+def run_scripted(store: DebateStore, case=None, protocol: str = "cross_critique", data: dict | None = None,
+                 **settings) -> str:
+    """Run a debate on the replay provider into `store`; by default the scripted nla/ala debate above."""
+    if data is None:
+        data, settings = cassette(scripted_calls()), {"agents": PAIR, **settings}
+    result = run_debate(case or small_case(), protocol, provider=ReplayProvider(with_usage(data)),
+                        settings=DebateSettings(**settings), store=store)
+    assert result.status == "completed", result.error
+    return result.debate_id
+
+
+def debate_in(db_path, **kwargs) -> str:
+    store = DebateStore(db_path)
+    try:
+        return run_scripted(store, **kwargs)
+    finally:
+        store.close()
 
 
 @pytest.fixture
 def debate(tmp_path):
     """A two-round cross-critique debate (claims in both rounds, one critique step re-asked)."""
     store = DebateStore(tmp_path / "d.db")
-    result = run_debate(small_case(), "cross_critique", provider=make_provider("offline"),
-                        settings=DebateSettings(), store=store)
-    yield store, result.debate_id
+    did = run_scripted(store)
+    yield store, did
     store.close()
 
 
@@ -109,7 +166,7 @@ def test_exports_carry_annotations_with_user_text_kept_inert(debate):
 def test_cli_annotate_good_and_bad_refs(tmp_path, capsys):
     db = str(tmp_path / "cli.db")
     store = DebateStore(db)
-    did = run_debate(small_case(), "cross_critique", provider=make_provider("offline"), store=store).debate_id
+    did = run_scripted(store)
     store.close()
     assert cli.main(["annotate", did, "--db", db, "--claim", "nla.C1", "--label", "incorrect",
                      "--comment", "wrong law", "--reviewer", "ann"]) == 0
@@ -150,8 +207,8 @@ def _table(app: AppTest, kind: str):
     return next(df.value for df in app.dataframe if {kind, "label", "reviewer"} <= set(df.value.columns))
 
 
-def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, make_debate, db_path):
-    did = make_debate(small_case(), "cross_critique")
+def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, db_path):
+    did = debate_in(db_path)
     _open(app, did, "ann")
     app.selectbox(key=f"ann-claim-ref-{did}").set_value("r1:nla.C2")
     app.radio(key=f"ann-claim-label-{did}").set_value("unsupported")
@@ -187,8 +244,8 @@ def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, make
     assert list(audit["action"]).count("annotate") == 2
 
 
-def test_app_refuses_a_mark_without_a_name(app, make_debate, db_path):
-    did = make_debate(small_case(), "cross_critique")
+def test_app_refuses_a_mark_without_a_name(app, db_path):
+    did = debate_in(db_path)
     _open(app, did, "")
     assert any("Enter your name in the sidebar to mark a claim" in w.value for w in app.warning)
     assert app.button(key=f"ann-claim-submit-{did}").disabled
