@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import open_tab
 from test_annotations import _open as open_debate
 from test_annotations import debate_in
 
@@ -114,7 +115,7 @@ def test_price_table_gives_debate_agent_and_protocol_costs(app, db_path):
     did = debate_in(db_path)
     debate_in(db_path, case=load_case(PANEL_CASE), protocol="panel", data=PANEL, rounds=1)
     # No prices: the debate page says where to set them.
-    open_debate(app, did)
+    open_tab(open_debate(app, did), "Plots")
     assert any("No prices are set" in c.value for c in app.caption)
 
     save_prices(db_path, rows_to_prices([{"model": "replay", "input": 2.0, "output": 10.0},
@@ -126,7 +127,7 @@ def test_price_table_gives_debate_agent_and_protocol_costs(app, db_path):
     store.close()
     assert debate["input_tokens"] > 0 and debate["output_tokens"] > 0
     expected = (debate["input_tokens"] * 2.0 + debate["output_tokens"] * 10.0) / 1e6
-    open_debate(app, did)
+    open_tab(open_debate(app, did), "Plots")
     metric = next(m for m in app.metric if m.label == "estimated cost")
     assert metric.value == f"{expected:,.4f} EUR"
     agents = _table(app, "estimated cost").set_index("agent")
@@ -145,7 +146,7 @@ def test_price_table_gives_debate_agent_and_protocol_costs(app, db_path):
 
     # A model without a price is named, never counted as free.
     save_prices(db_path, {"gpt-4o": {"input": 2.5, "output": 10}}, "USD")
-    open_debate(app, did)
+    open_tab(open_debate(app, did), "Plots")
     assert any("No price for replay" in w.value.replace("\\", "") for w in app.warning)
 
 

@@ -7,7 +7,18 @@ import io
 import json
 
 import pytest
-from helpers import ALA_R1, NLA_R1, SUPERVISOR, agent_output, cassette, claim, critique, critiques, small_case
+from helpers import (
+    ALA_R1,
+    NLA_R1,
+    SUPERVISOR,
+    agent_output,
+    cassette,
+    claim,
+    critique,
+    critiques,
+    open_tab,
+    small_case,
+)
 from streamlit.testing.v1 import AppTest
 
 from debate_core import annotations as rules
@@ -209,13 +220,14 @@ def _table(app: AppTest, kind: str):
 
 def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, db_path):
     did = debate_in(db_path)
-    _open(app, did, "ann")
+    open_tab(_open(app, did, "ann"), "Claims")
     app.selectbox(key=f"ann-claim-ref-{did}").set_value("r1:nla.C2")
     app.radio(key=f"ann-claim-label-{did}").set_value("unsupported")
     app.text_area(key=f"ann-claim-comment-{did}").set_value("E2 says nothing about <b>sawah</b>")
     app.button(key=f"ann-claim-submit-{did}").click().run()
     assert not app.exception
     assert any("claim r1:nla.C2 marked unsupported by ann" in s.value.replace("\\", "") for s in app.success)
+    open_tab(app, "Critiques")
     app.selectbox(key=f"ann-critique-ref-{did}").set_value("ala->nla:K1")
     app.radio(key=f"ann-critique-label-{did}").set_value("valid")
     app.selectbox(key=f"ann-critique-severity-{did}").set_value("MAJOR")
@@ -233,10 +245,11 @@ def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, db_p
     # Another reviewer opening the debate later sees both marks beside what they judge.
     from streamlit.testing.v1 import AppTest as Fresh
     later = Fresh.from_file(app._script_path, default_timeout=60)
-    _open(later, did, "bob")
+    open_tab(_open(later, did, "bob"), "Claims")
     claims = _table(later, "claim")
     assert claims.iloc[0][["reviewer", "claim", "label", "comment", "text"]].tolist() == [
         "ann", "r1:nla.C2", "unsupported", "E2 says nothing about <b>sawah</b>", statement]
+    open_tab(later, "Critiques")
     crits = _table(later, "critique")
     assert crits.iloc[0][["critique", "label", "their severity", "critic's severity"]].tolist() == [
         "ala->nla:K1", "valid", "MAJOR", "CRITICAL"]
@@ -246,6 +259,6 @@ def test_app_marks_a_claim_and_a_critique_and_a_later_reader_sees_them(app, db_p
 
 def test_app_refuses_a_mark_without_a_name(app, db_path):
     did = debate_in(db_path)
-    _open(app, did, "")
+    open_tab(_open(app, did, ""), "Claims")
     assert any("Enter your name in the sidebar to mark a claim" in w.value for w in app.warning)
     assert app.button(key=f"ann-claim-submit-{did}").disabled
