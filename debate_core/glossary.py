@@ -125,7 +125,7 @@ FLAGGING_PREFIXES = ("S6.", "escalate.")
 FLAGGING_RULES = frozenset({
     "S5.not_converged", "final_rule_unparsable", "critic_rejected", "max_rounds_without_acceptance",
     "low_confidence", "final_score_below_threshold", "no_convergence_at_max_rounds", "unverified_evidence",
-    "no_verified_evidence",
+    "no_verified_evidence", "unassessed", "not_assessed", "low_reasoner_confidence", "reasoner_could_not_assess",
 })
 _REASON_CODE = re.compile(r"^[a-z]+(?:_[a-z]+)+:\s*")
 _CRITIQUE_REF = re.compile(r"\b([\w-]+)->([\w-]+):(K\d+)\b")
@@ -146,20 +146,18 @@ def reason(text: Any, names: Mapping[str, str] | None = None) -> str:
 
 
 def why_flagged(protocol: str | None, verdict: Mapping[str, Any], names: Mapping[str, str] | None = None) -> list[str]:
-    """Why the moderator sent the verdict to a human: each of its reasons in plain words (they name
-    the agents, claims and what could not be assessed); the rules that fired, as sentences, where the
-    verdict carries no reasons of its own."""
+    """Why the moderator sent the verdict to a human, one plain sentence per rule that fired (the card
+    stays short; the reasons themselves, whole, are one click away); the reasons where the protocol
+    names no rule for them."""
     if not verdict.get("needs_human_review"):
         return []
-    out = [reason(r, names) for r in verdict.get("escalation_reasons") or []]
-    if out:
-        return out
+    out: list[str] = []
     for code_ in verdict.get("applied_rules") or []:
         if is_flagging(str(code_)):
             sentence = rule(protocol, str(code_), names)
             if sentence not in out:
                 out.append(sentence)
-    return out
+    return out or [reason(r, names) for r in verdict.get("escalation_reasons") or []]
 
 
 _STEP_ID = re.compile(r"\b(?:r\d+\.[a-z_]+(?:\.[\w-]+){0,2}|c\d+\.[a-z_]+\.[\w-]+|final\.[\w-]+)\b")

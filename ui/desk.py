@@ -66,6 +66,9 @@ def claim_popover(ref: str, claims: dict[str, dict[str, Any]], case: dict[str, A
 # ---------------------------------------------------------------------------
 
 
+CARD_REASONS = 2  # why-flagged sentences on the card itself
+
+
 def verdict_card(debate: dict[str, Any], claims: list[dict[str, Any]], names: dict[str, str]) -> None:
     """The top of a finished debate: one sentence, confidence, two badges, why it is flagged; then
     (in expanders, shown nowhere else) the points the verdict stands on and the escalation reasons."""
@@ -83,7 +86,11 @@ def verdict_card(debate: dict[str, Any], claims: list[dict[str, Any]], names: di
                     f"Moderator :{out_color}-badge[{out_label}] · Review :{rev_color}-badge[{rev_label}]")
         reasons = glossary.why_flagged(debate.get("protocol"), verdict, names)
         if reasons:
-            st.markdown("**Why it is flagged**\n" + "\n".join(f"- {esc(r)}" for r in reasons))
+            # The first screen holds the card and the decision: the first reasons here, every one in Grounds.
+            shown = reasons[:CARD_REASONS]
+            more = len(reasons) - len(shown)
+            st.markdown("**Why it is flagged**\n" + "\n".join(f"- {esc(r)}" for r in shown)
+                        + (f"\n- and {more} more (under Grounds)" if more else ""))
         answer = debate.get("final_answer")
         if answer and answer != verdict.get("answer"):
             st.markdown("**Answer after review**")
