@@ -99,7 +99,7 @@ def test_untrusted_html_in_evidence_and_question_is_shown_literally(app, make_de
     data["evidence"][0]["text"] = f"Blood relatives inherit in equal shares. {HOSTILE}"
     debate_id = make_debate(Case.model_validate(data), "cross_critique")
     _open(app, debate_id)
-    assert data["question"] in _texts(app)
+    assert f"**Question:** {views.md_escape(data['question'])}" in [m.value for m in app.markdown]
     assert data["evidence"][0]["text"] in _texts(app)  # the Evidence tab, via st.text
     assert app.title[0].value == views.md_escape(data["title"])
     for m in app.markdown:

@@ -37,12 +37,11 @@ def header(debate: dict[str, Any]) -> None:
         esc(protocol), f"debate {esc(debate['id'])}", esc(views.provider_label(debate.get("provider_config"))),
         f"{rounds} round(s)" if rounds else "", esc((debate.get("created_at") or "")[:16].replace("T", " ")),
     ) if x))
-    st.markdown("**Question**")
     question = debate.get("question") or ""
-    # A long question scrolls in a short box (whole, never cut), so the verdict and the decision
-    # stay in the first screen.
+    # A long question scrolls in a short box (whole, never cut), and its label shares its first
+    # line, so the verdict and the decision stay in the first screen.
     with st.container(height=QUESTION_HEIGHT if len(question) > 240 else "content", border=False):
-        st.text(question)
+        st.markdown(f"**Question:** {esc(question)}")
 
 
 QUESTION_HEIGHT = 56
