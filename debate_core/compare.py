@@ -333,17 +333,23 @@ def critique_summary(d: dict[str, Any]) -> dict[str, Any]:
     return {"total": len(items), "by_severity": by_severity, "by_state": states, "items": items}
 
 
+def _critique_key(item: dict[str, Any]) -> tuple[str, str, str]:
+    # Critique ids are numbered per critic and target, so two debates can give the same id to
+    # different critiques: the same one also targets the same claim with the same issue type.
+    return item["ref"], item["claim"], str(item["issue_type"])
+
+
 def critique_diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Both debates' critiques, and for critiques both raised (same critic, target and id) those
-    whose state at the end differs."""
+    """Both debates' critiques; which were raised in one only (matched by critic, target, id, the
+    claim and the issue type), and for those in both, whose state at the end differs."""
     sa, sb = critique_summary(a), critique_summary(b)
-    ia = {it["ref"]: it for it in sa["items"]}
-    ib = {it["ref"]: it for it in sb["items"]}
-    changed = [{"ref": ref, "severity": ia[ref]["severity"], "claim": ia[ref]["claim"],
-                "a": ia[ref]["state_label"], "b": ib[ref]["state_label"]}
-               for ref in ia if ref in ib and ia[ref]["state"] != ib[ref]["state"]]
-    return {"a": sa, "b": sb, "only_a": [r for r in ia if r not in ib], "only_b": [r for r in ib if r not in ia],
-            "state_changed": changed}
+    ia = {_critique_key(it): it for it in sa["items"]}
+    ib = {_critique_key(it): it for it in sb["items"]}
+    changed = [{"ref": x["ref"], "severity": x["severity"], "claim": x["claim"],
+                "a": x["state_label"], "b": ib[key]["state_label"]}
+               for key, x in ia.items() if key in ib and x["state"] != ib[key]["state"]]
+    return {"a": sa, "b": sb, "only_a": [x["ref"] for k, x in ia.items() if k not in ib],
+            "only_b": [x["ref"] for k, x in ib.items() if k not in ia], "state_changed": changed}
 
 
 # ---------------------------------------------------------------------------
@@ -482,8 +488,13 @@ def _critique_lines(c: dict[str, Any]) -> list[str]:
             lines.append(f"  open at the end of {side.upper()}:")
             lines += [f"    {it['ref']} {it['severity']} on {it['claim']} ({it['state_label']}): {it['description']}"
                       for it in still]
-    for ch in c["state_changed"]:
-        lines.append(f"  {ch['ref']} {ch['severity']} on {ch['claim']}: A {ch['a']}, B {ch['b']}")
+    for side, key in (("A", "only_a"), ("B", "only_b")):
+        if c[key]:
+            lines.append(f"  raised only in {side}: {', '.join(c[key])}")
+    if c["state_changed"]:
+        lines.append("  raised in both, ending in another state:")
+        lines += [f"    {ch['ref']} {ch['severity']} on {ch['claim']}: A {ch['a']}, B {ch['b']}"
+                  for ch in c["state_changed"]]
     return lines
 
 
