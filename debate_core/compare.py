@@ -329,7 +329,7 @@ def critique_summary(d: dict[str, Any]) -> dict[str, Any]:
         row = by_severity.setdefault(it["severity"], {"raised": 0, "open": 0, "resolved": 0})
         row["raised"] += 1
         row["open" if it["open"] else "resolved"] += 1
-    states = {cc_rules.STATE_LABELS[s]: sum(1 for it in items if it["state"] == s) for s in cc_rules.STATE_LABELS}
+    states = {s: sum(1 for it in items if it["state"] == s) for s in cc_rules.STATE_LABELS}
     return {"total": len(items), "by_severity": by_severity, "by_state": states, "items": items}
 
 

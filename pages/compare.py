@@ -54,10 +54,12 @@ if not ids:
     st.stop()
 
 for key in ("a", "b"):
+    # The address bar decides when it names a debate the page has not shown yet (a link, a reload);
+    # afterwards the picker decides and the address follows it.
     wanted = st.query_params.get(key)
     if wanted and wanted not in labels:
         st.error(f"There is no debate with id {esc(wanted)} in {esc(common.db_path())}.")
-    elif wanted and f"cmp-{key}" not in st.session_state:
+    elif wanted and wanted != st.session_state.get(f"cmp-shown-{key}"):
         st.session_state[f"cmp-{key}"] = wanted
 
 left, right = st.columns(2)
@@ -66,6 +68,7 @@ with left:
 with right:
     b_id = st.selectbox("Debate B", ids, format_func=labels.get, index=None, key="cmp-b", placeholder="choose a debate")
 for key, value in (("a", a_id), ("b", b_id)):
+    st.session_state[f"cmp-shown-{key}"] = value
     if value and st.query_params.get(key) != value:
         st.query_params[key] = value
 if not a_id or not b_id:

@@ -113,3 +113,16 @@ def test_debate_page_links_to_compare(app, make_debate):
     _open(app, a=a)
     assert app.selectbox(key="cmp-a").value == a and app.selectbox(key="cmp-b").value is None
     assert any("Choose two debates" in i.value for i in app.info)
+
+
+def test_a_new_link_wins_over_the_earlier_choice(app, make_debate):
+    a = make_debate(small_case(), "cross_critique", rounds=2)
+    b = make_debate(small_case(), "cross_critique", rounds=3)
+    _open(app, a=a, b=b)
+    # The reviewer swaps B for A in the picker: the address follows the picker, not the old link.
+    app.selectbox(key="cmp-b").set_value(a).run()
+    assert app.selectbox(key="cmp-b").value == a and app.query_params["b"] in (a, [a])
+    # A later link naming another debate as A is honoured.
+    app.query_params["a"] = b
+    app.run()
+    assert app.selectbox(key="cmp-a").value == b

@@ -90,6 +90,10 @@ def test_fewer_claims_removes_each_agents_last_two_and_their_critiques(stored):
     assert "nla->ala:K2" in still_open_a
     # A critique is counted once even when its step was re-asked (A's ala->nla step ran twice).
     assert crit["a"]["total"] == 6
+    # The end states agree with what the debate itself recorded for its last round.
+    assert crit["a"]["by_state"] == {"open": 0, "addressed_not_confirmed": 0, "maintained": 4, "resolved": 2}
+    store, ids, _ = stored
+    assert crit["a"]["by_state"] == store.get_debate(ids["base"])["trajectory"][-1]["critique_states"]
 
     verdict = d["verdict"]
     assert verdict["a"]["converged"] is False and verdict["b"]["converged"] is True
