@@ -452,6 +452,8 @@ def _verdict_lines(v: dict[str, Any]) -> list[str]:
 
 
 def _claim_lines(c: dict[str, Any]) -> list[str]:
+    if not c["count"]["a"] and not c["count"]["b"]:
+        return ["Claims", "  neither debate recorded claims (only cross critique records them)"]
     sim = c["similarity"]
     lines = [f"Claims (A {c['count']['a']}, B {c['count']['b']}; matched by agent and claim id, then by word "
              f"overlap of at least {sim['threshold']:.0%}): {len(c['added'])} added, {len(c['removed'])} removed, "

@@ -230,6 +230,7 @@ def test_different_protocols_and_an_unfinished_debate_are_named():
     text = compare.diff_text(d)
     assert "B is a fork of A1 at round 2" in text and "B: no verdict" in text
     assert "neither debate recorded critiques" in text
+    assert "neither debate recorded claims" in text
 
 
 # ---------------------------------------------------------------------------
