@@ -29,6 +29,7 @@ pages = {
                 default=True),
         st.Page(common.PAGES["debate"], title="Debate", icon=":material/forum:", url_path="debate"),
         st.Page(common.PAGES["history"], title="History", icon=":material/history:", url_path="history"),
+        st.Page(common.PAGES["compare"], title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     ],
     "Review": [
         st.Page(common.PAGES["escalations"], title="Escalations", icon=":material/priority_high:",

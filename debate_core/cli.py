@@ -1,4 +1,4 @@
-"""Command line: python -m debate_core run|list|show|export|review|annotate|resume.
+"""Command line: python -m debate_core run|list|show|diff|export|review|annotate|resume.
 
 Exit codes: 0 the debate completed (escalated or not); 1 the debate failed or was interrupted
 (saved, id printed); 2 bad input (nothing saved), a review the reviewer may not take, or a database
@@ -394,6 +394,45 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _price_table(db: str | None) -> Any:
+    """The prices for cost figures: the file `$DEBATE_PRICES` names, else the Settings page's table;
+    None when neither sets any."""
+    from .app_settings import SettingsError as AppSettingsError
+    from .app_settings import load_settings
+    from .pricing import PriceTableError, price_table_from_env
+
+    try:
+        table = price_table_from_env()
+    except PriceTableError as exc:
+        raise BadInput(str(exc)) from exc
+    if table is not None:
+        return table
+    try:
+        return load_settings(_db_path(db)).price_table()
+    except (AppSettingsError, OSError):
+        return None  # a broken settings file only costs the cost figures here; Settings reports it
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare two stored debates (debate_core/compare.py): text by default, the dict with --json."""
+    from . import compare
+
+    store = _store(args.db, writes=False)
+    _reconcile(store, args.db)
+    sides = []
+    for debate_id in (args.a, args.b):
+        try:
+            sides.append(compare.load_debate(store, debate_id))
+        except KeyError as exc:
+            raise BadInput(str(exc.args[0])) from exc
+    result = compare.compare(sides[0], sides[1], prices=_price_table(args.db))
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print(compare.diff_text(result))
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     store = _store(args.db, writes=False)
     try:
@@ -542,6 +581,13 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("id")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_show)
+
+    diff = sub.add_parser("diff", parents=[db_flag], help="compare two debates: verdicts, claims, critiques, "
+                          "rounds, tokens and cost")
+    diff.add_argument("a", help="the first debate's id (A)")
+    diff.add_argument("b", help="the second debate's id (B), compared against A")
+    diff.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
+    diff.set_defaults(func=cmd_diff)
 
     exp = sub.add_parser("export", parents=[db_flag], help="export transcript files, a cassette or a CSV")
     exp.add_argument("id")

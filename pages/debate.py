@@ -103,6 +103,7 @@ if debate_id:
     if st.query_params.get("id") != debate_id:
         st.query_params["id"] = debate_id
     render.header(debate)
+    common.compare_link(debate_id)
 
     if debate["status"] == "running":
         @st.fragment(run_every=settings.refresh_seconds)

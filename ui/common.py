@@ -15,6 +15,7 @@ PAGES = {
     "new": "pages/new_debate.py",
     "debate": "pages/debate.py",
     "history": "pages/history.py",
+    "compare": "pages/compare.py",
     "escalations": "pages/escalations.py",
     "analytics": "pages/analytics.py",
     "settings": "pages/settings.py",
@@ -230,6 +231,12 @@ def debate_link(debate_id: str, label: str | None = None) -> None:
     # Page-link labels are markdown, and titles come from users: escape them.
     st.page_link(PAGES["debate"], label=views.md_escape(label or f"Open debate {debate_id}"), icon=":material/open_in_new:",
                  query_params=link_params(id=debate_id))
+
+
+def compare_link(debate_id: str) -> None:
+    """Open the Compare page with this debate as A; the reviewer picks B there."""
+    st.page_link(PAGES["compare"], label="Compare with…", icon=":material/compare_arrows:",
+                 query_params=link_params(a=debate_id))
 
 
 def api_key_input(where: str) -> str:

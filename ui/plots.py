@@ -179,3 +179,32 @@ def trend_figure(rows: list[dict[str, Any]], period: str) -> go.Figure:
                       yaxis2={"title": "% of completed", "overlaying": "y", "side": "right", "range": [0, 100]},
                       **_LAYOUT)
     return fig
+
+
+def comparison_figure(measure: dict[str, list[dict[str, Any]]], key: str, label_a: str = "A",
+                      label_b: str = "B") -> go.Figure:
+    """One per-round measure of two debates on one plot: debate A in solid lines, debate B dashed,
+    one line per agent (or name) of the measure, the same colour for the same name in both."""
+    percent = key == "answer_change"
+    names: list[str] = []
+    for r in measure.get("a", []) + measure.get("b", []):
+        if r["name"] not in names:
+            names.append(r["name"])
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    fig = go.Figure()
+    for side, label, dash in (("a", label_a, "solid"), ("b", label_b, "dash")):
+        for i, name in enumerate(names):
+            pts = sorted((r for r in measure.get(side, []) if r["name"] == name), key=lambda r: r["round"])
+            if not pts:
+                continue
+            suffix = "" if name == key else f" · {name.replace('_', ' ')}"
+            fig.add_trace(go.Scatter(
+                x=[p["round"] for p in pts], y=[p["value"] * 100 if percent else p["value"] for p in pts],
+                mode="lines+markers", name=f"{label}{suffix}",
+                line={"dash": dash, "color": views.SEVERITY_HEX.get(name, palette[i % len(palette)])}))
+    title = TITLES.get(key, key.replace("_", " ").capitalize())
+    fig.update_layout(title=f"{title}: {label_a} and {label_b}", xaxis_title="round",
+                      yaxis_title="% changed" if percent else "value", **_LAYOUT)
+    fig.update_xaxes(dtick=1)
+    return fig
+
