@@ -17,6 +17,7 @@ import asyncio
 import math
 import random
 import re
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,6 +46,8 @@ JUDGE_STEP = "final.eval_judge"
 # Runs open at once per call slot: enough that the limiter's slots stay busy while runs wait
 # between their stages, few enough that a large evaluation does not open every debate at once.
 RUNS_PER_SLOT = 4
+# Threads an evaluation on a database file runs on (see `run`).
+LANES = 3
 
 
 class EvaluationError(ValueError):
@@ -408,66 +411,148 @@ async def _one(plan: EvaluationPlan, store: Any, limiter: Limiter, evaluation_id
     return row
 
 
-async def run_async(plan: EvaluationPlan, store: Any, *, evaluation_id: str | None = None,
-                    on_progress: Callable[[Progress], None] | None = None,
-                    limiter: Limiter | None = None) -> dict[str, Any]:
-    """Run every case x method x repeat concurrently, store each row as it finishes, and return the
-    report object (`protocol, methods, cases, rows, summary`). The runs' calls share `limiter`
-    (default: the process's shared limiter for the plan's concurrency, as the app's debates use)."""
-    limiter = limiter or shared_limiter(plan.concurrency)
-    if evaluation_id is None:
-        evaluation_id = store.create_evaluation(
-            protocol=plan.protocol, methods=[m.name for m in plan.methods], cases=[c.id for c in plan.cases],
-            settings=plan.settings_record(), total_runs=plan.total_runs)
-    started = time.perf_counter()
-    tokens = 0
-    rows: list[dict[str, Any]] = []
-    gate = asyncio.Semaphore(plan.concurrency * RUNS_PER_SLOT)
-    # Longer methods first, so the deep debates are not the last to start.
-    order = sorted(((c, m, r) for r in range(1, plan.repeat + 1) for c in plan.cases for m in plan.methods),
-                   key=lambda x: x[1].kind == "baseline")
+def _failed_row(case: Case, method: Method, repeat: int, exc: BaseException) -> dict[str, Any]:
+    return {"case": case.id, "method": method.name, "kind": method.kind, "protocol": method.protocol,
+            "repeat": repeat, "debate_id": None, "status": "failed",
+            "error": f"the run could not start: {plain_reason(exc)}", "answer": None, "confidence": None,
+            "right": None, "flagged": None, "silent_wrong": None, "over_flagged": None,
+            "needs_human": (case.expected or {}).get("needs_human_review"), "label_ok": None,
+            "missing": [], "rounds": 0, "calls": 0, "input_tokens": 0, "output_tokens": 0, "tokens": 0,
+            "cost": None, "unpriced_models": [], "wall_ms": 0.0, "judge": None}
+
+
+class _Tally:
+    """The finished rows of an evaluation, shared by its lanes (threads), with the progress report."""
+
+    def __init__(self, total: int, on_progress: Callable[[Progress], None] | None) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.tokens = 0
+        self.total = total
+        self.on_progress = on_progress
+        self.started = time.perf_counter()
+        self._lock = threading.Lock()
+
+    def add(self, row: dict[str, Any]) -> None:
+        with self._lock:
+            self.rows.append(row)
+            self.tokens += row["tokens"]
+            progress = Progress(len(self.rows), self.total, self.tokens, time.perf_counter() - self.started)
+            if self.on_progress is not None:
+                self.on_progress(progress)
+
+
+async def _lane(plan: EvaluationPlan, store: Any, limiter: Limiter, evaluation_id: str,
+                jobs: Sequence[tuple[Case, Method, int]], tally: _Tally, open_runs: int) -> None:
+    """Run a share of the evaluation's runs concurrently on this thread's event loop and store."""
+    gate = asyncio.Semaphore(max(1, open_runs))
 
     async def guarded(case: Case, method: Method, repeat: int) -> None:
-        nonlocal tokens
         async with gate:
             try:
                 row = await _one(plan, store, limiter, evaluation_id, case, method, repeat)
             except Exception as exc:  # noqa: BLE001 - one run that cannot even start must not stop the others
-                row = {"case": case.id, "method": method.name, "kind": method.kind, "protocol": method.protocol,
-                       "repeat": repeat, "debate_id": None, "status": "failed",
-                       "error": f"the run could not start: {plain_reason(exc)}", "answer": None, "confidence": None,
-                       "right": None, "flagged": None, "silent_wrong": None, "over_flagged": None,
-                       "needs_human": (case.expected or {}).get("needs_human_review"), "label_ok": None,
-                       "missing": [], "rounds": 0, "calls": 0, "input_tokens": 0, "output_tokens": 0, "tokens": 0,
-                       "cost": None, "unpriced_models": [], "wall_ms": 0.0, "judge": None}
+                row = _failed_row(case, method, repeat, exc)
         store.add_evaluation_row(evaluation_id, row)
-        rows.append(row)
-        tokens += row["tokens"]
-        if on_progress is not None:
-            on_progress(Progress(len(rows), plan.total_runs, tokens, time.perf_counter() - started))
+        tally.add(row)
 
-    try:
-        await asyncio.gather(*(guarded(c, m, r) for c, m, r in order))
-    except BaseException as exc:
-        store.finish_evaluation(evaluation_id, status="failed",
-                                error=f"the evaluation stopped: {plain_reason(exc) if isinstance(exc, Exception) else 'interrupted'}")
-        raise
-    rows.sort(key=lambda r: ([c.id for c in plan.cases].index(r["case"]),
-                             [m.name for m in plan.methods].index(r["method"]), r["repeat"]))
+    await asyncio.gather(*(guarded(c, m, r) for c, m, r in jobs))
+
+
+def _jobs(plan: EvaluationPlan) -> list[tuple[Case, Method, int]]:
+    # Protocol runs first, so the deepest debates are not the last to start.
+    return sorted(((c, m, r) for r in range(1, plan.repeat + 1) for c in plan.cases for m in plan.methods),
+                  key=lambda x: x[1].kind == "baseline")
+
+
+def _start(plan: EvaluationPlan, store: Any, evaluation_id: str | None) -> str:
+    if evaluation_id is not None:
+        return evaluation_id
+    return store.create_evaluation(
+        protocol=plan.protocol, methods=[m.name for m in plan.methods], cases=[c.id for c in plan.cases],
+        settings=plan.settings_record(), total_runs=plan.total_runs)
+
+
+def _finish(plan: EvaluationPlan, store: Any, evaluation_id: str, tally: _Tally) -> dict[str, Any]:
+    case_order = {c.id: i for i, c in enumerate(plan.cases)}
+    method_order = {m.name: i for i, m in enumerate(plan.methods)}
+    rows = sorted(tally.rows, key=lambda r: (case_order[r["case"]], method_order[r["method"]], r["repeat"]))
     report = {
         "evaluation_id": evaluation_id, "protocol": plan.protocol, "methods": [m.name for m in plan.methods],
         "cases": [c.id for c in plan.cases], "skipped": plan.skipped, "rows": rows,
         "summary": summarise(rows, [m.name for m in plan.methods], seed=plan.seed),
         "currency": plan.prices.currency if plan.prices else None,
-        "wall_s": round(time.perf_counter() - started, 3),
+        "wall_s": round(time.perf_counter() - tally.started, 3),
     }
     store.finish_evaluation(evaluation_id, status="completed", summary=report["summary"])
     return report
 
 
-def run(plan: EvaluationPlan, store: Any, **kwargs: Any) -> dict[str, Any]:
-    """Synchronous wrapper (CLI, worker thread)."""
-    return asyncio.run(run_async(plan, store, **kwargs))
+def _stopped(store: Any, evaluation_id: str, exc: BaseException) -> None:
+    reason = plain_reason(exc) if isinstance(exc, Exception) else "interrupted"
+    store.finish_evaluation(evaluation_id, status="failed", error=f"the evaluation stopped: {reason}")
+
+
+async def run_async(plan: EvaluationPlan, store: Any, *, evaluation_id: str | None = None,
+                    on_progress: Callable[[Progress], None] | None = None,
+                    limiter: Limiter | None = None) -> dict[str, Any]:
+    """Run every case x method x repeat concurrently on this event loop, store each row as it
+    finishes, and return the report object (`protocol, methods, cases, rows, summary`). The runs'
+    calls share `limiter` (default: the process's shared limiter for the plan's concurrency, as the
+    app's debates use)."""
+    limiter = limiter or shared_limiter(plan.concurrency)
+    evaluation_id = _start(plan, store, evaluation_id)
+    tally = _Tally(plan.total_runs, on_progress)
+    try:
+        await _lane(plan, store, limiter, evaluation_id, _jobs(plan), tally, plan.concurrency * RUNS_PER_SLOT)
+    except BaseException as exc:
+        _stopped(store, evaluation_id, exc)
+        raise
+    return _finish(plan, store, evaluation_id, tally)
+
+
+def run(plan: EvaluationPlan, store: Any, *, evaluation_id: str | None = None,
+        on_progress: Callable[[Progress], None] | None = None, limiter: Limiter | None = None,
+        lanes: int = LANES) -> dict[str, Any]:
+    """Run an evaluation (CLI, worker thread). With a database file, the runs are spread over
+    `lanes` threads, each with its own event loop and store connection and all drawing on the one
+    limiter: a thread waiting on SQLite leaves the others free to hand out call slots, so the store's
+    writes overlap the calls instead of delaying them (bench/eval_concurrency.py)."""
+    if store.path is None or lanes <= 1:
+        return asyncio.run(run_async(plan, store, evaluation_id=evaluation_id, on_progress=on_progress,
+                                     limiter=limiter))
+    from .store import DebateStore
+
+    limiter = limiter or shared_limiter(plan.concurrency)
+    evaluation_id = _start(plan, store, evaluation_id)
+    tally = _Tally(plan.total_runs, on_progress)
+    jobs = _jobs(plan)
+    errors: list[BaseException] = []
+
+    def lane(share: list[tuple[Case, Method, int]]) -> None:
+        own = DebateStore(store.path, check=False, busy_timeout=store.busy_timeout)
+        try:
+            asyncio.run(_lane(plan, own, limiter, evaluation_id, share, tally,
+                              plan.concurrency * RUNS_PER_SLOT // lanes))
+        except BaseException as exc:  # noqa: BLE001 - reported by the calling thread
+            errors.append(exc)
+        finally:
+            own.close()
+
+    # Daemon threads: a Ctrl-C ends the process; runs left running are found later as interrupted.
+    threads = [threading.Thread(target=lane, args=(jobs[i::lanes],), name=f"eval-{evaluation_id}-{i}", daemon=True)
+               for i in range(lanes)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    except BaseException as exc:
+        _stopped(store, evaluation_id, exc)
+        raise
+    if errors:
+        _stopped(store, evaluation_id, errors[0])
+        raise errors[0]
+    return _finish(plan, store, evaluation_id, tally)
 
 
 # ---------------------------------------------------------------------------
@@ -506,7 +591,7 @@ def paired_bootstrap(differences: Sequence[float], *, seed: int = DEFAULT_SEED,
     same interval."""
     rng = random.Random(seed)
     n = len(differences)
-    means = sorted(sum(differences[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    means = sorted(sum(rng.choices(differences, k=n)) / n for _ in range(resamples))
     return round(_percentile(means, 0.025), 6), round(_percentile(means, 0.975), 6)
 
 

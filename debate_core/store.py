@@ -491,10 +491,11 @@ class DebateStore(EventSink):
     def record(self, debate_id: str, event: Event) -> None:
         with self._write():
             if event.kind not in TRANSIENT_EVENTS:
-                self.db["events"].insert(
-                    {"debate_id": debate_id, "ts": event.ts, "kind": event.kind, "step_id": event.step_id,
-                     "data": _dump(_event_payload(event))}
-                )
+                # Plain SQL: sqlite-utils' insert rebuilds its query on every call, which costs more
+                # than the write itself when many debates record events at once (bench/eval_concurrency.py).
+                self.db.execute(
+                    "INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, ?, ?, ?)",
+                    [debate_id, event.ts, event.kind, event.step_id, _dump(_event_payload(event))])
             handler = getattr(self, f"_on_{event.kind}", None)
             if handler:
                 handler(debate_id, event)
@@ -509,16 +510,19 @@ class DebateStore(EventSink):
 
     def _on_turn_started(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db["steps"].upsert(
-            {
-                "debate_id": debate_id, "step_id": ev.step_id, "call": d.get("call", 1),
-                "seq": self._next_seq(debate_id), "round": d.get("round"), "stage": d.get("stage"),
-                "agent": d.get("agent"), "target": d.get("target"), "status": "running",
-                "model": d.get("model"), "prompt": _dump(d.get("prompt")), "started_at": _now(),
-                "reply_cap": d.get("reply_cap"),
-            },
-            pk=("debate_id", "step_id", "call"),
-        )
+        row = {
+            "debate_id": debate_id, "step_id": ev.step_id, "call": d.get("call", 1),
+            "seq": self._next_seq(debate_id), "round": d.get("round"), "stage": d.get("stage"),
+            "agent": d.get("agent"), "target": d.get("target"), "status": "running",
+            "model": d.get("model"), "prompt": _dump(d.get("prompt")), "started_at": _now(),
+            "reply_cap": d.get("reply_cap"),
+        }
+        # An upsert in plain SQL (see `record`): a step started again replaces the columns named here.
+        columns = ", ".join(row)
+        updates = ", ".join(f"{k} = excluded.{k}" for k in row if k not in ("debate_id", "step_id", "call"))
+        self.db.execute(
+            f"INSERT INTO steps ({columns}) VALUES ({', '.join('?' for _ in row)}) "
+            f"ON CONFLICT (debate_id, step_id, call) DO UPDATE SET {updates}", list(row.values()))
 
     def _on_turn_progress(self, debate_id: str, ev: Event) -> None:
         d = ev.data
