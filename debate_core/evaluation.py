@@ -325,6 +325,7 @@ class EvaluationPlan:
         return {"provider": self.providers.public_config(), "repeat": self.repeat, "concurrency": self.concurrency,
                 "judge_model": self.judge.model if self.judge else None, "sources": self.sources,
                 "skipped": self.skipped, "seed": self.seed,
+                "currency": self.prices.currency if self.prices else None,
                 "methods": [{"name": m.name, "kind": m.kind, "protocol": m.protocol, "settings": m.settings.as_dict()}
                             for m in self.methods]}
 

@@ -17,6 +17,7 @@ PAGES = {
     "history": "pages/history.py",
     "escalations": "pages/escalations.py",
     "analytics": "pages/analytics.py",
+    "evaluations": "pages/evaluations.py",
     "settings": "pages/settings.py",
 }
 
