@@ -60,11 +60,11 @@ class EvaluationError(ValueError):
 
 
 def case_files(sources: Iterable[str | Path]) -> list[Path]:
-    """Case files from files and directories (each directory's *.json, sorted)."""
+    """Case files from files and directories (every *.json in a directory and its subdirectories, sorted)."""
     files: list[Path] = []
     for src in map(Path, sources):
         if src.is_dir():
-            files += sorted(src.glob("*.json"))
+            files += sorted(src.rglob("*.json"))
         elif src.is_file():
             files.append(src)
         else:
