@@ -278,7 +278,7 @@ def test_cli_eval_json_and_out_files(tmp_path, capsys):
     report = json.loads(captured.out)
     assert {"protocol", "methods", "cases", "rows", "summary"} <= set(report)
     assert report["summary"]["majority"]["right_rate"] == 1.0
-    assert "12/12 runs" in captured.err and "tokens" in captured.err
+    assert "12/12 runs" in captured.err and "left" in captured.err and "tokens" in captured.err
     assert sorted(p.name for p in out.iterdir()) >= ["report.md", "rows.csv", "summary.json"]
     rows = list(csv.DictReader(io.StringIO((out / "rows.csv").read_text())))
     assert len(rows) == 12 and {r["method"] for r in rows} == {"dialectic", "single", "majority"}
