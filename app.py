@@ -35,6 +35,8 @@ pages = {
         st.Page(common.PAGES["escalations"], title="Escalations", icon=":material/priority_high:",
                 url_path="escalations"),
         st.Page(common.PAGES["analytics"], title="Analytics", icon=":material/monitoring:", url_path="analytics"),
+        st.Page(common.PAGES["evaluations"], title="Evaluations", icon=":material/fact_check:",
+                url_path="evaluations"),
     ],
     "Setup": [
         st.Page(common.PAGES["settings"], title="Settings", icon=":material/settings:", url_path="settings"),

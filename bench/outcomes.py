@@ -25,47 +25,36 @@ from pathlib import Path
 
 import benchlib  # noqa: F401 - puts the repository on sys.path
 
-from debate_core.cases import load_case
 from debate_core.engine import run_debate
+from debate_core.evaluation import case_files, case_protocol, labelled_cases, score_result
 from debate_core.protocols import PROTOCOLS, get_spec
 from debate_core.providers import make_provider
-from debate_core.scoring import has_expectations, score
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCES = [ROOT / "data" / "cases", ROOT / "data" / "eval" / "dev", ROOT / "data" / "eval" / "holdout"]
 
 
-def case_files(sources: list[Path]) -> list[Path]:
-    files: list[Path] = []
-    for src in sources:
-        files += sorted(src.glob("*.json")) if src.is_dir() else [src]
-    return files
-
-
 def run_all(files: list[Path], db: Path) -> list[dict]:
     rows = []
     store = DebateStore(db)
-    for path in files:
-        case = load_case(path)
-        expected = case.expected or {}
-        protocol = (case.model_extra or {}).get("protocol")
-        if not has_expectations(expected) or protocol not in PROTOCOLS:
+    for path, case in labelled_cases(files):
+        protocol = case_protocol(case)
+        if protocol not in PROTOCOLS:
             continue
         spec = get_spec(protocol)
         if not spec.fits(case):
             rows.append({"case": case.id, "protocol": protocol, "error": "the case does not fit its protocol"})
             continue
         result = run_debate(case, protocol, provider=make_provider("offline"), store=store)
-        if result.status != "completed":
-            rows.append({"case": case.id, "protocol": protocol, "error": result.error})
+        scored = score_result(result, case.expected)
+        if scored["status"] != "completed":
+            rows.append({"case": case.id, "protocol": protocol, "error": scored["error"]})
             continue
-        v = result.verdict
-        s = score(v.answer, v.needs_human_review, expected)
         rows.append({
             "case": case.id, "protocol": protocol, "holdout": "holdout" in path.parts,
-            "answer": v.answer, "confidence": v.confidence, "reasons": v.escalation_reasons,
-            **s.as_dict(),
+            **{k: scored[k] for k in ("answer", "confidence", "reasons", "right", "flagged", "needs_human",
+                                      "silent_wrong", "over_flagged", "label_ok", "missing")},
         })
     store.close()
     return rows

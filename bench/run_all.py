@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-SCRIPTS = ["simulated_latency.py", "critical_path.py", "prompt_growth.py", "many_debates.py", "store_scale.py"]
+SCRIPTS = ["simulated_latency.py", "critical_path.py", "prompt_growth.py", "many_debates.py", "store_scale.py",
+           "eval_concurrency.py"]
 
 
 def load_average() -> str:

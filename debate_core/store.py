@@ -267,6 +267,31 @@ def _m0006(db: sqlite_utils.Database) -> None:
     db["debates"].create_index(["protocol", "model", "input_tokens", "output_tokens"])
 
 
+@migration("0008_evaluations")
+def _m0008(db: sqlite_utils.Database) -> None:
+    """Evaluation runs (debate_core/evaluation.py): one row per evaluation with its settings, progress
+    and summary, and one row per run (case x method x repeat) naming the stored debate it ran."""
+    db["evaluations"].create(
+        {
+            "id": str, "created_at": str, "updated_at": str, "finished_at": str, "status": str, "protocol": str,
+            "methods": str, "cases": str, "settings": str, "total_runs": int, "done_runs": int, "tokens": int,
+            "summary": str, "error": str,
+        },
+        pk="id",
+        defaults={"status": "running", "done_runs": 0, "tokens": 0},
+    )
+    db["evaluation_rows"].create(
+        {
+            "evaluation_id": str, "seq": int, "case_id": str, "method": str, "repeat": int, "debate_id": str,
+            "status": str, "right": int, "flagged": int, "silent_wrong": int, "over_flagged": int, "tokens": int,
+            "cost": float, "wall_ms": float, "data": str,
+        },
+        pk=("evaluation_id", "case_id", "method", "repeat"),
+    )
+    db["evaluations"].create_index(["created_at", "id"])
+    db["evaluation_rows"].create_index(["evaluation_id", "seq"])
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -466,10 +491,11 @@ class DebateStore(EventSink):
     def record(self, debate_id: str, event: Event) -> None:
         with self._write():
             if event.kind not in TRANSIENT_EVENTS:
-                self.db["events"].insert(
-                    {"debate_id": debate_id, "ts": event.ts, "kind": event.kind, "step_id": event.step_id,
-                     "data": _dump(_event_payload(event))}
-                )
+                # Plain SQL: sqlite-utils' insert rebuilds its query on every call, which costs more
+                # than the write itself when many debates record events at once (bench/eval_concurrency.py).
+                self.db.execute(
+                    "INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, ?, ?, ?)",
+                    [debate_id, event.ts, event.kind, event.step_id, _dump(_event_payload(event))])
             handler = getattr(self, f"_on_{event.kind}", None)
             if handler:
                 handler(debate_id, event)
@@ -484,16 +510,19 @@ class DebateStore(EventSink):
 
     def _on_turn_started(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db["steps"].upsert(
-            {
-                "debate_id": debate_id, "step_id": ev.step_id, "call": d.get("call", 1),
-                "seq": self._next_seq(debate_id), "round": d.get("round"), "stage": d.get("stage"),
-                "agent": d.get("agent"), "target": d.get("target"), "status": "running",
-                "model": d.get("model"), "prompt": _dump(d.get("prompt")), "started_at": _now(),
-                "reply_cap": d.get("reply_cap"),
-            },
-            pk=("debate_id", "step_id", "call"),
-        )
+        row = {
+            "debate_id": debate_id, "step_id": ev.step_id, "call": d.get("call", 1),
+            "seq": self._next_seq(debate_id), "round": d.get("round"), "stage": d.get("stage"),
+            "agent": d.get("agent"), "target": d.get("target"), "status": "running",
+            "model": d.get("model"), "prompt": _dump(d.get("prompt")), "started_at": _now(),
+            "reply_cap": d.get("reply_cap"),
+        }
+        # An upsert in plain SQL (see `record`): a step started again replaces the columns named here.
+        columns = ", ".join(row)
+        updates = ", ".join(f"{k} = excluded.{k}" for k in row if k not in ("debate_id", "step_id", "call"))
+        self.db.execute(
+            f"INSERT INTO steps ({columns}) VALUES ({', '.join('?' for _ in row)}) "
+            f"ON CONFLICT (debate_id, step_id, call) DO UPDATE SET {updates}", list(row.values()))
 
     def _on_turn_progress(self, debate_id: str, ev: Event) -> None:
         d = ev.data
@@ -905,6 +934,69 @@ class DebateStore(EventSink):
             " COALESCE(SUM(output_tokens), 0) AS output_tokens FROM debates GROUP BY protocol, model"
             " ORDER BY protocol, model"))
 
+    # -- evaluations --------------------------------------------------------------------
+    def create_evaluation(self, *, protocol: str, methods: list[str], cases: list[str], settings: dict[str, Any],
+                          total_runs: int, evaluation_id: str | None = None) -> str:
+        """Record an evaluation about to run; its rows arrive one by one as its runs finish."""
+        evaluation_id = evaluation_id or new_debate_id()
+        now = _now()
+        with self._write():
+            self.db["evaluations"].insert({
+                "id": evaluation_id, "created_at": now, "updated_at": now, "status": "running",
+                "protocol": protocol, "methods": _dump(methods), "cases": _dump(cases), "settings": _dump(settings),
+                "total_runs": total_runs, "done_runs": 0, "tokens": 0,
+            })
+        return evaluation_id
+
+    def add_evaluation_row(self, evaluation_id: str, row: dict[str, Any]) -> None:
+        """One finished run of an evaluation, and the evaluation's progress with it."""
+        with self._write():
+            seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM evaluation_rows WHERE evaluation_id = ?",
+                                  [evaluation_id]).fetchone()[0]
+            self.db["evaluation_rows"].upsert({
+                "evaluation_id": evaluation_id, "seq": seq, "case_id": row.get("case"), "method": row.get("method"),
+                "repeat": row.get("repeat"), "debate_id": row.get("debate_id"), "status": row.get("status"),
+                "right": _flag(row.get("right")), "flagged": _flag(row.get("flagged")),
+                "silent_wrong": _flag(row.get("silent_wrong")), "over_flagged": _flag(row.get("over_flagged")),
+                "tokens": row.get("tokens"), "cost": row.get("cost"), "wall_ms": row.get("wall_ms"),
+                "data": _dump(row),
+            }, pk=("evaluation_id", "case_id", "method", "repeat"))
+            self.db.execute(
+                "UPDATE evaluations SET done_runs = done_runs + 1, tokens = tokens + ?, updated_at = ? WHERE id = ?",
+                [int(row.get("tokens") or 0), _now(), evaluation_id])
+
+    def finish_evaluation(self, evaluation_id: str, *, status: str, summary: dict[str, Any] | None = None,
+                          error: str | None = None) -> None:
+        """Close an evaluation: `completed` with its summary, or `failed` with the reason."""
+        now = _now()
+        with self._write():
+            self.db.execute(
+                "UPDATE evaluations SET status = ?, summary = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?",
+                [status, _dump(summary) if summary is not None else None, error, now, now, evaluation_id])
+
+    def list_evaluations(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Stored evaluations, newest first, without their rows."""
+        if "evaluations" not in self.db.table_names():  # a read-only open of a database not migrated yet
+            return []
+        rows = self.db.query(
+            "SELECT id, created_at, finished_at, status, protocol, methods, cases, total_runs, done_runs, tokens, error"
+            " FROM evaluations ORDER BY created_at DESC, id DESC LIMIT ?", [int(limit)])
+        return [{**r, "methods": _load(r["methods"], []), "cases": _load(r["cases"], [])} for r in rows]
+
+    def get_evaluation(self, evaluation_id: str) -> dict[str, Any]:
+        """One evaluation with its settings, summary and every run row (in the order they finished)."""
+        if "evaluations" not in self.db.table_names():
+            raise NotFound(f"no evaluation with id {evaluation_id!r}")
+        rows = list(self.db.query("SELECT * FROM evaluations WHERE id = ?", [evaluation_id]))
+        if not rows:
+            raise NotFound(f"no evaluation with id {evaluation_id!r}")
+        ev = dict(rows[0])
+        for key, default in (("methods", []), ("cases", []), ("settings", {}), ("summary", None)):
+            ev[key] = _load(ev.get(key), default)
+        ev["rows"] = [_load(r[0], {}) for r in self.db.execute(
+            "SELECT data FROM evaluation_rows WHERE evaluation_id = ? ORDER BY seq", [evaluation_id]).fetchall()]
+        return ev
+
     # -- reviews ----------------------------------------------------------------------
     def review(
         self,
@@ -966,6 +1058,10 @@ class DebateStore(EventSink):
                 self.db.execute(f"UPDATE debate_search SET answer = ? WHERE rowid = {_SEARCH_ROW}",
                                 [new_answer, req.debate_id])
         return {**entry, "version": version + 1}
+
+
+def _flag(value: Any) -> int | None:
+    return None if value is None else int(bool(value))
 
 
 def _event_payload(event: Event) -> dict[str, Any]:

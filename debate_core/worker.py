@@ -223,3 +223,65 @@ def recover_interrupted(store: DebateStore, *, stale_after: float = DEFAULT_STAL
     for debate_id, reason in found.items():
         store.mark_interrupted(debate_id, f"interrupted: {reason}")
     return found
+
+
+# ---------------------------------------------------------------------------
+# Evaluations
+# ---------------------------------------------------------------------------
+
+_EVAL_JOBS: dict[str, threading.Thread] = {}
+
+
+def start_evaluation(plan: Any, *, db_path: str | Path) -> str:
+    """Record an evaluation (debate_core/evaluation.py, a prepared plan) and run it in a background
+    thread; return its id at once. Its rows reach the store as runs finish, so a page follows it by
+    reading the store."""
+    from . import evaluation
+
+    store = DebateStore(db_path)
+    try:
+        evaluation_id = store.create_evaluation(
+            protocol=plan.protocol, methods=[m.name for m in plan.methods], cases=[c.id for c in plan.cases],
+            settings={**plan.settings_record(), "runner": runner_info()}, total_runs=plan.total_runs)
+    finally:
+        store.close()
+
+    def work() -> None:
+        own: DebateStore | None = None
+        try:
+            own = DebateStore(db_path)
+            evaluation.run(plan, own, evaluation_id=evaluation_id)
+        except BaseException as exc:  # noqa: BLE001 - the evaluation must not stay "running"
+            log.error("evaluation %s stopped:\n%s", evaluation_id, traceback.format_exc())
+            try:
+                if own is not None:
+                    own.finish_evaluation(evaluation_id, status="failed",
+                                          error=f"the evaluation stopped: {plain_reason(exc)}")
+            except Exception:  # noqa: BLE001 - the database itself is unusable; the log has the details
+                log.exception("could not mark evaluation %s as failed", evaluation_id)
+        finally:
+            if own is not None:
+                own.close()
+            with _JOBS_LOCK:
+                _EVAL_JOBS.pop(evaluation_id, None)
+
+    thread = threading.Thread(target=work, name=f"evaluation-{evaluation_id}", daemon=True)
+    with _JOBS_LOCK:
+        _EVAL_JOBS[evaluation_id] = thread
+    thread.start()
+    return evaluation_id
+
+
+def evaluation_running_here(evaluation_id: str) -> bool:
+    with _JOBS_LOCK:
+        return evaluation_id in _EVAL_JOBS
+
+
+def wait_evaluation(evaluation_id: str, timeout: float | None = None) -> bool:
+    """Block until the evaluation's thread ends (tests). False on timeout."""
+    with _JOBS_LOCK:
+        thread = _EVAL_JOBS.get(evaluation_id)
+    if thread is None:
+        return True
+    thread.join(timeout)
+    return not thread.is_alive()

@@ -18,6 +18,7 @@ PAGES = {
     "compare": "pages/compare.py",
     "escalations": "pages/escalations.py",
     "analytics": "pages/analytics.py",
+    "evaluations": "pages/evaluations.py",
     "settings": "pages/settings.py",
 }
 

@@ -21,6 +21,8 @@ _MODULES = {
     "refinement": "debate_core.offline.refinement",
     "dialectic": "debate_core.offline.dialectic",
     "arbitration": "debate_core.offline.arbitration",
+    "single": "debate_core.offline.single",
+    "majority": "debate_core.offline.single",
 }
 
 

@@ -16,9 +16,12 @@ from .base import CaseNeed, CaseUnfit, ProtocolSpec, StageSpec
 from .validation import SettingsError
 
 PROTOCOLS = ("cross_critique", "panel", "refinement", "dialectic", "arbitration")
+# What an evaluation compares the protocols with. They are stored and opened like debates, but are
+# not offered as protocols to debate with (`specs()` lists the protocols only).
+BASELINES = ("single", "majority")
 
 __all__ = [
-    "PROTOCOLS", "CaseNeed", "CaseUnfit", "ProtocolSpec", "SettingsError", "StageSpec", "UnknownProtocol",
+    "BASELINES", "PROTOCOLS", "CaseNeed", "CaseUnfit", "ProtocolSpec", "SettingsError", "StageSpec", "UnknownProtocol",
     "get_spec", "run_options", "specs", "validate_options", "validate_settings",
 ]
 
@@ -28,7 +31,7 @@ class UnknownProtocol(ValueError):
 
 
 def get_spec(name: str) -> ProtocolSpec:
-    if name not in PROTOCOLS:
+    if name not in PROTOCOLS and name not in BASELINES:
         raise UnknownProtocol(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOLS)}")
     spec = importlib.import_module(f"debate_core.protocols.{name}").SPEC
     if not isinstance(spec, ProtocolSpec) or spec.name != name:
