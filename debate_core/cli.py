@@ -1,8 +1,9 @@
-"""Command line: python -m debate_core run|list|show|diff|export|review|annotate|resume|eval.
+"""Command line: python -m debate_core run|list|show|diff|export|review|annotate|resume|eval, and the
+steering commands pause|stop|continue|intervene|fork.
 
-Exit codes: 0 the debate completed (escalated or not); 1 the debate failed or was interrupted
-(saved, id printed); 2 bad input (nothing saved), a review the reviewer may not take, or a database
-that cannot be opened or written (one line naming the file and the reason).
+Exit codes: 0 the debate completed (escalated or not), paused or stopped; 1 the debate failed or was
+interrupted (saved, id printed); 2 bad input (nothing saved), a review the reviewer may not take, or
+a database that cannot be opened or written (one line naming the file and the reason).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class ProgressSink(EventSink):
             line = f"debate {debate_id} started ({d.get('protocol')}, {provider.get('provider')})"
             if provider.get("concurrency_note"):
                 line += f"\n  concurrency: {provider['concurrency_note']}"
+        elif event.kind == "continued":
+            line = f"debate {debate_id} continues from {d.get('resume_at')}"
+        elif event.kind in ("paused", "stopped"):
+            line = f"debate {debate_id} {event.kind} {d.get('where')}"
         elif event.kind == "turn_started":
             self.running[step] = "waiting"
             if d.get("reply_cap"):
@@ -186,10 +191,13 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
             raise BadInput(str(exc)) from None
     if args.concurrency is not None and args.concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {args.concurrency}")
+    pause = getattr(args, "pause_after_round", None)
+    if pause is not None and pause < 1:
+        raise BadInput(f"--pause-after-round must be at least 1, got {pause}")
     settings = DebateSettings(
         rounds=args.rounds, agents=agents, concurrency=args.concurrency or 8,
         max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
-        options=_kv(args.option, "--option"),
+        options=_kv(args.option, "--option"), pause_after_round=pause,
     )
     try:
         return validate_settings(args.protocol, settings)
@@ -199,6 +207,15 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
 
 def _summary_text(result: DebateResult) -> str:
     lines = [f"debate {result.debate_id} ({result.protocol}): {result.status}"]
+    if result.status in ("paused", "stopped") and result.pause_point is not None:
+        where = result.pause_point.describe()
+        if result.status == "paused":
+            lines.append(f"paused for review {where}. Intervene with  python -m debate_core intervene "
+                         f"{result.debate_id} --reviewer NAME ...;  go on with  python -m debate_core continue "
+                         f"{result.debate_id}")
+        else:
+            lines.append(f"stopped {where}; every step so far is kept. Fork it with  python -m debate_core fork "
+                         f"{result.debate_id} --from-round N")
     if result.status == "failed":
         lines.append(f"failed at {result.failed_step}: {result.error}" if result.failed_step
                      else f"failed: {result.error}")
@@ -241,7 +258,7 @@ def _emit_result(result: DebateResult, as_json: bool) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
         print(_summary_text(result))
-    return EXIT_OK if result.status == "completed" else EXIT_FAILED
+    return EXIT_OK if result.status in ("completed", "paused", "stopped") else EXIT_FAILED
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -269,8 +286,117 @@ def cmd_run(args: argparse.Namespace) -> int:
     debate_id = _saving(lambda: store.create_debate(case, args.protocol, provider.public_config(), stored_settings),
                         "the debate could not be saved")
     result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
-                                                           sink=sink, debate_id=debate_id))
+                                                           store=store, sink=sink, debate_id=debate_id))
     return _emit_result(result, args.json)
+
+
+# -- steering: pause, stop, continue, intervene, fork ------------------------------------------------
+
+
+def _steering(action: Any) -> Any:
+    """A steering action whose refusal (wrong state, unknown reference, a role it needs) is one line, exit 2."""
+    from .review import ReviewError
+    from .steering import SteeringError
+    from .store import NotFound
+
+    try:
+        return action()
+    except (SteeringError, ReviewError, NotFound, SettingsError, CaseUnfit) as exc:
+        raise BadInput(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)) from None
+
+
+def cmd_pause(args: argparse.Namespace) -> int:
+    return _control(args, "pause")
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    return _control(args, "stop")
+
+
+def _control(args: argparse.Namespace, action: str) -> int:
+    store = _store(args.db)
+    _reconcile(store, args.db)
+    status = _steering(lambda: store.request_control(args.id, action, reviewer=args.reviewer or ""))
+    if status == "stopped":
+        print(f"debate {args.id} was paused and is now stopped; every step so far is kept")
+    else:
+        print(f"debate {args.id} will {action} at its next pause point (the end of the current stage or round)")
+    return EXIT_OK
+
+
+def cmd_continue(args: argparse.Namespace) -> int:
+    from .continuation import prepare_continue, run_steered
+    from .worker import runner_info
+
+    store = _store(args.db)
+    if args.pause_after_round is not None and args.pause_after_round < 1:
+        raise BadInput(f"--pause-after-round must be at least 1, got {args.pause_after_round}")
+    provider = _provider_from_args(args) if args.provider else None
+    plan = _steering(lambda: prepare_continue(store, args.id, provider, runner=runner_info(),
+                                              reviewer=args.reviewer or "", pause_after_round=args.pause_after_round))
+    sink = ProgressSink(store, quiet=args.quiet)
+    result = _running(store, plan.debate_id, lambda: run_steered(store, plan, sink=sink))
+    return _emit_result(result, args.json)
+
+
+def cmd_intervene(args: argparse.Namespace) -> int:
+    from .continuation import intervene
+
+    store = _store(args.db)
+    if args.critique is not None:
+        if not args.target or not args.severity:
+            raise BadInput("a critique needs --target REF (agent.claim_id) and --severity CRITICAL|MAJOR|MINOR")
+        fields = {"kind": "critique", "target": args.target, "severity": args.severity, "text": args.critique,
+                  "fix": args.fix}
+    elif args.evidence is not None:
+        fields = {"kind": "evidence", "evidence": args.evidence}
+    elif args.pin is not None:
+        fields = {"kind": "pin", "target": args.pin}
+    elif args.strike is not None:
+        fields = {"kind": "strike", "target": args.strike}
+    else:
+        fields = {"kind": "resolve", "target": args.resolve}
+    step_id, iv = _steering(lambda: intervene(store, args.id, reviewer=args.reviewer, **fields))
+    if args.json:
+        print(json.dumps({"debate_id": args.id, "step_id": step_id, **iv.model_dump(mode="json")},
+                         ensure_ascii=False, indent=2))
+    else:
+        print(f"{step_id}: {iv.summary()}")
+        print(f"it applies when the debate goes on:  python -m debate_core continue {args.id}")
+    return EXIT_OK
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    from .continuation import prepare_fork, run_steered
+    from .worker import runner_info
+
+    store = _store(args.db)
+    try:
+        parent = store.get_debate(args.id, with_steps=False)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    args.protocol = parent["protocol"]
+    args.concurrency = getattr(args, "concurrency", None)
+    agents = None
+    if args.agents is not None or args.agents_file:
+        agents = _settings_from_args(_fork_settings_args(args)).agents
+    if args.pause_after_round is not None and args.pause_after_round < 1:
+        raise BadInput(f"--pause-after-round must be at least 1, got {args.pause_after_round}")
+    provider = _provider_from_args(args) if args.provider else None
+    plan = _steering(lambda: prepare_fork(
+        store, args.id, args.from_round, provider=provider, options=_kv(args.option, "--option") or None,
+        agents=agents, rounds=args.rounds, runner=runner_info(), pause_after_round=args.pause_after_round,
+        reviewer=args.reviewer or ""))
+    sink = ProgressSink(store, quiet=args.quiet)
+    result = _running(store, plan.debate_id, lambda: run_steered(store, plan, sink=sink))
+    return _emit_result(result, args.json)
+
+
+def _fork_settings_args(args: argparse.Namespace) -> argparse.Namespace:
+    """The fork's agent flags read the way `run` reads them."""
+    return argparse.Namespace(**{**vars(args), "option": None, "rounds": None, "concurrency": None,
+                                 "max_tokens_per_call": None, "max_total_tokens": None,
+                                 "pause_after_round": None})
 
 
 def _saving(action: Any, what: str) -> Any:
@@ -668,6 +794,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=int,
                      help="max model calls in flight (default 8; 1 for a local server unless it reports more slots)")
     run.add_argument("--max-total-tokens", type=int, help="token budget for the whole debate")
+    run.add_argument("--pause-after-round", type=int, metavar="N",
+                     help="pause for review once round N closes (status paused, exit 0); go on with 'continue'")
     run.add_argument("--json", action="store_true", help="print the result object as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     run.set_defaults(func=cmd_run)
@@ -678,6 +806,55 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--json", action="store_true")
     resume.add_argument("--quiet", action="store_true")
     resume.set_defaults(func=cmd_resume)
+
+    for name, text in (("pause", "ask a running debate to pause after the current stage (works across processes)"),
+                       ("stop", "ask a running debate to stop after the current stage, or stop a paused one")):
+        ctl = sub.add_parser(name, parents=[db_flag], help=text)
+        ctl.add_argument("id")
+        ctl.add_argument("--reviewer", help="who asks (kept in the audit trail)")
+        ctl.set_defaults(func=cmd_pause if name == "pause" else cmd_stop)
+
+    cont = sub.add_parser("continue", parents=[db_flag],
+                          help="continue a paused debate, with its settings and the interventions made while paused")
+    cont.add_argument("id")
+    _add_provider_flags(cont, default_provider=None)
+    cont.add_argument("--pause-after-round", type=int, metavar="N", help="pause again once round N closes")
+    cont.add_argument("--reviewer", help="who continues it (kept in the audit trail)")
+    cont.add_argument("--json", action="store_true")
+    cont.add_argument("--quiet", action="store_true")
+    cont.set_defaults(func=cmd_continue)
+
+    itv = sub.add_parser("intervene", parents=[db_flag], help="act on a paused debate: critique, add evidence, "
+                         "pin or withdraw a claim, resolve your critique")
+    itv.add_argument("id")
+    itv.add_argument("--reviewer", required=True)
+    what = itv.add_mutually_exclusive_group(required=True)
+    what.add_argument("--critique", metavar="TEXT", help="raise a critique (with --target and --severity)")
+    what.add_argument("--evidence", metavar='"ID | SOURCE | TEXT"', help="add a passage for the following rounds")
+    what.add_argument("--pin", metavar="REF", help="the claim (agent.claim_id) is established: agents may not drop it")
+    what.add_argument("--strike", metavar="REF", help="the claim (agent.claim_id) is withdrawn from the debate")
+    what.add_argument("--resolve", metavar="REF", help="close your critique (reviewer->agent:H1); a supervisor may "
+                      "close anyone's")
+    itv.add_argument("--target", metavar="REF", help="the claim a critique is on: agent.claim_id (nla.C1)")
+    itv.add_argument("--severity", help="CRITICAL, MAJOR or MINOR")
+    itv.add_argument("--fix", help="the fix you suggest")
+    itv.add_argument("--json", action="store_true")
+    itv.set_defaults(func=cmd_intervene)
+
+    frk = sub.add_parser("fork", parents=[db_flag], help="a new debate sharing the first N rounds of another, "
+                         "continued with changed settings, agents or model")
+    frk.add_argument("id")
+    frk.add_argument("--from-round", type=int, required=True, metavar="N")
+    frk.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol setting to change (JSON value)")
+    frk.add_argument("--agents", help="comma-separated agent ids")
+    frk.add_argument("--agents-file", metavar="FILE", help="JSON list of agent profiles")
+    frk.add_argument("--rounds", type=int, help="round budget")
+    _add_provider_flags(frk, default_provider=None)
+    frk.add_argument("--pause-after-round", type=int, metavar="N", help="pause the fork once round N closes")
+    frk.add_argument("--reviewer", help="who forks it (kept in the audit trail)")
+    frk.add_argument("--json", action="store_true")
+    frk.add_argument("--quiet", action="store_true")
+    frk.set_defaults(func=cmd_fork)
 
     lst = sub.add_parser("list", parents=[db_flag], help="list stored debates")
     lst.add_argument("--protocol")

@@ -19,6 +19,7 @@ from .providers import Provider, make_provider
 from .providers.base import StepRequest, StepResult, Usage
 from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
 from .schemas import Case, Verdict
+from .steering import DebatePaused, DebateStopped, PausePoint, Steering
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 class DebateResult:
     debate_id: str
     protocol: str
-    status: str  # "completed" or "failed"
+    status: str  # "completed", "failed", "paused" or "stopped"
     rounds: int = 0
     converged: bool = False
     convergence_reason: str = ""
@@ -41,6 +42,8 @@ class DebateResult:
     error: str | None = None
     failed_step: str | None = None
     wall_ms: float = 0.0
+    pause_point: PausePoint | None = None  # where a paused or stopped debate stands
+    reused_steps: int = 0  # a fork's steps taken from its parent, with no model call
 
     def to_json(self) -> dict[str, Any]:
         """The object `run --json` prints (docs/contracts.md, "run --json"), plus the error of a failed debate."""
@@ -64,6 +67,12 @@ class DebateResult:
         if self.error:
             out["error"] = self.error
             out["failed_step"] = self.failed_step
+        if self.pause_point is not None:
+            out["paused_after_round"] = self.pause_point.round if self.pause_point.round_end else None
+            out["pause_point"] = self.pause_point.label
+            out["next_round"] = self.pause_point.next_round
+        if self.reused_steps:
+            out["reused_steps"] = self.reused_steps
         return out
 
 
@@ -77,22 +86,33 @@ async def run_debate_async(
     sink: EventSink | None = None,
     debate_id: str | None = None,
     limiter: Limiter | None = None,
+    steering: Steering | None = None,
 ) -> DebateResult:
+    """Run a debate. With a `store`, pause and stop requests are read from it at every pause point;
+    `sink` (which must write to that store) may replace it as the sink, for progress output."""
     spec = get_spec(protocol)
     provider = provider or make_provider("offline")
     settings = settings or DebateSettings()
     if store is not None:
         if debate_id is None:
             debate_id = store.create_debate(case, protocol, provider.public_config(), settings.as_dict())
-        sink = store
+        sink = sink or store
     debate_id = debate_id or new_debate_id()
     sink = sink or MemorySink()
+    steering = steering or Steering(interventions=list(getattr(provider, "interventions", lambda: [])()))
+    if steering.pause_after_round is None:
+        steering.pause_after_round = settings.pause_after_round
+    if steering.control is None and store is not None:
+        steering.control = lambda: store.control_request(debate_id)
     run = DebateRun(
         debate_id=debate_id, case=case, protocol=protocol, settings=settings, provider=provider,
-        sink=sink, limiter=limiter, spec=spec,
+        sink=sink, limiter=limiter, spec=spec, steering=steering,
     )
     started = time.perf_counter()
-    run.emit("debate_started", protocol=protocol, provider=provider.public_config(), settings=settings.as_dict())
+    if steering.continued:
+        run.emit("continued", protocol=protocol, provider=provider.public_config(), resume_at=steering.resume_at)
+    else:
+        run.emit("debate_started", protocol=protocol, provider=provider.public_config(), settings=settings.as_dict())
     try:
         try:  # callers check first, before anything is saved; this guards direct use of the engine
             spec.validate(settings)
@@ -102,6 +122,10 @@ async def run_debate_async(
         for need in spec.reduced(case):
             run.warn(f"the case has no '{need.field}': {need.without}")
         outcome = await spec.run(run)
+    except DebatePaused as exc:
+        return _halted(run, started, "paused", exc.point, asked_by=exc.asked_by)
+    except DebateStopped as exc:
+        return _halted(run, started, "stopped", exc.point)
     except DebateFailed as exc:
         return _failed(run, started, str(exc), exc.step_id)
     except Exception as exc:  # noqa: BLE001 - a bug must end as a failed, resumable debate, never `running`
@@ -122,6 +146,7 @@ async def run_debate_async(
         summary=outcome.summary,
         warnings=run.warnings,
         wall_ms=(time.perf_counter() - started) * 1000,
+        reused_steps=run.reused_steps,
     )
     if outcome.verdict.needs_human_review:
         run.emit("escalated", reasons=outcome.verdict.escalation_reasons)
@@ -159,6 +184,20 @@ def _failed(run: DebateRun, started: float, error: str, step_id: str | None) -> 
         error=error, failed_step=step_id, wall_ms=(time.perf_counter() - started) * 1000,
     )
     run.emit("failed", step_id, error=error, usage=result.usage, agent_usage=result.agent_usage)
+    return result
+
+
+def _halted(run: DebateRun, started: float, status: str, point: PausePoint, asked_by: str = "") -> DebateResult:
+    """Record a pause or a stop at a pause point; every step so far stays stored."""
+    result = DebateResult(
+        debate_id=run.debate_id, protocol=run.protocol, status=status, rounds=point.round,
+        usage=run.usage.as_dict(), agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()},
+        warnings=run.warnings, wall_ms=(time.perf_counter() - started) * 1000, pause_point=point,
+        reused_steps=run.reused_steps,
+    )
+    run.emit(status, None, at=point.label, round=point.round, next_round=point.next_round,
+             round_end=point.round_end, where=point.describe(), asked_by=asked_by, usage=result.usage,
+             agent_usage=result.agent_usage)
     return result
 
 

@@ -23,6 +23,10 @@ EventKind = Literal[
     "escalated",
     "completed",
     "failed",
+    "paused",
+    "stopped",
+    "continued",
+    "intervention",
 ]
 
 

@@ -202,19 +202,44 @@ def _fmt_value(value: Any) -> list[str]:
     return md_fenced(value)
 
 
+def _intervention_lines(step: dict[str, Any]) -> list[str]:
+    """A reviewer's intervention in the transcript: who, when, and what, in plain words."""
+    from .steering import Intervention
+
+    try:
+        iv = Intervention.model_validate(step["output"] or {})
+    except ValueError:
+        return ["intervention (unreadable):", *md_fenced(json.dumps(step["output"], ensure_ascii=False)), ""]
+    out = [f"intervention by {md_inline(iv.reviewer)} at {md_inline(iv.ts or '-')} ({md_inline(iv.at)}):",
+           *md_fenced(iv.summary()), ""]
+    if iv.evidence is not None:
+        out += ["passage:", *md_fenced(iv.evidence.text), ""]
+    return out
+
+
 def transcript_markdown(debate: dict[str, Any]) -> str:
     lines = [f"# Debate {md_inline(debate['id'])} ({md_inline(debate['protocol'])})", "", "Question:",
              *md_fenced(debate.get("question") or ""), "",
              f"Status: {md_inline(debate['status'])}; rounds: {md_inline(debate['rounds'])}; "
              f"converged: {md_inline(debate['converged'])} ({md_inline(debate['convergence_reason'] or '-')})", ""]
+    if debate.get("parent_id"):
+        lines += [f"Forked from debate {md_inline(debate['parent_id'])} after round {md_inline(debate.get('fork_round'))}: "
+                  "the steps marked reused were taken from it without a model call.", ""]
+    if debate.get("status") in ("paused", "stopped") and debate.get("paused_at"):
+        lines += [f"{'Paused' if debate['status'] == 'paused' else 'Stopped'} at {md_inline(debate['paused_at'])}.", ""]
     for step in debate["steps"]:
         head = f"## {md_inline(step['step_id'])}" + (f" (call {step['call']})" if step["call"] and step["call"] > 1 else "")
         lines += [head, "",
                   f"status: {md_inline(step['status'])}; tokens in/out: "
                   f"{md_inline(step['input_tokens'] or 0)}/{md_inline(step['output_tokens'] or 0)}", ""]
+        if step.get("reused_from"):
+            lines += [f"reused from debate {md_inline(step['reused_from'])}", ""]
         if step["status"] == "failed":
             lines += [f"error: {md_inline(step['error'])}", "", "raw output:", *md_fenced(str(step["raw_output"] or "")),
                       ""]
+            continue
+        if step.get("stage") == "human":
+            lines += _intervention_lines(step)
             continue
         for key, value in (step["output"] or {}).items():
             if key == "claims":

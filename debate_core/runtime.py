@@ -22,7 +22,8 @@ from pydantic import BaseModel
 from . import prompts
 from .events import Event, EventSink
 from .providers.base import Provider, StepFailed, StepRequest, Usage, messages_tokens
-from .schemas import Case, Verdict
+from .schemas import Case, Evidence, Verdict
+from .steering import STOP, DebatePaused, DebateStopped, Intervention, PausePoint, Steering, round_end
 from .steps import parse_step_id
 
 
@@ -118,9 +119,10 @@ class DebateSettings:
     max_tokens_per_call: int | None = None
     max_total_tokens: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    pause_after_round: int | None = None  # pause for review once this round closes (steering.py)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "rounds": self.rounds,
             "agents": self.agents,
             "concurrency": self.concurrency,
@@ -128,6 +130,9 @@ class DebateSettings:
             "max_total_tokens": self.max_total_tokens,
             "options": self.options,
         }
+        if self.pause_after_round is not None:
+            out["pause_after_round"] = self.pause_after_round
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> DebateSettings:
@@ -139,6 +144,7 @@ class DebateSettings:
             max_tokens_per_call=data.get("max_tokens_per_call"),
             max_total_tokens=data.get("max_total_tokens"),
             options=dict(data.get("options") or {}),
+            pause_after_round=data.get("pause_after_round"),
         )
 
 
@@ -167,8 +173,12 @@ class DebateRun:
         sink: EventSink,
         limiter: Limiter | None = None,
         spec: Any = None,
+        steering: Steering | None = None,
     ) -> None:
         self.debate_id = debate_id
+        self.steering = steering or Steering()
+        self._intervention_handler: Any = None
+        self.reused_steps = 0
         self.spec = spec  # the ProtocolSpec being run (None for a protocol run by hand in a test)
         self.case = case
         self.protocol = protocol
@@ -184,11 +194,50 @@ class DebateRun:
 
     # -- events -------------------------------------------------------------
     def emit(self, kind: str, step_id: str | None = None, **data: Any) -> None:
+        if kind == "round_closed":
+            # Every protocol closes its rounds through here, so every round end is a pause point.
+            # A continued debate replays rounds the store has already closed: not recorded twice.
+            if data.get("round") not in self.steering.closed_rounds:
+                self.sink.record(self.debate_id, Event(kind, step_id, data))  # type: ignore[arg-type]
+            self.pause_point(round_end(int(data.get("round") or 0)))
+            return
         self.sink.record(self.debate_id, Event(kind, step_id, data))  # type: ignore[arg-type]
 
     def warn(self, message: str, step_id: str | None = None) -> None:
         self.warnings.append(message)
+        if message in self.steering.known_warnings:  # said already, before the debate paused
+            return
         self.emit("warning", step_id, message=message)
+
+    # -- steering -----------------------------------------------------------
+    def on_intervention(self, handler: Any) -> None:
+        """The protocol's function that applies a reviewer's intervention to its own state."""
+        self._intervention_handler = handler
+
+    def add_evidence(self, evidence: Evidence) -> None:
+        """A passage joins the case for the steps that follow (a reviewer's evidence)."""
+        if evidence.id not in self.case.evidence_by_id():
+            self.case = self.case.model_copy(update={"evidence": [*self.case.evidence, evidence]})
+
+    def pause_point(self, point: PausePoint) -> None:
+        """Apply the interventions made here, then pause or stop if that was asked for."""
+        for iv in self.steering.at(point.label):
+            self._apply(iv)
+        decision = self.steering.decide(point)
+        if decision == STOP:
+            raise DebateStopped(point)
+        if decision is not None:
+            setting = self.steering.pause_after_round
+            asked = "setting" if point.round_end and setting == point.round else "request"
+            raise DebatePaused(point, asked)
+
+    def _apply(self, iv: Intervention) -> None:
+        if iv.kind == "evidence" and iv.evidence is not None:
+            self.add_evidence(Evidence(id=iv.evidence.id, source=iv.evidence.source, text=iv.evidence.text))
+        if self._intervention_handler is not None:
+            self._intervention_handler(iv)
+        elif iv.kind != "evidence":
+            self.warn(f"{self.protocol} does not take {iv.kind} interventions; {iv.summary()} was not applied")
 
     # -- steps --------------------------------------------------------------
     async def step(
@@ -207,6 +256,10 @@ class DebateRun:
         key = parse_step_id(step_id)
         stage = stage or key.stage
         messages = prompts.render(prompt, **variables)
+        stored = self.steering.stored.get(step_id, self._calls[step_id] + 1) if self.steering.stored else None
+        if stored is not None:
+            self._calls[step_id] += 1
+            return self._serve_stored(step_id, key, stage, output_model, messages, stored, postprocess)
         limit = self.settings.max_tokens_per_call
         total = self.settings.max_total_tokens
         # Estimating a long prompt costs about a millisecond; only the bounds below need it.
@@ -277,6 +330,33 @@ class DebateRun:
         if cancelled is not None:
             raise cancelled
         return result.output
+
+    def _serve_stored(self, step_id: str, key: Any, stage: str, output_model: type[BaseModel],
+                      messages: list[dict[str, str]], stored: dict[str, Any], postprocess: Any) -> BaseModel:
+        """A step answered from the store: a continued debate's own step (nothing recorded again, its
+        tokens counted once more in the run's totals) or a parent's step a fork reuses (recorded in the
+        fork as reused, with no tokens of its own: no model was called)."""
+        call = self._calls[step_id]
+        output = output_model.model_validate(stored["output"])
+        if postprocess is not None:
+            output = postprocess(output)
+        self.outputs[step_id] = output
+        plan = self.steering.stored
+        if plan is not None and plan.own:
+            used = Usage(input_tokens=stored.get("input_tokens") or 0, output_tokens=stored.get("output_tokens") or 0,
+                         calls=stored.get("attempts") or 1)
+            self.usage.add(used)
+            self.agent_usage[key.agent or stage].add(used)
+            return output
+        self.reused_steps += 1
+        dumped = output.model_dump(mode="json")
+        self.emit("turn_started", step_id, call=call, stage=stage, agent=key.agent, target=key.target,
+                  round=key.round, prompt=messages, model=stored.get("model"), reply_cap=stored.get("reply_cap"))
+        self.emit("turn_finished", step_id, call=call, output=dumped, raw=stored.get("raw_output"),
+                  attempts=0, errors=[], latency_ms=0.0, model=stored.get("model"),
+                  reused_from=plan.reused_from if plan else None, **self._projected(key, dumped),
+                  input_tokens=0, output_tokens=0, calls=0)
+        return output
 
     def _projected(self, key: Any, output: dict[str, Any]) -> dict[str, Any]:
         """The rows the protocol's spec keeps beside this output (claims, critiques), so the store

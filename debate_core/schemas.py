@@ -150,6 +150,13 @@ class Critique(_Out):
         return v
 
 
+class ReviewerCritique(Critique):
+    """A critique a person raised on a paused debate (steering.py): a critique like any other, with
+    its own issue type, so that no agent can pass its critique off as a reviewer's."""
+
+    issue_type: Literal["reviewer"] = "reviewer"  # type: ignore[assignment]
+
+
 class CritiqueReview(_Out):
     """The critic's word on one of its own earlier critiques of the same target (from round 2 on):
     only the critic closes a CRITICAL or MAJOR critique, by marking it `resolved`."""

@@ -292,6 +292,25 @@ def _m0008(db: sqlite_utils.Database) -> None:
     db["evaluation_rows"].create_index(["evaluation_id", "seq"])
 
 
+@migration("0009_steering")
+def _m0009(db: sqlite_utils.Database) -> None:
+    """Steering (debate_core/steering.py): a pending pause or stop request, where a paused debate
+    stands, a fork's parent and the round it forked from, and which of a fork's steps were reused
+    from its parent without a model call."""
+    db["debates"].add_column("control", str)
+    db["debates"].add_column("paused_at", str)
+    db["debates"].add_column("paused_round", int)
+    db["debates"].add_column("next_round", int)
+    db["debates"].add_column("parent_id", str)
+    db["debates"].add_column("fork_round", int)
+    db["steps"].add_column("reused_from", str)
+    db["debates"].create_index(["parent_id"])
+
+
+# Audit rows of steering actions: they change no review state, so an undo passes over them.
+STEERING_ACTIONS = ("pause", "stop", "continue", "intervene", "fork")
+
+
 # ---------------------------------------------------------------------------
 # The store
 # ---------------------------------------------------------------------------
@@ -459,6 +478,8 @@ class DebateStore(EventSink):
         settings: dict[str, Any],
         debate_id: str | None = None,
         resumed_from: str | None = None,
+        parent_id: str | None = None,
+        fork_round: int | None = None,
     ) -> str:
         debate_id = debate_id or new_debate_id()
         now = _now()
@@ -482,7 +503,7 @@ class DebateStore(EventSink):
                     "settings": _dump(settings), "case_json": case.model_dump_json(), "status": "running",
                     "created_at": now, "updated_at": now, "version": 0, "review_state": "pending",
                     "calls": 0, "input_tokens": 0, "output_tokens": 0, "resumed_from": resumed_from,
-                    "search_rowid": search_rowid,
+                    "search_rowid": search_rowid, "parent_id": parent_id, "fork_round": fork_round,
                 }
             )
         return debate_id
@@ -537,11 +558,12 @@ class DebateStore(EventSink):
         call = d.get("call", 1)
         self.db.execute(
             """UPDATE steps SET status = 'ok', raw_output = ?, output = ?, input_tokens = ?, output_tokens = ?,
-               latency_ms = ?, attempts = ?, errors = ?, model = COALESCE(?, model), finished_at = ?
+               latency_ms = ?, attempts = ?, errors = ?, model = COALESCE(?, model), finished_at = ?,
+               reused_from = ?
                WHERE debate_id = ? AND step_id = ? AND call = ?""",
             [d.get("raw"), _dump(d.get("output")), d.get("input_tokens"), d.get("output_tokens"),
              d.get("latency_ms"), d.get("attempts"), _dump(d.get("errors") or []), d.get("model"), _now(),
-             debate_id, ev.step_id, call],
+             d.get("reused_from"), debate_id, ev.step_id, call],
         )
         self._add_usage(debate_id, d)
         step = self.db.execute(
@@ -610,7 +632,7 @@ class DebateStore(EventSink):
             """UPDATE debates SET status = 'completed', finished_at = ?, rounds = ?, converged = ?,
                convergence_reason = ?, verdict = ?, needs_human_review = ?, final_answer = ?, confidence = ?,
                trajectory = ?, agent_usage = ?, result = ?, summary = ?, warnings = ?, error = NULL,
-               failed_step = NULL WHERE id = ?""",
+               failed_step = NULL, control = NULL, paused_at = NULL, next_round = NULL WHERE id = ?""",
             [now, d.get("rounds"), int(bool(d.get("converged"))), d.get("convergence_reason"), _dump(verdict),
              int(bool(verdict.get("needs_human_review"))), verdict.get("answer"), verdict.get("confidence"),
              _dump(d.get("trajectory") or []), _dump(d.get("agent_usage") or {}), _dump(d.get("result") or {}),
@@ -631,6 +653,154 @@ class DebateStore(EventSink):
             "UPDATE debates SET status = 'failed', finished_at = ?, error = ?, failed_step = ?, agent_usage = ? WHERE id = ?",
             [_now(), d.get("error"), ev.step_id, _dump(d.get("agent_usage") or {}), debate_id],
         )
+
+    def _on_paused(self, debate_id: str, ev: Event) -> None:
+        d = ev.data
+        self.db.execute(
+            """UPDATE debates SET status = 'paused', control = NULL, paused_at = ?, paused_round = ?, next_round = ?,
+               rounds = ?, agent_usage = ? WHERE id = ?""",
+            [d.get("at"), d.get("round"), d.get("next_round"), d.get("round"), _dump(d.get("agent_usage") or {}),
+             debate_id])
+
+    def _on_stopped(self, debate_id: str, ev: Event) -> None:
+        d = ev.data
+        self.db.execute(
+            """UPDATE debates SET status = 'stopped', control = NULL, finished_at = ?, paused_at = ?, paused_round = ?,
+               next_round = NULL, rounds = COALESCE(?, rounds) WHERE id = ?""",
+            [_now(), d.get("at"), d.get("round"), d.get("round"), debate_id])
+
+    def _on_continued(self, debate_id: str, ev: Event) -> None:
+        self.db.execute("UPDATE debates SET status = 'running', control = NULL WHERE id = ?", [debate_id])
+
+    # -- steering ---------------------------------------------------------------------
+    def control_request(self, debate_id: str) -> str | None:
+        """A pending pause or stop request for a running debate (read at each of its pause points)."""
+        row = self.db.execute("SELECT control FROM debates WHERE id = ?", [debate_id]).fetchone()
+        return row[0] if row else None
+
+    def _audit(self, debate_id: str, action: str, reviewer: str, reason: str, state: str | None) -> None:
+        self.db["reviews"].insert({
+            "debate_id": debate_id, "ts": _now(), "reviewer": reviewer, "role": "reviewer", "action": action,
+            "state_before": state, "state_after": state, "reason": reason})
+
+    def request_control(self, debate_id: str, action: str, *, reviewer: str = "") -> str:
+        """Ask a running debate to pause or stop at its next pause point; a paused debate is stopped at
+        once. Returns the debate's status afterwards ('running' with the request pending, or
+        'stopped'). Raises ValueError when the debate is not in a state the action applies to."""
+        from .steering import PAUSE, STOP, SteeringError
+
+        if action not in (PAUSE, STOP):
+            raise SteeringError(f"unknown request {action!r}")
+        with self._write():
+            row = self.db.execute("SELECT status, review_state, control FROM debates WHERE id = ?",
+                                  [debate_id]).fetchone()
+            if not row:
+                raise NotFound(f"no debate with id {debate_id!r}")
+            status, state, control = row
+            who = reviewer.strip() or "unnamed"
+            if status == "paused" and action == STOP:
+                self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'stopped', NULL, ?)",
+                                [debate_id, time.time(), _dump({"by": who})])
+                self.db.execute(
+                    "UPDATE debates SET status = 'stopped', control = NULL, next_round = NULL, finished_at = ?, "
+                    "updated_at = ? WHERE id = ?", [_now(), _now(), debate_id])
+                self._audit(debate_id, STOP, who, "stopped while paused", state)
+                return "stopped"
+            if status != "running":
+                raise SteeringError(f"debate {debate_id} is {status}; only a running debate can be asked to {action}")
+            if control == STOP and action == PAUSE:
+                raise SteeringError(f"debate {debate_id} is already asked to stop")
+            self.db.execute("UPDATE debates SET control = ?, updated_at = ? WHERE id = ?", [action, _now(), debate_id])
+            self._audit(debate_id, action, who, f"asked to {action} at the next pause point", state)
+            return "running"
+
+    def begin_continue(self, debate_id: str, *, runner: dict[str, Any] | None, reviewer: str = "",
+                       pause_after_round: int | None = None) -> dict[str, Any]:
+        """Claim a paused debate for one process to continue (two cannot both claim it): its status
+        becomes running and its runner this process. Returns the debate as it stood, paused."""
+        from .steering import SteeringError
+
+        with self._write():
+            rows = list(self.db.query("SELECT * FROM debates WHERE id = ?", [debate_id]))
+            if not rows:
+                raise NotFound(f"no debate with id {debate_id!r}")
+            debate = _decode_debate(rows[0])
+            if debate["status"] != "paused":
+                raise SteeringError(f"debate {debate_id} is {debate['status']}; only a paused debate can be continued")
+            settings = dict(debate["settings"] or {})
+            if runner:
+                settings["runner"] = runner
+            if pause_after_round is not None:
+                settings["pause_after_round"] = pause_after_round
+            self.db.execute("UPDATE debates SET status = 'running', control = NULL, settings = ?, updated_at = ? "
+                            "WHERE id = ?", [_dump(settings), _now(), debate_id])
+            self._audit(debate_id, "continue", reviewer.strip() or "unnamed",
+                        f"continued from {debate.get('paused_at')}", debate.get("review_state"))
+        debate["steps"] = self.steps(debate_id)
+        return debate
+
+    def add_intervention(self, debate_id: str, intervention: dict[str, Any], *, summary: str,
+                         target_agent: str | None = None, critique_row: dict[str, Any] | None = None) -> str:
+        """Record a reviewer's intervention on a paused debate as a step `r{n}.human.{reviewer}` (n:
+        the round that follows), with an audit row and an event. Returns the step id."""
+        from .steering import SteeringError, human_step_id
+
+        with self._write():
+            row = self.db.execute("SELECT status, paused_at, next_round, review_state FROM debates WHERE id = ?",
+                                  [debate_id]).fetchone()
+            if not row:
+                raise NotFound(f"no debate with id {debate_id!r}")
+            status, paused_at, next_round, state = row
+            if status != "paused":
+                raise SteeringError(f"debate {debate_id} is {status}; interventions are made while it is paused")
+            if intervention.get("at") != paused_at or intervention.get("round") != next_round:
+                raise SteeringError(f"debate {debate_id} is now paused at {paused_at}; reload and try again")
+            step_id = human_step_id(next_round, intervention["reviewer"])
+            call = 1 + self.db.execute("SELECT COUNT(*) FROM steps WHERE debate_id = ? AND step_id = ?",
+                                       [debate_id, step_id]).fetchone()[0]
+            now = _now()
+            self.db["steps"].insert({
+                "debate_id": debate_id, "step_id": step_id, "call": call, "seq": self._next_seq(debate_id),
+                "round": next_round, "stage": "human", "agent": step_id.rsplit(".", 1)[1],
+                "target": target_agent, "status": "ok", "model": "reviewer",
+                "prompt": _dump([]), "raw_output": _dump(intervention), "output": _dump(intervention),
+                "input_tokens": 0, "output_tokens": 0, "attempts": 0, "errors": _dump([]),
+                "started_at": now, "finished_at": now})
+            if critique_row:
+                self.db["critiques"].insert({
+                    "debate_id": debate_id, "step_id": step_id, "call": call, "round": next_round,
+                    "critic": step_id.rsplit(".", 1)[1], **critique_row})
+            self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'intervention', ?, ?)",
+                            [debate_id, time.time(), step_id, _dump({"kind": intervention.get("kind"),
+                                                                    "reviewer": intervention.get("reviewer")})])
+            self._audit(debate_id, "intervene", intervention["reviewer"], summary, state)
+            self.db.execute("UPDATE debates SET updated_at = ? WHERE id = ?", [now, debate_id])
+        return step_id
+
+    def copy_interventions(self, parent_id: str, fork_id: str, up_to_round: int) -> int:
+        """A fork keeps its parent's interventions of the rounds it shares."""
+        with self._write():
+            rows = list(self.db.query(
+                "SELECT * FROM steps WHERE debate_id = ? AND stage = 'human' AND round <= ? ORDER BY seq",
+                [parent_id, up_to_round]))
+            for r in rows:
+                self.db["steps"].insert({**r, "debate_id": fork_id, "seq": self._next_seq(fork_id)})
+            crit = list(self.db.query(
+                "SELECT c.* FROM critiques c JOIN steps s ON s.debate_id = c.debate_id AND s.step_id = c.step_id "
+                "AND s.call = c.call WHERE c.debate_id = ? AND s.stage = 'human' AND s.round <= ?",
+                [parent_id, up_to_round]))
+            for c in crit:
+                self.db["critiques"].insert({**c, "debate_id": fork_id})
+        return len(rows)
+
+    def note_fork(self, fork_id: str, reviewer: str, reason: str) -> None:
+        with self._write():
+            self._audit(fork_id, "fork", reviewer.strip() or "unnamed", reason, "pending")
+
+    def forks(self, debate_id: str) -> list[dict[str, Any]]:
+        return list(self.db.query(
+            "SELECT id, title, status, fork_round, created_at FROM debates WHERE parent_id = ? ORDER BY created_at",
+            [debate_id]))
 
     def mark_interrupted(self, debate_id: str, message: str) -> None:
         """A debate whose process died: keep every completed step, mark it failed so it can be resumed."""
@@ -733,7 +903,8 @@ class DebateStore(EventSink):
         sql = (
             "SELECT d.id, d.case_id, d.title, d.question, d.protocol, d.provider, d.model, d.status, d.created_at,"
             " d.finished_at, d.rounds, d.converged, d.convergence_reason, d.needs_human_review, d.final_answer,"
-            " d.confidence, d.review_state, d.reviewed_by, d.calls, d.input_tokens, d.output_tokens, d.error"
+            " d.confidence, d.review_state, d.reviewed_by, d.calls, d.input_tokens, d.output_tokens, d.error,"
+            " d.parent_id, d.fork_round, d.paused_at, d.paused_round"
             f" FROM debates d WHERE d.rowid IN ({page}) ORDER BY d.created_at DESC, d.id DESC"
         )
         return list(self.db.query(sql, [*params, int(limit), int(offset)]))
@@ -1028,8 +1199,9 @@ class DebateStore(EventSink):
             if req.action == review_rules.UNDO:
                 last = next(iter(self.db.query(
                     # Annotations are audit rows too, but they change no review state: not undone here.
-                    "SELECT * FROM reviews WHERE debate_id = ? AND action != 'annotate' ORDER BY id DESC LIMIT 1",
-                    [req.debate_id])), None)
+                    "SELECT * FROM reviews WHERE debate_id = ? AND action NOT IN "
+                    f"('annotate', {', '.join('?' for _ in STEERING_ACTIONS)}) ORDER BY id DESC LIMIT 1",
+                    [req.debate_id, *STEERING_ACTIONS])), None)
                 new_state, new_answer = review_rules.undo_transition(
                     req, last, status=status, state=state, version=version, final_answer=final_answer)
                 # Who the debate is "reviewed by" goes back with the state: whoever brought it there.

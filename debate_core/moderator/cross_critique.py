@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..convergence import answer_change, severity_counts
-from ..schemas import AgentOutput, Claim, Critique, CritiqueOutput, CritiqueReview
+from ..schemas import AgentOutput, Claim, Critique, CritiqueOutput, CritiqueReview, ReviewerCritique
 from . import common
 
 # Section 5: "perubahan jawaban pada revision < 15%" (an answer is stable when a revision changes it by less than 15%).
@@ -40,6 +40,9 @@ STATE_LABELS = {OPEN: "open", ADDRESSED: "addressed, not confirmed", MAINTAINED:
 BY_CRITIC = "critic"
 BY_DROP = "claim dropped"
 BY_EDIT = "edited, MINOR"
+BY_REVIEWER = "reviewer"
+BY_WITHDRAWAL = "claim withdrawn by a reviewer"
+REVIEWER = "reviewer"  # the issue type of a critique a person raised on a paused debate
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,18 @@ def state_after_revision(severity: str, state: str, change: str) -> tuple[str, s
     return state, None
 
 
+def reviewer_state_after_revision(state: str, change: str) -> tuple[str, str | None]:
+    """Rule: a reviewer's critique is closed only by that reviewer (or a supervisor). Whatever the
+    revision did to the claim, edited or dropped, the critique is at most "addressed, not confirmed"."""
+    if state == RESOLVED:
+        return state, None
+    return (ADDRESSED, None) if change in ("edited", "dropped") else (state, None)
+
+
+def is_reviewer_critique(critique: Critique) -> bool:
+    return critique.issue_type == REVIEWER
+
+
 def state_after_review(state: str, closed_by: str | None, status: str) -> tuple[str, str | None]:
     """Rule: the critic's own word decides, `resolved` closes and `maintained` keeps it open, except
     that a critique whose claim was dropped stays closed (there is no claim left to keep it on)."""
@@ -173,6 +188,11 @@ class CritiqueRecord:
                 "note": self.note, "history": [dict(h) for h in self.history]}
 
 
+def reviewer_critique_ref(rec: CritiqueRecord) -> str:
+    """How a reviewer's critique is named: `critic->target:H1`, as the app shows every critique."""
+    return f"{rec.item.critic}->{rec.item.target}:{rec.item.critique.id}"
+
+
 class CritiqueLedger:
     """Every critique of a debate with its state, fed in the order the steps ran."""
 
@@ -193,8 +213,32 @@ class CritiqueLedger:
             if rec.item.target != agent or not rec.is_open:
                 continue
             change = claim_change(before, after, rec.item.critique.target_claim_id)
-            state, by = state_after_revision(rec.item.critique.severity, rec.state, change)
+            if is_reviewer_critique(rec.item.critique):
+                state, by = reviewer_state_after_revision(rec.state, change)
+            else:
+                state, by = state_after_revision(rec.item.critique.severity, rec.state, change)
             rec.move(step_id, round_no, state, by)
+
+    def intervened(self, step_id: str, iv: Any) -> list[str]:
+        """Apply a reviewer's intervention (steering.Intervention) to the critique states: a critique
+        joins the ledger open; a resolve closes that reviewer critique; a withdrawn claim closes every
+        critique of it. Returns warnings for references that match nothing."""
+        if iv.kind == "critique":
+            critique = ReviewerCritique(id=iv.critique_id, target_claim_id=iv.claim_id, description=iv.description,
+                                        severity=iv.severity, suggested_fix=iv.suggested_fix)
+            self.raised(step_id, iv.round, step_id.rsplit(".", 1)[1], iv.agent, [critique])
+            return []
+        if iv.kind == "resolve":
+            found = [r for r in self.records if is_reviewer_critique(r.item.critique) and r.is_open
+                     and reviewer_critique_ref(r) == iv.target]
+            for rec in found:
+                rec.move(step_id, iv.round, RESOLVED, BY_REVIEWER, f"resolved by {iv.reviewer}")
+            return [] if found else [f"{iv.reviewer} resolved {iv.target}, which is not an open reviewer critique"]
+        if iv.kind == "strike":
+            for rec in self.records:
+                if rec.is_open and rec.item.target == iv.agent and rec.item.critique.target_claim_id == iv.claim_id:
+                    rec.move(step_id, iv.round, RESOLVED, BY_WITHDRAWAL)
+        return []
 
     def reviewed(self, step_id: str, round_no: int, critic: str, target: str, reviews: list[CritiqueReview]) -> list[str]:
         """Apply the critic's word on its earlier critiques of this target; unknown ids are reported, not fatal."""
@@ -230,8 +274,12 @@ class CritiqueLedger:
         return [r.item for r in self.open_records()]
 
     def severe_open_pairs(self) -> list[tuple[str, str]]:
+        """Critic and target of each open CRITICAL or MAJOR agent critique: the pairs a review step
+        runs for. A reviewer's critique has no critique step: only the reviewer closes it."""
         pairs = []
         for r in self.open_records():
+            if is_reviewer_critique(r.item.critique):
+                continue
             if r.severe and (r.item.critic, r.item.target) not in pairs:
                 pairs.append((r.item.critic, r.item.target))
         return pairs
@@ -289,7 +337,15 @@ def ledger_from_steps(steps: list[dict[str, Any]]) -> CritiqueLedger:
         stage, round_no = group[0].get("stage"), group[0].get("round") or 0
         agent, target = group[0].get("agent"), group[0].get("target")
         try:
-            if stage in ("answer", "revise"):
+            if stage == "human":
+                from ..steering import Intervention
+
+                for s in group:
+                    iv = Intervention.model_validate(s["output"])
+                    ledger.intervened(sid, iv)
+                    if iv.kind == "strike" and iv.agent in latest:
+                        latest[iv.agent] = without_claim(latest[iv.agent], iv.claim_id)
+            elif stage in ("answer", "revise"):
                 out = AgentOutput.model_validate(group[-1]["output"])
                 if stage == "revise" and agent in latest:
                     ledger.revised(sid, round_no, agent, latest[agent], out)
@@ -302,6 +358,46 @@ def ledger_from_steps(steps: list[dict[str, Any]]) -> CritiqueLedger:
         except ValueError:
             continue  # a stored output that no longer validates says nothing about states
     return ledger
+
+
+def without_claim(output: AgentOutput, claim_id: str | None) -> AgentOutput:
+    """An agent's output with a claim withdrawn by a reviewer (never its last claim)."""
+    kept = [c for c in output.claims if c.id != claim_id]
+    return output.model_copy(update={"claims": kept}) if kept else output
+
+
+def keep_reviewer_marks(output: AgentOutput, previous: AgentOutput, pinned: set[str],
+                        struck: set[str]) -> tuple[AgentOutput, list[str]]:
+    """Rule: a claim a reviewer pinned is established, so a revision that drops it gets it back as
+    it stood; a claim a reviewer withdrew stays out, even when the agent makes it again under the
+    same id. Returns the output and a warning per change."""
+    warnings: list[str] = []
+    claims = list(output.claims)
+    have = {c.id for c in claims}
+    for claim in previous.claims:
+        if claim.id in pinned and claim.id not in have:
+            claims.append(claim)
+            warnings.append(f"claim {claim.id} was pinned by a reviewer and may not be dropped: kept as it stood")
+    kept = [c for c in claims if c.id not in struck]
+    if len(kept) < len(claims):
+        warnings.append("claims withdrawn by a reviewer were left out: "
+                        + ", ".join(c.id for c in claims if c.id in struck))
+    if not kept:  # nothing but withdrawn claims: keep the previous output's other claims
+        kept = [c for c in previous.claims if c.id not in struck] or claims
+    if kept == list(output.claims):
+        return output, warnings
+    return output.model_copy(update={"claims": kept}), warnings
+
+
+def open_reviewer_critiques(still_open: list[AddressedCritique]) -> str | None:
+    """Rule: a critique a reviewer raised and has not resolved sends the verdict to a human, since
+    only that reviewer (or a supervisor) may close it."""
+    mine = [c for c in still_open if is_reviewer_critique(c.critique)]
+    if not mine:
+        return None
+    parts = [f"{c.critic}'s {c.critique.severity} critique {c.critique.id} on {c.target}.{c.critique.target_claim_id}: "
+             f"{c.critique.description.strip()}" for c in mine]
+    return "a reviewer's critique is still open (only its reviewer or a supervisor can resolve it): " + "; ".join(parts)
 
 
 def converged(criteria: dict[str, bool], open_counts: dict[str, int], mode: str = "any") -> bool:
@@ -418,6 +514,10 @@ def escalation_reasons(
             reasons.append(
                 f"{agent} gives no verified evidence for {n} of {len(out.claims)} claims ({share:.0%} > {unsupported_limit:.0%})"
             )
+    reviewer = open_reviewer_critiques(assessment.open)
+    if reviewer:
+        rules.append("reviewer_critique_open")
+        reasons.append(reviewer)
     if not assessment.converged:
         rules.append("S5.not_converged")
         reasons.append(f"not converged after round {assessment.round} (limit {max_rounds})")

@@ -540,6 +540,16 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}, whose role covers it")
             claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
             conceded.append(f"{claim.id}: deferred to {item.critic}")
+        elif k.issue_type == "reviewer":
+            # A person's critique in free text: the rule-based agent cannot weigh it. It cites the
+            # passages the reviewer named, lowers its confidence and says what it could not assess.
+            if named:
+                claim.evidence = claim.evidence + named[:2]
+                conceded.append(f"{claim.id}: now also cites {', '.join(named[:2])}, as {item.critic} pointed out")
+            claim.confidence = round(max(0.2, claim.confidence - 0.15), 2)
+            uncertainties.append(f"could not assess: {item.critic}'s critique {k.id} on {claim.id} "
+                                 f"(\"{k.description.strip()}\") needs a reader who can weigh it")
+            conceded.append(f"{claim.id}: confidence lowered after {item.critic}'s critique {k.id}")
         elif k.issue_type == "logic_gap":
             cited = " ".join(by_id[e].text for e in claim.evidence if e in by_id)
             restated = best_sentence(cited, claim.statement) if cited else ""

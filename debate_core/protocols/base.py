@@ -80,6 +80,9 @@ class ProtocolSpec:
     export_name: Callable[[dict[str, Any]], str] | None = None  # a stored step -> its export file name
     export_payload: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # a stored step -> its file's JSON
     agents_title: str = "agents"
+    # The reviewer interventions (steering.py) the protocol applies while paused; every protocol
+    # can be paused, stopped, continued and forked.
+    interventions: tuple[str, ...] = ()
 
     # -- stages ------------------------------------------------------------------------------
     def stage(self, name: str) -> StageSpec | None:
@@ -159,4 +162,5 @@ class ProtocolSpec:
                 for n in self.case_needs
             ],
             "stages": [{"name": s.name, "title": s.title, "description": s.description} for s in self.stages],
+            "interventions": list(self.interventions),
         }

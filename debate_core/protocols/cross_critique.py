@@ -25,6 +25,7 @@ from ..moderator.common import short_answer
 from ..profiles import load_profiles
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import AgentOutput, CritiqueOutput, SupervisorOutput, Verdict
+from ..steering import Intervention, human_step_id, stage_end
 from ..text import mentioned_ids
 from . import run_options
 from .base import CaseNeed, Projection, ProtocolSpec, StageSpec
@@ -108,11 +109,12 @@ def _persona(agent: dict[str, Any]) -> dict[str, str]:
     return {"agent_id": agent["id"], "agent_name": _name(agent), "identity": profiles.identity(agent)}
 
 
-def _cited_evidence(run: DebateRun, *outputs: AgentOutput | None, extra_text: str = "") -> str:
-    """Only the passages a step needs (cited by the outputs it reads, or named in critiques), which
-    keeps later-round prompts bounded instead of replaying the whole case every time."""
+def _cited_evidence(run: DebateRun, *outputs: AgentOutput | None, extra_text: str = "",
+                    extra_ids: list[str] | None = None) -> str:
+    """Only the passages a step needs (cited by the outputs it reads, named in critiques, or added by
+    a reviewer), which keeps later-round prompts bounded instead of replaying the whole case every time."""
     by_id = run.case.evidence_by_id()
-    wanted: list[str] = []
+    wanted: list[str] = [e for e in (extra_ids or []) if e in by_id]
     for out in outputs:
         if out is None:
             continue
@@ -173,14 +175,31 @@ async def run(run: DebateRun) -> Outcome:
     case_evidence = prompts.evidence_block(run.case.evidence)
     domain_hint = prompts.data_block("scope hint", run.case.domain_hint or "(none)")
 
-    def checked(step_id: str):
+    # What reviewers did while the debate was paused (steering.py): claims pinned or withdrawn per
+    # agent, evidence they added, and a note per agent for its next prompt.
+    pinned: dict[str, set[str]] = {}
+    struck: dict[str, set[str]] = {}
+    added_evidence: list[str] = []
+    reviewer_notes: dict[str, list[str]] = {}
+
+    def checked(step_id: str, previous: AgentOutput | None = None, agent: str | None = None):
         def post(output: AgentOutput) -> AgentOutput:
             output, warnings = rules.verify_claims(output, evidence_ids, max_claims)
+            if previous is not None and agent is not None:
+                output, marks = rules.keep_reviewer_marks(output, previous, pinned.get(agent, set()),
+                                                          struck.get(agent, set()))
+                warnings += marks
             for w in warnings:
                 run.warn(f"{step_id}: {w}", step_id)
             return output
 
         return post
+
+    def notes_for(agent: str) -> str:
+        notes = reviewer_notes.get(agent, [])
+        if not notes:
+            return ""
+        return prompts.data_block("a human reviewer's interventions, which you must respect", "\n".join(notes))
 
     async def answer(agent: dict[str, Any]) -> AgentOutput:
         sid = steps.answer(agent["id"])
@@ -284,10 +303,12 @@ async def run(run: DebateRun) -> Outcome:
             {**_persona(by_id[agent]), "question": prompts.data_block("question", run.case.question),
              "previous_output": prompts.data_block("your previous output", _dump(previous)),
              "critiques": prompts.data_block("critiques addressed to you", json.dumps(critiques_json, ensure_ascii=False, indent=1)),
-             "evidence": _cited_evidence(run, previous, extra_text=critique_text), "max_claims": str(max_claims)},
+             "evidence": _cited_evidence(run, previous, extra_text=critique_text, extra_ids=added_evidence),
+             "max_claims": str(max_claims), "reviewer_notes": notes_for(agent)},
             {"agent": by_id[agent], "agents": agents, "previous": previous, "critiques": [r.item for r in mine],
-             "round": round_no},
-            postprocess=checked(sid),
+             "round": round_no, "pinned": sorted(pinned.get(agent, set())),
+             "struck": sorted(struck.get(agent, set()))},
+            postprocess=checked(sid, previous, agent),
         )
 
     async def revision_round(round_no: int, outputs: dict[str, AgentOutput]) -> dict[str, AgentOutput]:
@@ -296,6 +317,12 @@ async def run(run: DebateRun) -> Outcome:
         for a in ids:
             ledger.revised(steps.revise(round_no, a), round_no, a, outputs[a], new[a])
         return new
+
+    def revised_to(round_no: int, revised: dict[str, AgentOutput]) -> None:
+        """The revisions become the current answers; the end of the revisions is a pause point."""
+        current.clear()
+        current.update(revised)
+        run.pause_point(stage_end(round_no, "revisions"))
 
     trajectory: list[dict[str, Any]] = []
 
@@ -313,9 +340,45 @@ async def run(run: DebateRun) -> Outcome:
     def assess(round_no: int, changes: dict[str, float]) -> rules.Assessment:
         return rules.assess(round_no, ledger.open(), changes, change_threshold=change_threshold, mode=mode)
 
+    current: dict[str, AgentOutput] = {}
+
+    def intervene(iv: Intervention) -> None:
+        """A reviewer's intervention, applied where the debate paused, before the next step."""
+        nonlocal case_evidence
+        sid = human_step_id(iv.round, iv.reviewer)
+        for w in ledger.intervened(sid, iv):
+            run.warn(f"{sid}: {w}", sid)
+        agent = iv.agent
+        if iv.kind == "evidence" and iv.evidence is not None:
+            evidence_ids.add(iv.evidence.id)
+            added_evidence.append(iv.evidence.id)
+            case_evidence = prompts.evidence_block(run.case.evidence)
+            for a in ids:
+                reviewer_notes.setdefault(a, []).append(
+                    f"{iv.reviewer} added passage {iv.evidence.id} ({iv.evidence.source}); it is among the passages below.")
+        elif agent not in by_id:
+            run.warn(f"{sid}: {iv.summary()}: there is no agent {agent!r} in this debate; not applied", sid)
+        elif iv.kind == "pin":
+            pinned.setdefault(agent, set()).add(iv.claim_id or "")
+            reviewer_notes.setdefault(agent, []).append(
+                f"{iv.reviewer} pinned your claim {iv.claim_id} as established: keep it; you may not drop it.")
+        elif iv.kind == "strike":
+            struck.setdefault(agent, set()).add(iv.claim_id or "")
+            if agent in current:
+                current[agent] = rules.without_claim(current[agent], iv.claim_id)
+            reviewer_notes.setdefault(agent, []).append(
+                f"{iv.reviewer} withdrew your claim {iv.claim_id} from the debate: do not make it again.")
+        elif iv.kind == "critique":
+            reviewer_notes.setdefault(agent, []).append(
+                f"{iv.reviewer} raised {iv.severity} critique {iv.critique_id} on your claim {iv.claim_id}: answer it "
+                "in this revision (it is among the critiques above); only the reviewer can close it.")
+
+    run.on_intervention(intervene)
+
     # Round 1: answers, then cross critique once every answer exists.
     answers = await run.gather(*(answer(by_id[a]) for a in ids))
-    current = dict(zip(ids, answers, strict=True))
+    current.update(zip(ids, answers, strict=True))
+    run.pause_point(stage_end(1, "answers"))
     critiques = await critique_round(1, current)
     close_round({"round": 1, "stage": "answer+critique", "severity": severity_counts(c.critique for c in critiques),
                  "critique_states": ledger.state_counts(), **agent_metrics(current)})
@@ -323,7 +386,8 @@ async def run(run: DebateRun) -> Outcome:
     # Round 2: revision on the critiques received.
     revised = await revision_round(2, current)
     changes = rules.answer_changes(current, revised)
-    current, rounds = revised, 2
+    rounds = 2
+    revised_to(2, revised)
     assessment = assess(2, changes)
     entry: dict[str, Any] = {"round": 2, "stage": "revision", **agent_metrics(current)}
     extend = max_rounds >= 3
@@ -343,7 +407,8 @@ async def run(run: DebateRun) -> Outcome:
             # Round 3, the final revision: the debate has not converged after round 2.
             revised = await revision_round(3, current)
             changes = rules.answer_changes(current, revised)
-            current, rounds = revised, 3
+            rounds = 3
+            revised_to(3, revised)
             assessment = assess(3, changes)
             entry = {"round": 3, "stage": "final revision", **agent_metrics(current)}
             if assessment.severe_open:
@@ -353,6 +418,8 @@ async def run(run: DebateRun) -> Outcome:
                 entry["severity"] = severity_counts(c.critique for c in late)
                 assessment = assess(3, changes)
     close_round({**entry, **assessment.metrics(), "critique_states": ledger.state_counts()})
+    # A reviewer may have intervened at the pause point after the last round: assess again.
+    assessment = assess(rounds, changes)
 
     reasons, applied = rules.escalation_reasons(assessment, current, max_rounds=max_rounds,
                                                 unsupported_limit=unsupported_limit)
@@ -456,6 +523,8 @@ GLOSSARY = {
     "S6.unsupported_claims": "An agent gives no verified evidence for too many of its claims.",
     "low_confidence": "The agents' final revisions carry too little confidence for the verdict to stand unreviewed.",
     "unassessed": "The agents said, in their final revisions, what they could not assess.",
+    "reviewer_critique_open": "A critique a human reviewer raised during the debate is still open; only that "
+                              "reviewer or a supervisor can resolve it.",
 }
 
 SPEC = ProtocolSpec(
@@ -493,4 +562,5 @@ SPEC = ProtocolSpec(
     projection=Projection(claims=_claim_rows, critiques=_critique_rows),
     export_name=export_name,
     export_payload=export_payload,
+    interventions=("critique", "evidence", "pin", "strike", "resolve"),
 )

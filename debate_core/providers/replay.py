@@ -68,6 +68,21 @@ class ReplayProvider(Provider):
     def public_config(self) -> dict[str, Any]:
         return {**super().public_config(), "cassette_calls": len(self.cassette["calls"])}
 
+    def interventions(self) -> list[Any]:
+        """The reviewers' interventions the cassette recorded (`r{n}.human.*` entries): a replay
+        re-applies each at the pause point it was made at."""
+        from ..steering import Intervention
+
+        found = []
+        for i, call in enumerate(self.cassette["calls"]):
+            if ".human." not in call["step"]:
+                continue
+            try:
+                found.append(Intervention.model_validate(call["output"]))
+            except ValueError as exc:
+                raise CassetteError(f"cassette calls[{i}] ({call['step']}) is not a valid intervention: {exc}") from None
+        return found
+
     async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
         entries = self._calls.get(req.step_id)
         if not entries:

@@ -1,0 +1,272 @@
+"""Continue a paused debate, fork a debate from one of its rounds, and record a reviewer's
+intervention on a paused debate. The CLI and the app's worker share these; how a run replays what
+is stored and where it pauses is in steering.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .engine import DebateResult, run_debate
+from .events import EventSink
+from .protocols import get_spec
+from .providers import Provider, make_provider
+from .review import RoleError, require_supervisor, same_name
+from .runtime import DebateSettings
+from .schemas import Case
+from .steering import (
+    Intervention,
+    Steering,
+    SteeringError,
+    StoredCalls,
+    check_severity,
+    parse_evidence,
+    reviewer_slug,
+)
+from .steps import parse_step_id
+
+
+@dataclass
+class SteeredPlan:
+    """A continued or forked debate, ready to run."""
+
+    debate_id: str
+    case: Case
+    protocol: str
+    provider: Provider
+    settings: DebateSettings
+    steering: Steering = field(default_factory=Steering)
+
+
+def run_steered(store: Any, plan: SteeredPlan, sink: EventSink | None = None) -> DebateResult:
+    """Run a prepared continuation or fork to its end, its next pause, or a stop."""
+    return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, store=store,
+                      sink=sink, debate_id=plan.debate_id, steering=plan.steering)
+
+
+def _interventions(steps: list[dict[str, Any]]) -> list[Intervention]:
+    return [Intervention.model_validate(s["output"]) for s in steps
+            if s.get("stage") == "human" and s.get("status") == "ok" and isinstance(s.get("output"), dict)]
+
+
+def _known(store: Any, debate_id: str) -> tuple[set[str], set[int]]:
+    """The warnings and closed rounds the store already holds for a debate, so a continued run does
+    not record them twice."""
+    warnings, rounds = set(), set()
+    for ev in store.events(debate_id):
+        if ev["kind"] == "warning" and ev["data"].get("message"):
+            warnings.add(ev["data"]["message"])
+        elif ev["kind"] == "round_closed" and ev["data"].get("round") is not None:
+            rounds.add(ev["data"]["round"])
+    return warnings, rounds
+
+
+def _provider(stored_name: str | None, provider: Provider | None, what: str) -> Provider:
+    if provider is not None:
+        return provider
+    name = stored_name or "offline"
+    if name == "offline":
+        return make_provider("offline")
+    if name == "replay":
+        raise SteeringError(f"{what} a replay debate needs its cassette again: --provider replay --cassette FILE")
+    raise SteeringError(f"{what} an {name} debate needs the provider flags again (--provider {name} --model ...)")
+
+
+def prepare_continue(store: Any, debate_id: str, provider: Provider | None = None, *,
+                     runner: dict[str, Any] | None = None, reviewer: str = "",
+                     pause_after_round: int | None = None) -> SteeredPlan:
+    """Claim a paused debate and prepare its continuation in place (same id): its stored steps are
+    served from the store, its interventions applied where it paused."""
+    debate = store.get_debate(debate_id, with_steps=False)
+    if debate["status"] != "paused":
+        raise SteeringError(f"debate {debate_id} is {debate['status']}; only a paused debate can be continued")
+    live = _provider(debate["provider"], provider, "continuing")
+    debate = store.begin_continue(debate_id, runner=runner, reviewer=reviewer, pause_after_round=pause_after_round)
+    settings = DebateSettings.from_dict(debate["settings"])
+    warnings, rounds = _known(store, debate_id)
+    steering = Steering(
+        pause_after_round=settings.pause_after_round, resume_at=debate["paused_at"],
+        interventions=_interventions(debate["steps"]),
+        stored=StoredCalls.from_steps(debate["steps"], own=True),
+        known_warnings=warnings, closed_rounds=rounds, continued=True)
+    return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], live, settings, steering)
+
+
+def _step_round(step: dict[str, Any]) -> int | None:
+    """The round a stored step belongs to; a contradiction step (arbitration) is round 1."""
+    if step.get("round") is not None:
+        return int(step["round"])
+    try:
+        key = parse_step_id(step["step_id"])
+    except ValueError:
+        return None
+    return 1 if key.index is not None else None
+
+
+def closed_rounds(store: Any, debate_id: str) -> list[int]:
+    """The rounds of a debate that closed, in order: the rounds a fork can start after."""
+    return sorted({int(ev["data"]["round"]) for ev in store.events(debate_id)
+                   if ev["kind"] == "round_closed" and ev["data"].get("round") is not None})
+
+
+def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provider | None = None,
+                 options: dict[str, Any] | None = None, agents: list[dict[str, Any]] | None = None,
+                 rounds: int | None = None, runner: dict[str, Any] | None = None,
+                 pause_after_round: int | None = None, reviewer: str = "") -> SteeredPlan:
+    """Create a debate that shares the first `from_round` rounds of `parent_id`, reused as stored
+    with no model calls, and continues with the changed settings, agents or provider. The fork
+    records `parent_id` and `fork_round`; the parent's interventions in those rounds come along."""
+    parent = store.get_debate(parent_id)
+    if parent["status"] == "running":
+        raise SteeringError(f"debate {parent_id} is still running; pause or stop it first, or wait for it")
+    done = closed_rounds(store, parent_id)
+    if not done:
+        raise SteeringError(f"debate {parent_id} closed no round; there is nothing to fork from")
+    if from_round not in done:
+        raise SteeringError(f"debate {parent_id} has no closed round {from_round}; "
+                            f"fork from one of rounds {', '.join(map(str, done))}")
+    spec = get_spec(parent["protocol"])
+    settings = DebateSettings.from_dict({k: v for k, v in (parent["settings"] or {}).items() if k != "runner"})
+    settings.pause_after_round = pause_after_round
+    if options:
+        settings.options = {**settings.options, **options}
+    if agents is not None:
+        settings.agents = agents
+    if rounds is not None:
+        settings.rounds = rounds
+    spec.validate(settings)
+    case = Case.model_validate(parent["case"])
+    spec.check_case(case, settings)
+    live = _provider(parent["provider"], provider, "forking")
+    stored = StoredCalls.from_steps(parent["steps"], own=False, reused_from=parent_id,
+                                    keep=lambda s: (_step_round(s) or 0) >= 1 and (_step_round(s) or 0) <= from_round)
+    record = {**settings.as_dict(), **({"runner": runner} if runner else {})}
+    fork_id = store.create_debate(case, parent["protocol"], live.public_config(), record,
+                                  parent_id=parent_id, fork_round=from_round)
+    store.copy_interventions(parent_id, fork_id, from_round)
+    if reviewer:
+        store.note_fork(fork_id, reviewer, f"forked from {parent_id} after round {from_round}")
+    steering = Steering(pause_after_round=pause_after_round, resume_at=f"r{from_round}.end",
+                        interventions=[iv for iv in _interventions(parent["steps"]) if iv.round <= from_round],
+                        stored=stored)
+    return SteeredPlan(fork_id, case, parent["protocol"], live, settings, steering)
+
+
+# ---------------------------------------------------------------------------
+# Interventions
+# ---------------------------------------------------------------------------
+
+
+def _latest_claims(debate: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Each agent's claims (id -> statement) in its latest stored answer or revision, less the claims
+    reviewers withdrew since."""
+    latest: dict[str, tuple[int, dict[str, str]]] = {}
+    for step in debate["steps"]:
+        out = step.get("output")
+        if step.get("status") != "ok" or not isinstance(out, dict) or not isinstance(out.get("claims"), list):
+            continue
+        if step.get("stage") in ("critique", "human") or not step.get("agent"):
+            continue
+        seq = step.get("seq") or 0
+        if step["agent"] not in latest or seq >= latest[step["agent"]][0]:
+            claims = {str(c.get("id")): str(c.get("statement") or "") for c in out["claims"] if isinstance(c, dict)}
+            latest[step["agent"]] = (seq, claims)
+    claims = {agent: dict(found) for agent, (_, found) in latest.items()}
+    for iv in _interventions(debate["steps"]):
+        if iv.kind == "strike" and iv.agent in claims:
+            claims[iv.agent].pop(iv.claim_id or "", None)
+    return claims
+
+
+def _claim_ref(debate: dict[str, Any], ref: str) -> tuple[str, str]:
+    claims = _latest_claims(debate)
+    agent, _, claim_id = (ref or "").strip().partition(".")
+    if not claim_id or agent not in claims or claim_id not in claims[agent]:
+        valid = ", ".join(f"{a}.{c}" for a, found in claims.items() for c in found) or "none"
+        raise SteeringError(f"no claim {ref!r} in the agents' latest answers; the claims are: {valid}")
+    return agent, claim_id
+
+
+def _open_reviewer_critiques(debate: dict[str, Any]) -> dict[str, Intervention]:
+    """Reviewer critiques not yet resolved, by their reference `reviewer->agent:H1`."""
+    found: dict[str, Intervention] = {}
+    for iv in _interventions(debate["steps"]):
+        if iv.kind == "critique":
+            found[f"{reviewer_slug(iv.reviewer)}->{iv.agent}:{iv.critique_id}"] = iv
+        elif iv.kind == "resolve":
+            found.pop(iv.target or "", None)
+    return found
+
+
+def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: str | None = None,
+              severity: str | None = None, text: str | None = None, fix: str | None = None,
+              evidence: str | None = None, now: str | None = None) -> tuple[str, Intervention]:
+    """Check and record one intervention on a paused debate. Returns its step id and the stored
+    intervention. Raises SteeringError (or RoleError) naming what is wrong; nothing is written then."""
+    reviewer = (reviewer or "").strip()
+    if not reviewer:
+        raise SteeringError("a reviewer name is required")
+    debate = store.get_debate(debate_id)
+    if debate["status"] != "paused":
+        raise SteeringError(f"debate {debate_id} is {debate['status']}; interventions are made while it is paused")
+    spec = get_spec(debate["protocol"])
+    if kind not in spec.interventions:
+        offered = ", ".join(spec.interventions) or "none"
+        raise SteeringError(f"a {spec.title.lower()} debate does not take {kind} interventions (it takes: {offered}); "
+                            "it can still be stopped, continued or forked")
+    base = {"kind": kind, "reviewer": reviewer, "at": debate["paused_at"], "round": debate["next_round"],
+            "ts": now or datetime.now(UTC).isoformat(timespec="seconds")}
+    target_agent: str | None = None
+    critique_row: dict[str, Any] | None = None
+    if kind == "critique":
+        agent, claim_id = _claim_ref(debate, target or "")
+        description = (text or "").strip()
+        if not description:
+            raise SteeringError("a critique needs its text")
+        mine = [iv for iv in _interventions(debate["steps"])
+                if iv.kind == "critique" and reviewer_slug(iv.reviewer) == reviewer_slug(reviewer)]
+        iv = Intervention(**base, target=f"{agent}.{claim_id}", critique_id=f"H{len(mine) + 1}",
+                          severity=check_severity(severity), description=description,
+                          suggested_fix=(fix or "").strip() or "Answer this critique: fix the claim or say why it stands.")
+        target_agent = agent
+        critique_row = {"target": agent, "critique_id": iv.critique_id, "target_claim_id": claim_id,
+                        "issue_type": "reviewer", "severity": iv.severity, "description": description,
+                        "suggested_fix": iv.suggested_fix}
+    elif kind == "evidence":
+        new = parse_evidence(evidence or "")
+        known = set(Case.model_validate(debate["case"]).evidence_by_id())
+        known |= {iv.evidence.id for iv in _interventions(debate["steps"]) if iv.evidence is not None}
+        if new.id in known:
+            raise SteeringError(f"evidence id {new.id!r} is already in the case; choose another id")
+        iv = Intervention(**base, evidence=new)
+    elif kind in ("pin", "strike"):
+        agent, claim_id = _claim_ref(debate, target or "")
+        marks = [i for i in _interventions(debate["steps"]) if i.target == f"{agent}.{claim_id}"]
+        if kind == "strike" and any(i.kind == "pin" for i in marks):
+            raise SteeringError(f"{agent}.{claim_id} is pinned as established; it cannot also be withdrawn")
+        if kind == "pin" and any(i.kind == "pin" for i in marks):
+            raise SteeringError(f"{agent}.{claim_id} is already pinned")
+        if kind == "strike" and len(_latest_claims(debate).get(agent, {})) <= 1:
+            raise SteeringError(f"{agent.replace('_', ' ')} has no other claim; its last claim cannot be withdrawn")
+        iv = Intervention(**base, target=f"{agent}.{claim_id}")
+        target_agent = agent
+    elif kind == "resolve":
+        ref = (target or "").strip()
+        open_ones = _open_reviewer_critiques(debate)
+        if ref not in open_ones:
+            raise SteeringError(f"no open reviewer critique {ref!r}; open ones: {', '.join(open_ones) or 'none'}")
+        author = open_ones[ref].reviewer
+        if not same_name(author, reviewer):
+            try:
+                require_supervisor(reviewer, store.path)
+            except RoleError as exc:
+                raise RoleError(f"only {author}, who raised {ref}, or a supervisor can resolve it: {exc}") from None
+        iv = Intervention(**base, target=ref)
+        target_agent = ref.split("->", 1)[1].split(":", 1)[0]
+    else:
+        raise SteeringError(f"unknown intervention {kind!r}")
+    step_id = store.add_intervention(debate_id, iv.model_dump(mode="json"), summary=iv.summary(),
+                                     target_agent=target_agent, critique_row=critique_row)
+    return step_id, iv
