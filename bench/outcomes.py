@@ -32,7 +32,8 @@ from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCES = [ROOT / "data" / "cases", ROOT / "data" / "eval" / "dev", ROOT / "data" / "eval" / "holdout"]
+# data/eval/samples/ links the sample cases, so data/eval alone is the whole labelled set.
+DEFAULT_SOURCES = [ROOT / "data" / "eval"]
 
 
 def run_all(files: list[Path], db: Path) -> list[dict]:
@@ -102,7 +103,7 @@ def goal(summary: dict) -> tuple[bool, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", nargs="*", type=Path, help="case files or directories (default: samples and data/eval)")
+    ap.add_argument("--cases", nargs="*", type=Path, help="case files or directories (default: data/eval, which links the samples)")
     ap.add_argument("--json", action="store_true", help="print the rows and the summary as JSON")
     ap.add_argument("--verbose", action="store_true", help="one line per case on stderr")
     args = ap.parse_args(argv)

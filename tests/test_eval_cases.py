@@ -71,6 +71,20 @@ def test_split_sizes_and_protocol_coverage():
     assert holdout_protocols == set(PROTOCOLS)
 
 
+def test_the_labelled_set_holds_the_samples_and_at_least_twenty_cases_across_protocols():
+    from debate_core.evaluation import labelled_cases
+
+    cases = labelled_cases([EVAL_DIR])  # refuses a case id seen twice
+    assert len(cases) >= 20
+    ids = {case.id for _, case in cases}
+    assert {load_case(p).id for p in sample_cases()} <= ids
+    linked = sorted((EVAL_DIR / "samples").glob("*.json"))
+    assert [p.name for p in linked] == [p.name for p in sample_cases()]
+    assert all(p.is_symlink() and p.resolve().parent == sample_cases()[0].parent for p in linked)
+    protocols = {(case.model_extra or {}).get("protocol") for _, case in cases}
+    assert protocols >= set(PROTOCOLS)
+
+
 def test_ids_are_unique_and_match_file_names():
     ids = [load_case(p).id for p in ALL_EVAL]
     assert len(ids) == len(set(ids))
