@@ -379,3 +379,19 @@ def test_dialectic_prompts_carry_each_agents_profile_and_no_domain_words():
         system, user = prompts.load(name)
         assert "${identity}" in system
         assert not any(w in (system + user).lower() for w in ("contract", "enforceab", "legal", " law"))
+
+
+def test_text_a_question_quotes_at_length_counts_as_read():
+    from debate_core.offline.reading import quoted_material, read
+
+    question = ('A contract says: "The Supplier\'s total liability shall not exceed the charges paid in the '
+                'preceding twelve months." When does the cap bind?')
+    assert quoted_material(question) == ["The Supplier's total liability shall not exceed the charges paid in the "
+                                         "preceding twelve months."]
+    assert quoted_material('a short "quote" only') == []
+    passage = ["A term limiting liability binds only if it is reasonable."]
+    bare = read("When does the supplier's liability cap bind?", passage, passages=1)
+    with_quote = read("When does the supplier's liability cap bind?", passage + quoted_material(question), passages=1)
+    assert with_quote.coverage > bare.coverage
+    # The quote is material to read, not a passage the agent cited: the passage count is unchanged.
+    assert with_quote.passages == bare.passages == 1

@@ -30,7 +30,7 @@ from ..moderator.dialectic import ENGINE_ISSUE_PREFIX, check_asp, rule_literals
 from ..schemas import Case
 from ..text import sentences, terms
 from . import register
-from .reading import Reading, read
+from .reading import Reading, quoted_material, read
 
 _DECL = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*)\)\s*:\s*([^;.]+)")
 _LABEL = re.compile(r"([A-Z][A-Za-z ]{2,30}):\s")
@@ -256,7 +256,7 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     texts = [p.desc for p in used] + [ev.text for ev in case.evidence if ev.id in backing]
     gaps = [f"the requirement in {eid} that no declared predicate expresses (\"{_short(s)}\")"
             for eid, s in unexpressed(case, preds, vocab_ids)]
-    return read(topic_of(case.question), texts, passages=len(backing), gaps=gaps)
+    return read(topic_of(case.question), texts + quoted_material(case.question), passages=len(backing), gaps=gaps)
 
 
 def _short(sentence: str, limit: int = 120) -> str:
@@ -370,7 +370,7 @@ def reflected(statement: Statement, rule: str) -> bool:
 def plain_reading(case: Case, found: list[Statement], gaps: list[str]) -> Reading:
     ids = sorted({s.evidence_id for s in found})
     texts = [ev.text for ev in case.evidence if ev.id in ids]
-    return read(topic_of(case.question), texts, passages=len(ids), gaps=gaps)
+    return read(topic_of(case.question), texts + quoted_material(case.question), passages=len(ids), gaps=gaps)
 
 
 def _no_rule(subject: str) -> str:

@@ -48,6 +48,16 @@ def _term_words(question: str) -> dict[str, str]:
     return seen
 
 
+# Text the question quotes at length (a clause, a review, a log line) is material the question hands
+# the agent to analyse, like a passage: its words are covered by the question itself.
+_QUOTED = re.compile(r'"([^"]{40,})"|\u201c([^\u201d]{40,})\u201d')
+
+
+def quoted_material(question: str) -> list[str]:
+    """The passages a question quotes at length (40 characters or more between quotation marks)."""
+    return [a or b for a, b in _QUOTED.findall(question)]
+
+
 def covered(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
     """The terms that appear (stemmed) in any of the texts."""
     present = {stem(t) for text in texts for t in content_tokens(text)}
@@ -88,7 +98,7 @@ def read(question: str, used_texts: Sequence[str], *, passages: int, numbers_com
          gaps: Sequence[str] = ()) -> Reading:
     """Measure a reading: `used_texts` are the passages (and claims) the agent actually relied on."""
     terms = question_terms(question)
-    hit = covered(terms, used_texts)
+    hit = covered(terms, [*used_texts, *quoted_material(question)])
     coverage = len(hit) / len(terms) if terms else 1.0
     missing = [t for t in terms if t not in hit]
     all_gaps = list(gaps)
