@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from . import steering
 from .engine import DebateResult, run_debate
 from .events import EventSink
 from .protocols import get_spec
@@ -145,7 +146,6 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
     record = {**settings.as_dict(), **({"runner": runner} if runner else {})}
     fork_id = store.create_debate(case, parent["protocol"], live.public_config(), record,
                                   parent_id=parent_id, fork_round=from_round)
-    store.copy_interventions(parent_id, fork_id, from_round)
     if reviewer:
         store.note_fork(fork_id, reviewer, f"forked from {parent_id} after round {from_round}")
     steering = Steering(pause_after_round=pause_after_round, resume_at=f"r{from_round}.end",
@@ -218,8 +218,6 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
                             "it can still be stopped, continued or forked")
     base = {"kind": kind, "reviewer": reviewer, "at": debate["paused_at"], "round": debate["next_round"],
             "ts": now or datetime.now(UTC).isoformat(timespec="seconds")}
-    target_agent: str | None = None
-    critique_row: dict[str, Any] | None = None
     if kind == "critique":
         agent, claim_id = _claim_ref(debate, target or "")
         description = (text or "").strip()
@@ -230,10 +228,6 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
         iv = Intervention(**base, target=f"{agent}.{claim_id}", critique_id=f"H{len(mine) + 1}",
                           severity=check_severity(severity), description=description,
                           suggested_fix=(fix or "").strip() or "Answer this critique: fix the claim or say why it stands.")
-        target_agent = agent
-        critique_row = {"target": agent, "critique_id": iv.critique_id, "target_claim_id": claim_id,
-                        "issue_type": "reviewer", "severity": iv.severity, "description": description,
-                        "suggested_fix": iv.suggested_fix}
     elif kind == "evidence":
         new = parse_evidence(evidence or "")
         known = set(Case.model_validate(debate["case"]).evidence_by_id())
@@ -251,7 +245,6 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
         if kind == "strike" and len(_latest_claims(debate).get(agent, {})) <= 1:
             raise SteeringError(f"{agent.replace('_', ' ')} has no other claim; its last claim cannot be withdrawn")
         iv = Intervention(**base, target=f"{agent}.{claim_id}")
-        target_agent = agent
     elif kind == "resolve":
         ref = (target or "").strip()
         open_ones = _open_reviewer_critiques(debate)
@@ -264,9 +257,8 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
             except RoleError as exc:
                 raise RoleError(f"only {author}, who raised {ref}, or a supervisor can resolve it: {exc}") from None
         iv = Intervention(**base, target=ref)
-        target_agent = ref.split("->", 1)[1].split(":", 1)[0]
     else:
         raise SteeringError(f"unknown intervention {kind!r}")
     step_id = store.add_intervention(debate_id, iv.model_dump(mode="json"), summary=iv.summary(),
-                                     target_agent=target_agent, critique_row=critique_row)
+                                     target_agent=steering.target_agent(iv), critique_row=steering.critique_row(iv))
     return step_id, iv

@@ -210,11 +210,17 @@ class _ResumeProvider(Provider):
     """Answers the steps a stored debate already completed from the store, the rest from the live
     provider, so a failed or interrupted debate continues from the step that failed."""
 
-    def __init__(self, stored: dict[str, list[dict[str, Any]]], live: Provider) -> None:
+    def __init__(self, stored: dict[str, list[dict[str, Any]]], live: Provider,
+                 interventions: list[Any] | None = None) -> None:
         super().__init__(max_attempts=1, model=live.model)
         self.name, self.label, self.live = live.name, live.label, live
         self._stored = stored
         self._served: dict[str, int] = {}
+        self._interventions = list(interventions or [])
+
+    def interventions(self) -> list[Any]:
+        """The reviewers' interventions of the debate being resumed, applied again where they were made."""
+        return list(self._interventions)
 
     def model_for(self, agent: str | None) -> str:
         return self.live.model_for(agent)
@@ -258,12 +264,21 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
     case = Case.model_validate(old["case"])
     settings = DebateSettings.from_dict(old["settings"])
     get_spec(old["protocol"]).validate(settings)
+    from .steering import Intervention
+
     stored: dict[str, list[dict[str, Any]]] = {}
+    interventions = []
     for step in old["steps"]:
         if step["status"] == "ok" and step["output"] is not None:
+            if step.get("stage") == "human":
+                interventions.append(Intervention.model_validate(step["output"]))
+                continue
             stored.setdefault(step["step_id"], []).append(step["output"])
+    if settings.pause_after_round is not None and any(
+            (s.get("round") or 0) > settings.pause_after_round for s in old["steps"]):
+        settings.pause_after_round = None  # the debate went past that pause already
     live = provider or make_provider(old["provider"] or "offline")
-    resumed = _ResumeProvider(stored, live)
+    resumed = _ResumeProvider(stored, live, interventions)
     stored_settings = {**settings.as_dict(), **({"runner": runner} if runner else {})}
     new_id = store.create_debate(case, old["protocol"], live.public_config(), stored_settings, resumed_from=debate_id)
     return ResumePlan(new_id, case, old["protocol"], resumed, settings)

@@ -232,6 +232,13 @@ class DebateRun:
             raise DebatePaused(point, asked)
 
     def _apply(self, iv: Intervention) -> None:
+        if not self.steering.continued:
+            # A fork, a resumed debate or a replay applies interventions made elsewhere: each is
+            # recorded in this debate where it is applied. A continued debate has them stored already.
+            from .steering import critique_row, human_step_id, target_agent
+
+            self.emit("intervention", human_step_id(iv.round, iv.reviewer), intervention=iv.model_dump(mode="json"),
+                      summary=iv.summary(), target_agent=target_agent(iv), critique_row=critique_row(iv))
         if iv.kind == "evidence" and iv.evidence is not None:
             self.add_evidence(Evidence(id=iv.evidence.id, source=iv.evidence.source, text=iv.evidence.text))
         if self._intervention_handler is not None:

@@ -157,6 +157,22 @@ class Intervention(BaseModel):
         return f"{who}: {self.kind}"
 
 
+def target_agent(iv: Intervention) -> str | None:
+    """The agent an intervention concerns (None for new evidence, which concerns every agent)."""
+    if iv.kind == "resolve" and iv.target and "->" in iv.target:
+        return iv.target.split("->", 1)[1].split(":", 1)[0]
+    return iv.agent
+
+
+def critique_row(iv: Intervention) -> dict[str, Any] | None:
+    """A reviewer's critique as a row of the critiques table, beside the agents' critiques."""
+    if iv.kind != "critique":
+        return None
+    return {"target": iv.agent, "critique_id": iv.critique_id, "target_claim_id": iv.claim_id,
+            "issue_type": REVIEWER_ISSUE, "severity": iv.severity, "description": iv.description,
+            "suggested_fix": iv.suggested_fix}
+
+
 def parse_evidence(text: str) -> NewEvidence:
     """`"id | source | text"` as the command line and the app take it."""
     parts = [p.strip() for p in text.split("|", 2)]

@@ -743,55 +743,55 @@ class DebateStore(EventSink):
                          target_agent: str | None = None, critique_row: dict[str, Any] | None = None) -> str:
         """Record a reviewer's intervention on a paused debate as a step `r{n}.human.{reviewer}` (n:
         the round that follows), with an audit row and an event. Returns the step id."""
-        from .steering import SteeringError, human_step_id
+        from .steering import SteeringError
 
         with self._write():
-            row = self.db.execute("SELECT status, paused_at, next_round, review_state FROM debates WHERE id = ?",
+            row = self.db.execute("SELECT status, paused_at, next_round FROM debates WHERE id = ?",
                                   [debate_id]).fetchone()
             if not row:
                 raise NotFound(f"no debate with id {debate_id!r}")
-            status, paused_at, next_round, state = row
+            status, paused_at, next_round = row
             if status != "paused":
                 raise SteeringError(f"debate {debate_id} is {status}; interventions are made while it is paused")
             if intervention.get("at") != paused_at or intervention.get("round") != next_round:
                 raise SteeringError(f"debate {debate_id} is now paused at {paused_at}; reload and try again")
-            step_id = human_step_id(next_round, intervention["reviewer"])
-            call = 1 + self.db.execute("SELECT COUNT(*) FROM steps WHERE debate_id = ? AND step_id = ?",
-                                       [debate_id, step_id]).fetchone()[0]
-            now = _now()
-            self.db["steps"].insert({
-                "debate_id": debate_id, "step_id": step_id, "call": call, "seq": self._next_seq(debate_id),
-                "round": next_round, "stage": "human", "agent": step_id.rsplit(".", 1)[1],
-                "target": target_agent, "status": "ok", "model": "reviewer",
-                "prompt": _dump([]), "raw_output": _dump(intervention), "output": _dump(intervention),
-                "input_tokens": 0, "output_tokens": 0, "attempts": 0, "errors": _dump([]),
-                "started_at": now, "finished_at": now})
-            if critique_row:
-                self.db["critiques"].insert({
-                    "debate_id": debate_id, "step_id": step_id, "call": call, "round": next_round,
-                    "critic": step_id.rsplit(".", 1)[1], **critique_row})
+            step_id = self._insert_intervention(debate_id, intervention, summary=summary, target_agent=target_agent,
+                                                critique_row=critique_row)
             self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'intervention', ?, ?)",
                             [debate_id, time.time(), step_id, _dump({"kind": intervention.get("kind"),
                                                                     "reviewer": intervention.get("reviewer")})])
-            self._audit(debate_id, "intervene", intervention["reviewer"], summary, state)
-            self.db.execute("UPDATE debates SET updated_at = ? WHERE id = ?", [now, debate_id])
         return step_id
 
-    def copy_interventions(self, parent_id: str, fork_id: str, up_to_round: int) -> int:
-        """A fork keeps its parent's interventions of the rounds it shares."""
-        with self._write():
-            rows = list(self.db.query(
-                "SELECT * FROM steps WHERE debate_id = ? AND stage = 'human' AND round <= ? ORDER BY seq",
-                [parent_id, up_to_round]))
-            for r in rows:
-                self.db["steps"].insert({**r, "debate_id": fork_id, "seq": self._next_seq(fork_id)})
-            crit = list(self.db.query(
-                "SELECT c.* FROM critiques c JOIN steps s ON s.debate_id = c.debate_id AND s.step_id = c.step_id "
-                "AND s.call = c.call WHERE c.debate_id = ? AND s.stage = 'human' AND s.round <= ?",
-                [parent_id, up_to_round]))
-            for c in crit:
-                self.db["critiques"].insert({**c, "debate_id": fork_id})
-        return len(rows)
+    def _on_intervention(self, debate_id: str, ev: Event) -> None:
+        """An intervention a run applied from elsewhere (a fork's parent, a resumed debate, a cassette):
+        recorded in this debate at the point where it was applied."""
+        d = ev.data
+        if d.get("intervention"):
+            self._insert_intervention(debate_id, d["intervention"], summary=d.get("summary") or "",
+                                      target_agent=d.get("target_agent"), critique_row=d.get("critique_row"))
+
+    def _insert_intervention(self, debate_id: str, intervention: dict[str, Any], *, summary: str,
+                             target_agent: str | None, critique_row: dict[str, Any] | None) -> str:
+        from .steering import human_step_id
+
+        step_id = human_step_id(int(intervention["round"]), intervention["reviewer"])
+        call = 1 + self.db.execute("SELECT COUNT(*) FROM steps WHERE debate_id = ? AND step_id = ?",
+                                   [debate_id, step_id]).fetchone()[0]
+        now = _now()
+        self.db["steps"].insert({
+            "debate_id": debate_id, "step_id": step_id, "call": call, "seq": self._next_seq(debate_id),
+            "round": intervention["round"], "stage": "human", "agent": step_id.rsplit(".", 1)[1],
+            "target": target_agent, "status": "ok", "model": "reviewer",
+            "prompt": _dump([]), "raw_output": _dump(intervention), "output": _dump(intervention),
+            "input_tokens": 0, "output_tokens": 0, "attempts": 0, "errors": _dump([]),
+            "started_at": now, "finished_at": now})
+        if critique_row:
+            self.db["critiques"].insert({
+                "debate_id": debate_id, "step_id": step_id, "call": call, "round": intervention["round"],
+                "critic": step_id.rsplit(".", 1)[1], **critique_row})
+        state = self.db.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
+        self._audit(debate_id, "intervene", intervention["reviewer"], summary, state[0] if state else None)
+        return step_id
 
     def note_fork(self, fork_id: str, reviewer: str, reason: str) -> None:
         with self._write():

@@ -103,6 +103,9 @@ def test_a_replay_reapplies_the_intervention_to_the_same_verdict(steered, tmp_pa
     assert again["status"] == "completed"
     assert again["verdict"] == steered["continued"]["verdict"]
     assert again["rounds"] == 3 and again["converged"] is False
+    replayed = DebateStore(tmp_path / "replay.db").get_debate(again["debate_id"])
+    human = [s for s in replayed["steps"] if s["stage"] == "human"]
+    assert [h["step_id"] for h in human] == ["r2.human.alice"] and human[0]["output"]["reviewer"] == "Alice"
 
 
 def test_fork_from_round_one_reuses_it_with_no_new_calls_and_diff_compares(steered):
@@ -270,3 +273,24 @@ def test_other_protocols_pause_and_continue_to_the_verdict_they_reach_alone(tmp_
     events = DebateStore(db).events(paused["debate_id"])
     rounds = [e["data"]["round"] for e in events if e["kind"] == "round_closed"]
     assert rounds == sorted(set(rounds))  # no round recorded twice
+
+
+def test_a_continued_debate_that_died_resumes_with_its_interventions(tmp_path):
+    from debate_core.continuation import intervene, prepare_continue
+    from debate_core.engine import resume_debate
+
+    db = tmp_path / "d.db"
+    did = ok_json("run", str(CASE), "--protocol", "cross_critique", "--pause-after-round", "1", "--quiet",
+                  db=db)["debate_id"]
+    store = DebateStore(db)
+    intervene(store, did, reviewer="Alice", kind="critique", target="nla.C2", severity="CRITICAL", text="Not shown.")
+    prepare_continue(store, did)  # claimed, then the process "dies" before running anything
+    store.mark_interrupted(did, "interrupted: the process that ran it is no longer running")
+    result = resume_debate(store, did)
+    assert result.status == "completed" and "reviewer_critique_open" in result.verdict.applied_rules
+    resumed = store.get_debate(result.debate_id)
+    assert resumed["resumed_from"] == did
+    order = [s["step_id"] for s in resumed["steps"]]
+    assert [sid for sid in order if ".human." in sid] == ["r2.human.alice"]
+    # Recorded where it was applied: after round 1, before the revision that answers it.
+    assert order.index("r1.critique.ala.nla") < order.index("r2.human.alice") < order.index("r2.revise.nla")
