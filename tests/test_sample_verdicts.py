@@ -1,0 +1,40 @@
+"""The sample cases keep their verdicts: each sample, run offline under the protocol it was written
+for, is sent to a human or not, and scores right or not against its `expected`, as pinned here. A
+change that moves one of these is a change in what a new user sees first; make it on purpose."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_core import scoring
+from debate_core.cases import load_case, sample_cases
+from debate_core.engine import run_debate
+
+# case -> (sent to a human, right against `expected`, rounds, converged)
+PINNED = {
+    "adat_bali_daughter_heir": (True, False, 3, True),
+    "adat_minangkabau_inheritance": (True, False, 3, False),
+    "arbitration_agreeing_reports": (False, True, 0, True),
+    "arbitration_qatar_labour": (True, True, 1, False),
+    "dialectic_contract_enforceability": (False, True, 2, True),
+    "national_will_formalities": (True, False, 2, True),
+    "panel_laptop_review": (False, True, 2, True),
+    "panel_restaurant_review": (False, True, 2, True),
+    "refinement_hdfs_datanode": (False, True, 1, True),
+}
+
+
+def test_every_sample_is_pinned():
+    assert sorted(PINNED) == sorted(p.stem for p in sample_cases())
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_sample_keeps_its_verdict(name):
+    case = load_case(next(p for p in sample_cases() if p.stem == name))
+    result = run_debate(case, (case.model_extra or {})["protocol"])
+    assert result.status == "completed"
+    flagged = result.verdict.needs_human_review
+    right = scoring.score(result.verdict.answer, flagged, case.expected).right
+    assert (flagged, right, result.rounds, result.converged) == PINNED[name]
+    # The wrong answers are all sent to a human: none is silently wrong.
+    assert flagged or right
