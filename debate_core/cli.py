@@ -757,7 +757,7 @@ def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None
     p.add_argument("--model", help="model name (openai provider)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (or OPENAI_BASE_URL)")
     p.add_argument("--temperature", type=float)
-    p.add_argument("--timeout", type=float, help="seconds a model call may take once it has its slot (default 120)")
+    p.add_argument("--timeout", type=float, help="seconds a model call may take once it has its slot (default 120; 80 for a server on this machine or the local network)")
     p.add_argument("--max-attempts", type=int, help="validation attempts per step (default 3)")
     p.add_argument("--method", choices=("function_calling", "json_schema", "json_mode"),
                    help="structured output method (default: json_schema for OpenAI, function_calling otherwise)")
