@@ -191,9 +191,7 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
             raise BadInput(str(exc)) from None
     if args.concurrency is not None and args.concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {args.concurrency}")
-    pause = getattr(args, "pause_after_round", None)
-    if pause is not None and pause < 1:
-        raise BadInput(f"--pause-after-round must be at least 1, got {pause}")
+    pause = _pause_round(args)
     settings = DebateSettings(
         rounds=args.rounds, agents=agents, concurrency=args.concurrency or 8,
         max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
@@ -203,6 +201,14 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
         return validate_settings(args.protocol, settings)
     except SettingsError as exc:
         raise BadInput(str(exc)) from None
+
+
+def _pause_round(args: argparse.Namespace) -> int | None:
+    """`--pause-after-round N`, checked: a round number, from 1."""
+    pause = getattr(args, "pause_after_round", None)
+    if pause is not None and pause < 1:
+        raise BadInput(f"--pause-after-round must be at least 1, got {pause}")
+    return pause
 
 
 def _summary_text(result: DebateResult) -> str:
@@ -329,8 +335,7 @@ def cmd_continue(args: argparse.Namespace) -> int:
     from .worker import runner_info
 
     store = _store(args.db)
-    if args.pause_after_round is not None and args.pause_after_round < 1:
-        raise BadInput(f"--pause-after-round must be at least 1, got {args.pause_after_round}")
+    _pause_round(args)
     provider = _provider_from_args(args) if args.provider else None
     plan = _steering(lambda: prepare_continue(store, args.id, provider, runner=runner_info(),
                                               reviewer=args.reviewer or "", pause_after_round=args.pause_after_round))
@@ -380,8 +385,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     agents = None
     if args.agents is not None or args.agents_file:
         agents = _settings_from_args(_fork_settings_args(args)).agents
-    if args.pause_after_round is not None and args.pause_after_round < 1:
-        raise BadInput(f"--pause-after-round must be at least 1, got {args.pause_after_round}")
+    _pause_round(args)
     provider = _provider_from_args(args) if args.provider else None
     plan = _steering(lambda: prepare_fork(
         store, args.id, args.from_round, provider=provider, options=_kv(args.option, "--option") or None,
