@@ -294,3 +294,14 @@ def test_a_continued_debate_that_died_resumes_with_its_interventions(tmp_path):
     assert [sid for sid in order if ".human." in sid] == ["r2.human.alice"]
     # Recorded where it was applied: after round 1, before the revision that answers it.
     assert order.index("r1.critique.ala.nla") < order.index("r2.human.alice") < order.index("r2.revise.nla")
+
+
+def test_a_pause_after_a_round_the_debate_never_reaches_is_refused(tmp_path):
+    db = tmp_path / "d.db"
+    refused = cli("run", str(CASE), "--protocol", "cross_critique", "--rounds", "2", "--pause-after-round", "3", db=db)
+    assert refused.returncode == 2 and "at most the last round (2)" in refused.stderr
+    assert not db.exists() or not DebateStore(db).list_debates()
+    # After the last round it pauses before the verdict.
+    last = ok_json("run", str(CASE), "--protocol", "cross_critique", "--rounds", "2", "--pause-after-round", "2",
+                   "--quiet", db=db)
+    assert last["status"] == "paused" and last["pause_point"] == "r2.end" and last["next_round"] == 3

@@ -39,6 +39,14 @@ def validate_settings(spec: ProtocolSpec, settings: DebateSettings) -> DebateSet
     if settings.agents is not None:
         validate_agents(spec, settings.agents)
     validate_options(spec, settings.options)
+    if settings.pause_after_round is not None:
+        _check_whole_number("pause_after_round", settings.pause_after_round, 1, None)
+        last = spec.rounds(settings.rounds)
+        if settings.pause_after_round > last:
+            # A round the debate never reaches would never pause it. After the last round it pauses
+            # before the verdict.
+            raise SettingsError(f"pause_after_round must be at most the last round ({last}) of this {spec.name} "
+                                f"debate, got {settings.pause_after_round}")
     return settings
 
 
