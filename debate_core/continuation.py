@@ -159,7 +159,7 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
 # ---------------------------------------------------------------------------
 
 
-def _latest_claims(debate: dict[str, Any]) -> dict[str, dict[str, str]]:
+def latest_claims(debate: dict[str, Any]) -> dict[str, dict[str, str]]:
     """Each agent's claims (id -> statement) in its latest stored answer or revision, less the claims
     reviewers withdrew since."""
     latest: dict[str, tuple[int, dict[str, str]]] = {}
@@ -181,7 +181,7 @@ def _latest_claims(debate: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 
 def _claim_ref(debate: dict[str, Any], ref: str) -> tuple[str, str]:
-    claims = _latest_claims(debate)
+    claims = latest_claims(debate)
     agent, _, claim_id = (ref or "").strip().partition(".")
     if not claim_id or agent not in claims or claim_id not in claims[agent]:
         valid = ", ".join(f"{a}.{c}" for a, found in claims.items() for c in found) or "none"
@@ -189,7 +189,7 @@ def _claim_ref(debate: dict[str, Any], ref: str) -> tuple[str, str]:
     return agent, claim_id
 
 
-def _open_reviewer_critiques(debate: dict[str, Any]) -> dict[str, Intervention]:
+def open_reviewer_critiques(debate: dict[str, Any]) -> dict[str, Intervention]:
     """Reviewer critiques not yet resolved, by their reference `reviewer->agent:H1`."""
     found: dict[str, Intervention] = {}
     for iv in _interventions(debate["steps"]):
@@ -242,12 +242,12 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
             raise SteeringError(f"{agent}.{claim_id} is pinned as established; it cannot also be withdrawn")
         if kind == "pin" and any(i.kind == "pin" for i in marks):
             raise SteeringError(f"{agent}.{claim_id} is already pinned")
-        if kind == "strike" and len(_latest_claims(debate).get(agent, {})) <= 1:
+        if kind == "strike" and len(latest_claims(debate).get(agent, {})) <= 1:
             raise SteeringError(f"{agent.replace('_', ' ')} has no other claim; its last claim cannot be withdrawn")
         iv = Intervention(**base, target=f"{agent}.{claim_id}")
     elif kind == "resolve":
         ref = (target or "").strip()
-        open_ones = _open_reviewer_critiques(debate)
+        open_ones = open_reviewer_critiques(debate)
         if ref not in open_ones:
             raise SteeringError(f"no open reviewer critique {ref!r}; open ones: {', '.join(open_ones) or 'none'}")
         author = open_ones[ref].reviewer

@@ -28,6 +28,7 @@ STAGE_NOUNS = {
     "synthesis": "synthesis",
     "arbitrate": "ruling",
     "final": "final answer",
+    "human": "intervention",
 }
 
 # Arbitration's rulings and actions (schemas.Resolution), and the critic's recommendations.

@@ -31,6 +31,8 @@ STATUS_COLORS = {
     "completed": "gray",
     "escalated": "orange",
     "failed": "red",
+    "paused": "violet",
+    "stopped": "gray",
 }
 STATUS_HELP = {
     "running": "the debate is still running; this page refreshes by itself",
@@ -38,6 +40,8 @@ STATUS_HELP = {
     "completed": "the debate ended without converging and without an escalation rule firing",
     "escalated": "the moderator flagged this debate for human review",
     "failed": "the debate stopped with an error; every completed step is kept",
+    "paused": "the debate is paused for review: add critiques or evidence, then continue it",
+    "stopped": "a reviewer stopped the debate before its verdict; every step so far is kept, and it can be forked",
 }
 SEVERITY_COLORS = {"CRITICAL": "red", "MAJOR": "orange", "MINOR": "yellow"}
 SEVERITY_HEX = {"CRITICAL": "#d62728", "MAJOR": "#ff7f0e", "MINOR": "#e0c200"}
@@ -52,9 +56,10 @@ REVIEW_STATE_LABELS = {
 
 
 def display_status(debate: dict[str, Any]) -> str:
-    """One of running, converged, escalated, failed, completed (ended, neither converged nor escalated)."""
+    """One of running, paused, stopped, converged, escalated, failed, completed (ended, neither
+    converged nor escalated)."""
     status = debate.get("status")
-    if status in ("running", "failed"):
+    if status in ("running", "failed", "paused", "stopped"):
         return status
     if debate.get("needs_human_review"):
         return "escalated"
@@ -138,12 +143,14 @@ def claim_line(row: Any) -> str:
 
 
 def latest_calls(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The last call of each step id (a re-asked step keeps only its final answer), in run order."""
-    last: dict[str, dict[str, Any]] = {}
+    """The last call of each step id (a re-asked step keeps only its final answer), in run order.
+    A reviewer's interventions share one step id per round, one call each: every one is kept."""
+    last: dict[Any, dict[str, Any]] = {}
     for s in steps:
-        prev = last.get(s["step_id"])
+        key = (s["step_id"], s.get("call")) if s.get("stage") == "human" else s["step_id"]
+        prev = last.get(key)
         if prev is None or (s.get("call") or 1) >= (prev.get("call") or 1):
-            last[s["step_id"]] = s
+            last[key] = s
     return sorted(last.values(), key=lambda s: s.get("seq") or 0)
 
 
@@ -580,6 +587,14 @@ def _finding(c: dict[str, Any], who: str) -> str:
 # ---------------------------------------------------------------------------
 
 
+def forked_from(debate: dict[str, Any]) -> str:
+    """'<parent id> after round N' for a fork, else empty."""
+    if not debate.get("parent_id"):
+        return ""
+    rnd = debate.get("fork_round")
+    return f"{debate['parent_id']} after round {rnd}" if rnd else str(debate["parent_id"])
+
+
 def history_rows(debates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
@@ -589,7 +604,7 @@ def history_rows(debates: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "reviewed_by": d.get("reviewed_by") or "", "question": d.get("question") or "",
             "answer": d.get("final_answer") or "", "rounds": d.get("rounds"),
             "tokens": int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0),
-            "provider": d.get("provider") or "",
+            "provider": d.get("provider") or "", "forked_from": forked_from(d),
         }
         for d in debates
     ]
@@ -731,6 +746,10 @@ def agent_names(debate: dict[str, Any]) -> dict[str, str]:
     for a in agents:
         if isinstance(a, dict) and a.get("id"):
             names[str(a["id"])] = str(a.get("name") or str(a["id"]).replace("_", " "))
+    # Reviewers who intervened speak in the record too (their critiques' critic, their steps' agent),
+    # under the slug of their name: shown by the name they typed.
+    for iv in interventions(debate.get("steps") or []):
+        names.setdefault(_reviewer_slug(iv.get("reviewer") or ""), f"{iv.get('reviewer')} (reviewer)")
     return names
 
 
@@ -795,3 +814,145 @@ def plot_thresholds(debate: dict[str, Any]) -> dict[str, tuple[float, str]]:
     if plateau is not None:
         out["improvement"] = (float(plateau), f"plateau below {plateau:g} points")
     return out
+
+
+# ---------------------------------------------------------------------------
+# Steering: where a debate paused, the reviewers' interventions, the claims they can target
+# ---------------------------------------------------------------------------
+
+
+def _reviewer_slug(name: str) -> str:
+    from .steering import reviewer_slug
+
+    return reviewer_slug(name)
+
+
+def pause_place(debate: dict[str, Any]) -> str:
+    """Where a paused or stopped debate stands, in words: 'after round 1', 'in round 2, after the
+    revisions' (pause points: steering.py)."""
+    label = str(debate.get("paused_at") or "")
+    rnd = debate.get("paused_round")
+    m = re.match(r"^r(\d+)\.([a-z_]+)$", label)
+    if m:
+        rnd = int(m[1])
+        if m[2] != "end":
+            return f"in round {rnd}, after the {m[2].replace('_', ' ')}"
+    return f"after round {rnd}" if rnd else "before its first round closed"
+
+
+def next_part(debate: dict[str, Any]) -> str:
+    """What a paused debate runs when it continues: 'round 2', or 'the rest of round 1' when it
+    paused inside a round."""
+    nxt = debate.get("next_round")
+    if not nxt:
+        return ""
+    inside = not str(debate.get("paused_at") or "").endswith(".end") and nxt == debate.get("paused_round")
+    return f"the rest of round {nxt}" if inside else f"round {nxt}"
+
+
+def intervention_when(iv: dict[str, Any]) -> str:
+    """Where an intervention was made: 'before round 2', or 'in round 1, after the answers'."""
+    m = re.match(r"^r(\d+)\.([a-z_]+)$", str(iv.get("at") or ""))
+    if m and m[2] != "end":
+        return f"in round {m[1]}, after the {m[2].replace('_', ' ')}"
+    return f"before round {iv.get('round')}" if iv.get("round") else ""
+
+
+def interventions(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reviewers' interventions recorded in a debate's steps, in the order they were made."""
+    return [s["output"] for s in sorted(steps, key=lambda s: s.get("seq") or 0)
+            if s.get("stage") == "human" and s.get("status") == "ok" and isinstance(s.get("output"), dict)]
+
+
+def _claim_words(ref: Any, names: dict[str, str]) -> str:
+    agent, _, claim = str(ref or "").partition(".")
+    who = names.get(agent, agent.replace("_", " "))
+    return f"{who}'s claim {claim}" if claim else who
+
+
+def _critique_words(ref: Any, names: dict[str, str]) -> str:
+    """A reviewer critique's reference `alice->nla:H1` as words."""
+    m = re.match(r"^([\w-]+)->([\w-]+):(\w+)$", str(ref or ""))
+    if not m:
+        return str(ref or "")
+    author = names.get(m[1], m[1]).removesuffix(" (reviewer)")
+    return f"{author}'s critique {m[3]} of {names.get(m[2], m[2].replace('_', ' '))}"
+
+
+def intervention_text(iv: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    """What a reviewer did, as a phrase without its subject: 'raised a CRITICAL critique (H1) of
+    National Law Agent's claim C2: ...'. The reviewer's own text is included as typed."""
+    names = names or {}
+    kind = iv.get("kind")
+    if kind == "critique":
+        text = str(iv.get("description") or "").strip()
+        if iv.get("suggested_fix"):
+            text += ("" if text.endswith((".", "!", "?")) else ".") + f" Suggested fix: {iv['suggested_fix']}"
+        return (f"raised a {iv.get('severity') or ''} critique ({iv.get('critique_id')}) of "
+                f"{_claim_words(iv.get('target'), names)}: {text}")
+    if kind == "evidence":
+        ev = iv.get("evidence") or {}
+        return f"added passage {ev.get('id')} ({ev.get('source')}): {ev.get('text') or ''}"
+    if kind == "pin":
+        return f"pinned {_claim_words(iv.get('target'), names)} as established: the agent may not drop it"
+    if kind == "strike":
+        return f"withdrew {_claim_words(iv.get('target'), names)} from the debate"
+    if kind == "resolve":
+        return f"resolved {_critique_words(iv.get('target'), names)}"
+    return plain_code(kind)
+
+
+def intervention_rows(steps: list[dict[str, Any]], names: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per intervention: when, who, before which round, what."""
+    return [{"time": (iv.get("ts") or "")[:19].replace("T", " "), "reviewer": iv.get("reviewer") or "",
+             "when": intervention_when(iv), "what": intervention_text(iv, names)}
+            for iv in interventions(steps)]
+
+
+def claim_choices(debate: dict[str, Any]) -> list[dict[str, str]]:
+    """The claims a reviewer can critique, pin or withdraw on a paused debate: each agent's claims in
+    its latest answer, less those withdrawn; exactly the ones `continuation.intervene` accepts."""
+    from .continuation import latest_claims  # the engine's own rule, so the picker offers what it takes
+
+    names = agent_names(debate)
+    return [{"ref": f"{agent}.{cid}", "agent": names.get(agent, agent.replace("_", " ")), "claim": cid,
+             "statement": statement}
+            for agent, found in latest_claims(debate).items() for cid, statement in found.items()]
+
+
+def claim_choice_label(choice: dict[str, str], width: int = 110) -> str:
+    text = " ".join(choice["statement"].split())
+    if len(text) > width:
+        text = text[: width - 1].rstrip() + "…"
+    return f"{choice['agent']} · {choice['claim']} · {text}"
+
+
+def open_reviewer_critiques(debate: dict[str, Any], reviewer: str, *, everyone: bool = False) -> list[dict[str, str]]:
+    """The reviewer critiques still open that this reviewer may resolve: their own (a supervisor,
+    `everyone`, may resolve anyone's). Each {"ref", "label"}."""
+    from .continuation import open_reviewer_critiques  # the engine's own rule
+    from .review import same_name
+
+    names = agent_names(debate)
+    out = []
+    for ref, iv in open_reviewer_critiques(debate).items():
+        if not everyone and not same_name(iv.reviewer, reviewer):
+            continue
+        text = " ".join((iv.description or "").split())
+        out.append({"ref": ref, "label": f"{iv.critique_id} · {iv.severity} · {_claim_words(iv.target, names)} · "
+                                         f"{text[:90] + ('…' if len(text) > 90 else '')}"})
+    return out
+
+
+_CLAIM_REF = re.compile(r"\b([A-Za-z][\w-]*)\.(C\d+)\b")
+_H_REF = re.compile(r"\b[\w-]+->[\w-]+:\w+\b")
+
+
+def steering_message(text: Any, names: dict[str, str] | None = None) -> str:
+    """A refusal from the engine (SteeringError and the like) as a sentence: claim references
+    (`nla.C2`) and reviewer critique references (`alice->nla:H1`) spelled out."""
+    names = names or {}
+    out = str(text.args[0] if isinstance(text, KeyError) and text.args else text or "").strip()
+    out = _H_REF.sub(lambda m: _critique_words(m[0], names), out)
+    out = _CLAIM_REF.sub(lambda m: _claim_words(f"{m[1]}.{m[2]}", names) if m[1] in names else m[0], out)
+    return out[:1].upper() + out[1:]

@@ -134,6 +134,159 @@ def _mark_failed(store: DebateStore | None, db_path: Path, debate_id: str, messa
         log.exception("could not mark debate %s as failed", debate_id)
 
 
+# ---------------------------------------------------------------------------
+# Continuing a paused debate, forking a debate from one of its rounds
+# ---------------------------------------------------------------------------
+
+
+def _stored_provider(config: dict[str, Any] | None, name: str | None, debate_id: str, doing: str) -> Provider:
+    """The provider a stored debate ran on, rebuilt from what was stored with it. Only the offline
+    provider can be: an openai debate's key is never stored and a replay's cassette is not kept, so
+    those are refused with the command that does it."""
+    from .providers import make_provider
+    from .steering import SteeringError
+
+    config = config or {}
+    name = name or config.get("provider") or "offline"
+    if name == "offline":
+        # The stored delay per call too, so a continued debate can be watched arriving as the first part was.
+        return make_provider("offline", latency_ms=config.get("latency_ms") or 0)
+    command = "continue" if doing == "continue" else "fork"
+    flags = ("--provider replay --cassette FILE" if name == "replay"
+             else "--provider openai --model MODEL [--base-url URL]")
+    what = "a recorded cassette" if name == "replay" else "an openai-compatible model"
+    extra = " --from-round N" if command == "fork" else ""
+    raise SteeringError(
+        f"this debate ran on {what}, which the app cannot set up again for it; {doing} it from the command "
+        f"line with the provider flags: python -m debate_core {command} {debate_id}{extra} {flags}")
+
+
+def _job_thread(debate_id: str, holder: dict[str, Any], db_path: Path) -> threading.Thread:
+    """A thread that runs the plan put in `holder` once it is prepared (the job is registered first)."""
+    return threading.Thread(target=lambda: _run_steered(holder["plan"], db_path), name=f"debate-{debate_id}",
+                            daemon=True)
+
+
+def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
+                   provider: Provider | None = None) -> str:
+    """Continue a paused debate in a background thread; returns its id (the same) at once.
+
+    The debate is claimed here, in the calling thread, so a refusal (not paused, someone else
+    continued it first, a provider the app cannot rebuild) raises SteeringError before anything
+    starts; the run itself goes on in the background like start_debate's."""
+    from .continuation import prepare_continue
+
+    db_path = Path(db_path)
+    holder: dict[str, Any] = {}
+    thread = _job_thread(debate_id, holder, db_path)
+    # Registered before the debate is claimed (its status becomes running), so no session sees it
+    # running without an owner and marks it interrupted.
+    with _JOBS_LOCK:
+        if debate_id in _JOBS:
+            from .steering import SteeringError
+
+            raise SteeringError(f"debate {debate_id} is still finishing its last step here; try again in a moment")
+        _JOBS[debate_id] = _Job(debate_id, thread)
+    try:
+        store = DebateStore(db_path)
+        try:
+            if provider is None:
+                row = store.get_debate(debate_id, with_steps=False)
+                if row["status"] == "paused":  # otherwise prepare_continue says what the state is
+                    provider = _stored_provider(row.get("provider_config"), row.get("provider"), debate_id,
+                                                "continue")
+            holder["plan"] = prepare_continue(store, debate_id, provider, runner=runner_info(), reviewer=reviewer)
+        finally:
+            store.close()
+    except BaseException:
+        with _JOBS_LOCK:
+            _JOBS.pop(debate_id, None)
+        raise
+    thread.start()
+    return debate_id
+
+
+class _ForkStore(DebateStore):
+    """The store prepare_fork writes through: the fork is registered as running here before its row
+    exists, as start_debate does, so no other session sees it running without an owner."""
+
+    def __init__(self, path: Path, register: Any) -> None:
+        super().__init__(path)
+        self._register = register
+
+    def create_debate(self, *args: Any, debate_id: str | None = None, **kwargs: Any) -> str:
+        debate_id = debate_id or new_debate_id()
+        self._register(debate_id)
+        return super().create_debate(*args, debate_id=debate_id, **kwargs)
+
+
+def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options: dict[str, Any] | None = None,
+               reviewer: str = "", provider: Provider | None = None) -> str:
+    """Fork a debate after one of its closed rounds, with changed protocol options, and run the fork
+    in a background thread; returns the fork's id at once.
+
+    Prepared in the calling thread: a refusal (a running parent, a round that did not close, a bad
+    option, a provider the app cannot rebuild) raises before the fork exists."""
+    from .continuation import prepare_fork
+
+    db_path = Path(db_path)
+    holder: dict[str, Any] = {}
+    made: list[str] = []
+
+    def register(fork_id: str) -> None:
+        thread = _job_thread(fork_id, holder, db_path)
+        with _JOBS_LOCK:
+            _JOBS[fork_id] = _Job(fork_id, thread)
+        made.append(fork_id)
+
+    try:
+        store = _ForkStore(db_path, register)
+        try:
+            if provider is None:
+                parent = store.get_debate(parent_id, with_steps=False)
+                if parent["status"] != "running":  # otherwise prepare_fork says it is running
+                    provider = _stored_provider(parent.get("provider_config"), parent.get("provider"), parent_id,
+                                                "fork")
+            holder["plan"] = prepare_fork(store, parent_id, from_round, provider=provider, options=options,
+                                          runner=runner_info(), reviewer=reviewer)
+        finally:
+            store.close()
+    except BaseException as exc:
+        for fork_id in made:
+            # The row exists but its run never started: it must not stay running.
+            _mark_failed(None, db_path, fork_id, f"the fork could not start: {plain_reason(exc)}")
+            with _JOBS_LOCK:
+                _JOBS.pop(fork_id, None)
+        raise
+    fork_id = holder["plan"].debate_id
+    with _JOBS_LOCK:
+        job = _JOBS[fork_id]
+    job.thread.start()
+    return fork_id
+
+
+def _run_steered(plan: Any, db_path: Path) -> None:
+    """A continuation or a fork in its thread: to its end, its next pause or a stop; failures are
+    saved as failed, as _run saves them."""
+    from .continuation import run_steered
+
+    store: DebateStore | None = None
+    try:
+        store = DebateStore(db_path)
+        run_steered(store, plan)
+    except StoreError as exc:
+        log.error("debate %s stopped: %s", plan.debate_id, exc)
+        _mark_failed(store, db_path, plan.debate_id, f"the debate stopped: {exc}")
+    except BaseException as exc:  # noqa: BLE001 - whatever happens, the debate must not stay "running"
+        log.error("debate %s crashed:\n%s", plan.debate_id, traceback.format_exc())
+        _mark_failed(store, db_path, plan.debate_id, f"the debate stopped unexpectedly: {plain_reason(exc)}")
+    finally:
+        if store is not None:
+            store.close()
+        with _JOBS_LOCK:
+            _JOBS.pop(plan.debate_id, None)
+
+
 def is_running_here(debate_id: str) -> bool:
     """True from the moment the debate is created until its thread has saved how it ended."""
     with _JOBS_LOCK:

@@ -1,4 +1,5 @@
-"""One debate: live while it runs (refreshing by itself), then the full record and the review controls."""
+"""One debate: live while it runs (refreshing by itself, with Pause and Stop), the steering panel while
+it is paused, then the full record and the review controls; forks and lineage in the row under the title."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import streamlit as st
 from debate_core import views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound
-from ui import annotations, common, cost, desk, render, review
+from ui import annotations, common, cost, desk, render, review, steer
 
 common.page_setup()
 
@@ -103,27 +104,40 @@ if debate_id:
     if st.query_params.get("id") != debate_id:
         st.query_params["id"] = debate_id
     render.header(debate)
-    common.compare_link(debate_id)
+    steer.actions(debate)
 
     if debate["status"] == "running":
         @st.fragment(run_every=settings.refresh_seconds)
         def live() -> None:
             d, s, cl, cr, ev = _load(debate_id)
             if d["status"] != "running":
-                st.rerun()  # the whole page: the review controls appear once the debate has ended
+                st.rerun()  # the whole page: the review or steering controls appear once the run has halted
+            steer.live_controls(d)
             render.progress_bar(d, s, _planned_rounds(d))
             _body(d, s, cl, cr, ev, "live")
 
+        steer.fork_tools(debate)  # only a running debate's earlier forks, if it has any
         live()
+    elif debate["status"] == "paused":
+        steer.paused_banner(debate, events)
+        steer.panel(debate, settings.is_supervisor(common.reviewer()))  # with the fork tools beside Continue
+        render.warnings(debate)
+        _body(debate, steps, claims, critiques, events, "done")
     else:
+        if debate["status"] == "stopped":
+            steer.stopped_banner(debate)
         render.failure(debate)
         if debate["status"] == "completed":
             # The decision beside the evidence: the verdict card and the review panel share the
-            # first screen, and the tabs with the rounds, claims and passages follow directly.
+            # first screen, and the tabs with the rounds, claims and passages follow directly. The
+            # fork tools sit under the decision, where the shorter column leaves room.
             card, decision = st.columns([3, 2], gap="medium")
             with card:
                 desk.verdict_card(debate, claims, views.agent_names(debate))
             with decision:
                 review.panel(debate, settings.is_supervisor(common.reviewer()))
+                steer.fork_tools(debate)
+        else:
+            steer.fork_tools(debate)
         render.warnings(debate)
         _body(debate, steps, claims, critiques, events, "done")

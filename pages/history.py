@@ -1,4 +1,5 @@
-"""History: every debate, with filters and full-text search; open one or export it."""
+"""History: the debates paused for review, then every debate, with filters and full-text search; open one
+or export it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ui import common, render
 common.page_setup()
 
 ANY = "any"
-STATUSES = ["running", "converged", "escalated", "completed", "failed"]
+STATUSES = ["running", "paused", "stopped", "converged", "escalated", "completed", "failed"]
 
 st.title("History", anchor=False)
 store = common.read_store()
@@ -26,6 +27,20 @@ try:
         st.info("No debates yet. Start one on the New debate page; every debate is kept here.")
         st.page_link(common.PAGES["new"], label="New debate", icon=":material/add_comment:")
         st.stop()
+
+    # Debates waiting for a reviewer to intervene and continue them come first: nothing moves until
+    # someone opens them.
+    paused = store.list_debates(status="paused", limit=200)
+    if paused:
+        st.subheader(f"Paused for review ({len(paused)})", anchor=False)
+        st.caption("Open one to read it, raise critiques or add evidence, then continue or stop it.")
+        with st.container(key="h-paused"):
+            for d in paused:
+                title = str(d.get("title") or d.get("question") or "")
+                title = title if len(title) <= 80 else title[:79].rstrip() + "…"
+                fork = f" · fork of {views.forked_from(d)}" if d.get("parent_id") else ""
+                common.debate_link(d["id"], f"{title} · paused {views.pause_place(d)} · {d['id']}{fork}")
+        st.subheader("All debates", anchor=False)
 
     search = st.text_input("Search questions, answers and claims", key="h-search", icon=":material/search:",
                            placeholder="e.g. pusaka tinggi")
@@ -40,7 +55,7 @@ try:
     filters: dict = {"limit": 1000}
     if protocol != ANY:
         filters["protocol"] = protocol
-    if status in ("running", "failed"):
+    if status in ("running", "failed", "paused", "stopped"):
         filters["status"] = status
     elif status in ("converged", "escalated", "completed"):
         filters["status"] = "completed"
@@ -73,7 +88,9 @@ try:
     st.caption("Click a row to open the debate.")
     picked = st.dataframe(rows, hide_index=True, key="h-table", on_select="rerun", selection_mode="single-row",
                           column_order=["created", "debate", "protocol", "status", "review", "reviewed_by", "rounds",
-                                        "tokens", "answer", "question", "provider", "id"], column_config={
+                                        "forked_from", "tokens", "answer", "question", "provider", "id"], column_config={
+        "forked_from": st.column_config.TextColumn(
+            "forked from", help="a fork's parent debate and the round after which it went its own way"),
         "debate": st.column_config.TextColumn("title", width="medium"),
         "question": st.column_config.TextColumn("question", width="large"),
         "answer": st.column_config.TextColumn("answer", width="large"),

@@ -18,7 +18,7 @@ from debate_core.cases import (
     sample_cases,
 )
 from debate_core.protocols import SettingsError as OptionsError
-from debate_core.protocols import validate_settings
+from debate_core.protocols import get_spec, validate_settings
 from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
 from debate_core.runtime import DebateSettings
@@ -231,7 +231,24 @@ with st.expander("Protocol options and presets"):
     p2.button("Save preset", key=f"nd-preset-save-{protocol}", on_click=_save_preset,
               args=(protocol, preset_name, team_key))
     common.show_flash("preset")
+# A pause for review: the debate waits after that round closes, so a reviewer can read it, raise
+# critiques or add evidence (where the protocol takes them), then continue, stop or fork it.
+s1, s2 = st.columns([3, 1], vertical_alignment="bottom")
+pause_review = s1.checkbox(
+    "Pause for review after a round", key="nd-pause",
+    help="The debate stops once that round closes and waits for you on its page: read the rounds, "
+         + ("raise critiques, add evidence, pin or withdraw claims, then continue it (or stop it)."
+            if "critique" in get_spec(protocol).interventions else
+            "then continue it, stop it, or fork it with other options (this protocol takes no interventions)."))
+pause_key = f"nd-pause-round-{protocol}"
+if int(st.session_state.get(pause_key) or 1) > int(rounds):  # fewer rounds chosen since: pause after the last
+    st.session_state[pause_key] = int(rounds)
+pause_round = s2.number_input("Pause after round", min_value=1, max_value=int(rounds), step=1,
+                              key=pause_key, disabled=not pause_review)
+if pause_review:
+    st.caption(f"The debate will pause for review after round {int(pause_round)}.")
 run_settings = DebateSettings(
+    pause_after_round=int(pause_round) if pause_review else None,
     rounds=int(rounds),
     # The case's own agents (or the protocol's) as they are: stored as chosen only when someone changed them.
     agents=None if inputs.format_agent_lines(chosen_agents) == inputs.format_agent_lines(

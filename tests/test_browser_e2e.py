@@ -185,3 +185,52 @@ def test_a_completed_debate_shows_verdict_and_decision_in_the_first_screen(serve
             expect(panel.get_by_role("radio", name="Accept", exact=True)).to_be_visible()
         finally:
             browser.close()
+
+
+def test_pause_for_review_add_a_critique_and_continue_to_the_verdict(server, page, tmp_path):
+    """A reviewer starts a debate that pauses after round 1, raises a critique through the form on
+    the paused page, continues it, and sees the verdict; at 1280x800 the banner and Continue are in
+    the first screen."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(server)
+    expect(page.get_by_role("heading", name="New debate")).to_be_visible()
+    name = page.get_by_role("textbox", name="Your name")
+    name.fill("e2e-steerer")
+    name.press("Enter")
+    expect(page).to_have_url(re.compile(r"reviewer=e2e-steerer"))
+    page.get_by_text("Pause for review after a round", exact=True).click()
+    expect(page.get_by_text("The debate will pause for review after round 1.")).to_be_visible()
+    page.get_by_role("button", name="Start debate").click()
+
+    page.wait_for_url(re.compile(r"/debate\?id="))
+    # The live view gives way to the paused page by itself once round 1 has closed.
+    banner = page.get_by_text("Paused for review after round 1.")
+    expect(banner).to_be_visible(timeout=90_000)
+    # Measured as a reviewer opening the debate's link sees it (the switch from New debate keeps
+    # that page's scroll position); the link carries the reviewer's name.
+    page.reload()
+    panel = page.locator(".st-key-steer-panel")
+    expect(panel).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("textbox", name="Your name")).to_have_value("e2e-steerer")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(1000)  # let the layout settle before measuring it
+    page.screenshot(path=str(tmp_path / "paused.png"))
+    for box in (banner.bounding_box(), panel.get_by_role("button", name="Continue").bounding_box()):
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800, box
+
+    panel.get_by_role("combobox", name="Claim").click()
+    page.get_by_role("option").first.click()
+    panel.get_by_text("CRITICAL", exact=True).click()
+    panel.get_by_role("textbox", name="Critique").fill("The claim cites no passage on the heir's standing.")
+    panel.get_by_role("button", name="Record critique").click()
+    expect(panel.get_by_text("Interventions so far (1)")).to_be_visible()
+    expect(panel.get_by_text(re.compile(r"^e2e-steerer, before round 2: raised a CRITICAL critique \(H1\) of "
+                                        r".*The claim cites no passage on the heir's standing\."))).to_be_visible()
+
+    panel.get_by_role("button", name="Continue").click()
+    expect(page.locator(".st-key-verdict-card")).to_be_visible(timeout=120_000)
+    expect(page.locator(".st-key-steer-panel")).to_have_count(0)
+    page.get_by_role("tab", name="Rounds", exact=True).click()
+    expect(page.get_by_text("e2e-steerer's intervention:").first).to_be_visible()

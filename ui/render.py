@@ -30,7 +30,7 @@ def header(debate: dict[str, Any]) -> None:
         protocol = get_spec(debate.get("protocol") or "").title
     except Exception:  # noqa: BLE001 - an unknown protocol is named by its id
         protocol = debate.get("protocol") or "?"
-    if debate.get("status") in ("running", "failed"):
+    if debate.get("status") in ("running", "failed", "paused", "stopped"):
         status_badge(debate)  # a finished debate's outcome and review state are the verdict card's badges
     rounds = debate.get("rounds")
     st.caption(" · ".join(x for x in (
@@ -170,6 +170,18 @@ def _stage_groups(steps: list[dict[str, Any]]) -> list[tuple[str, list[dict[str,
     return groups
 
 
+REUSED = "reused from the parent debate, with no new model call"
+
+
+def interventions_card(group: list[dict[str, Any]], names: dict[str, str] | None = None) -> None:
+    """Reviewers' interventions, one line each, in words: "Alice's intervention: raised a ..."."""
+    with st.container(border=True):
+        for s in group:
+            iv = s.get("output") or {}
+            who = iv.get("reviewer") or glossary.agent(s.get("agent"), names)
+            st.markdown(f"**{esc(who)}'s intervention:** {esc(views.intervention_text(iv, names))}")
+
+
 def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | None = None) -> None:
     by_round = views.steps_by_round(steps)
     if not by_round:
@@ -177,7 +189,17 @@ def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | N
         return
     for rnd, items in by_round.items():
         st.subheader(f"Round {rnd}" if rnd is not None else "Final and per-item steps", anchor=False)
+        model_steps = [s for s in items if s.get("stage") != "human"]
+        all_reused = bool(model_steps) and all(s.get("reused_from") for s in model_steps)
+        if all_reused:
+            st.caption("This round is reused from the parent debate as it was recorded there: no model was "
+                       "called again.")
         for stage, group in _stage_groups(items):
+            if stage == "human":
+                st.caption("Reviewers' interventions while the debate was paused: the agents take them into "
+                           "account from here on")
+                interventions_card(group, names)
+                continue
             st.caption(get_spec(protocol).stage_title(stage))
             if stage == "turn":
                 for s in group:
@@ -186,6 +208,8 @@ def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | N
                         stance = (s.get("output") or {}).get("stance")
                         st.markdown(f"**{esc(_step_title(s, names))}**"
                                     + (f" · stance *{esc(stance)}*" if stance else ""))
+                        if s.get("reused_from") and not all_reused:
+                            st.caption(REUSED)
                         _step_body(protocol, s)
                 continue
             per_row = min(3, len(group))
@@ -196,6 +220,8 @@ def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | N
                     # A fixed height keeps long answers from stretching the round; the card scrolls.
                     with col, st.container(border=True, height=CARD_HEIGHT if _long(s) else "content"):
                         st.markdown(f"**{esc(_step_title(s, names))}**")
+                        if s.get("reused_from") and not all_reused:
+                            st.caption(REUSED)
                         _step_body(protocol, s)
 
 
@@ -364,10 +390,18 @@ def transcript(steps: list[dict[str, Any]], protocol: str | None = None, names: 
         st.info("No steps recorded yet.")
         return
     for s in steps:
+        if s.get("stage") == "human":
+            _intervention_entry(s, names)
+            continue
         title = glossary.step_title(protocol, s["step_id"], names)
         label = title + (f" (call {s['call']})" if (s.get("call") or 1) > 1 else "")
         label += f" · {s.get('status')}"
+        if s.get("reused_from"):
+            label += " · reused from the parent debate"
         with st.expander(label):
+            if s.get("reused_from"):
+                st.caption(f"Taken from the parent debate {esc(s['reused_from'])} as it was recorded there: "
+                           "no model was called again, so it has no tokens of its own.")
             meta = {k: s.get(k) for k in ("model", "attempts", "input_tokens", "output_tokens", "latency_ms",
                                           "reply_cap")}
             st.caption(" · ".join(f"{k} {esc(v)}" for k, v in meta.items() if v is not None))
@@ -383,6 +417,20 @@ def transcript(steps: list[dict[str, Any]], protocol: str | None = None, names: 
                 if isinstance(m, dict):
                     st.caption(str(m.get("role")))
                     st.code(str(m.get("content") or ""), language=None, wrap_lines=True)
+
+
+def _intervention_entry(step: dict[str, Any], names: dict[str, str] | None) -> None:
+    """A reviewer's intervention in the transcript: who, when, before which round, and what, in words
+    (it has no prompt: a person wrote it)."""
+    iv = step.get("output") or {}
+    who = iv.get("reviewer") or glossary.agent(step.get("agent"), names)
+    rnd = iv.get("round") or step.get("round")
+    with st.expander(f"Round {rnd} · {who}'s intervention" if rnd else f"{who}'s intervention"):
+        when = (iv.get("ts") or step.get("finished_at") or "")[:19].replace("T", " ")
+        st.caption(" · ".join(x for x in (f"by {esc(who)}", esc(when),
+                                          f"made {esc(views.intervention_when(iv))}, while the debate was paused")
+                              if x))
+        st.markdown(f"**{esc(who)}'s intervention:** {esc(views.intervention_text(iv, names))}")
 
 
 def export_buttons(store: DebateStore, debate_id: str, key: str) -> None:
