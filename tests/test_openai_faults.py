@@ -462,6 +462,26 @@ def test_reply_cut_at_the_output_limit_says_so(probe: None) -> None:
     assert body["max_completion_tokens"] == 200 and body["max_tokens"] == 200
 
 
+def test_a_reply_that_fills_its_cap_is_cut_off_whatever_the_finish_reason(probe: None) -> None:
+    # llama-cpp-python ends a capped tool-call stream with finish_reason "tool_calls": the reply that
+    # streamed as many tokens as the cap allows is still reported as cut off, not as broken JSON.
+    long_broken = json.dumps(VALID["answer"])[:-2] * 3  # streams in far more than 20 four-character chunks
+    script = {"r1.answer.a": [tool_call(long_broken, finish="tool_calls")]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url, max_tokens=20))
+    assert result.status == "completed", result.error
+    errors = finished(store, result, "r1.answer.a")["errors"]
+    assert "cut off at the output limit of 20 tokens" in errors[0] and "not valid JSON" not in errors[0]
+
+
+def test_a_short_broken_reply_is_broken_json_not_cut_off(probe: None) -> None:
+    script = {"r1.answer.a": [tool_call('{"answer": "x", "claims": [', finish="tool_calls")]}
+    with FaultServer(StepScript(default_valid, script)) as server:
+        result, store = run(provider(server.base_url, max_tokens=200))
+    assert result.status == "completed", result.error
+    assert "not valid JSON" in finished(store, result, "r1.answer.a")["errors"][0]
+
+
 # -- methods ------------------------------------------------------------------------------------
 
 

@@ -587,6 +587,8 @@ class OpenAIProvider(Provider):
             try:
                 args = json.loads(args_text, strict=False)
             except json.JSONDecodeError:
+                if _reached_cap(stream, cap):
+                    return RawReply(text=args_text, error=_cut_off_message(cap), **tokens)
                 return RawReply(text=args_text, **tokens)  # fed back with the parse error
             return RawReply(text=args_text, data=args if isinstance(args, dict) else None, **tokens)
         text = _content_text(msg.content)
@@ -596,6 +598,8 @@ class OpenAIProvider(Provider):
         if not text.strip():
             what = "no tool call and no text" if method == "function_calling" else "no text"
             return RawReply(text="", error=f"the reply had {what}; a structured answer is required", **tokens)
+        if _reached_cap(stream, cap) and not _parses(text):
+            return RawReply(text=text, error=_cut_off_message(cap), **tokens)
         # Text without a tool call (or JSON-mode text) still goes through parsing and validation.
         return RawReply(text=text, **tokens)
 
@@ -659,6 +663,21 @@ class _Stream:
         from langchain_core.messages.ai import add_ai_message_chunks
 
         return add_ai_message_chunks(self.chunks[0], *self.chunks[1:]) if len(self.chunks) > 1 else self.chunks[0]
+
+
+def _reached_cap(stream: _Stream, cap: int | None) -> bool:
+    """A reply that streamed as many tokens as its cap allows was cut off there, whatever finish
+    reason the server gave: llama-cpp-python ends a capped tool-call stream with "tool_calls", not
+    "length", and the model is then told its JSON is broken instead of that it was too long."""
+    return bool(cap) and stream.tokens >= int(cap) - 1
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def _cut_off_message(cap: int | None) -> str:
