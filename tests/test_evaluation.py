@@ -297,3 +297,32 @@ def test_cli_eval_bad_input_is_one_line(tmp_path, capsys):
                  "--judge-model", "m"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: the offline agents cannot judge") and err.count("\n") == 1
+
+
+def test_a_failed_run_is_an_error_not_a_score_and_every_total_adds_up(tmp_path):
+    # c2's debate fails: its cassette has the thesis (100 + 20 tokens) but no critic step.
+    broken = dialectic("refused", 0.9)
+    broken["calls"] = broken["calls"][:1]
+    scenario = {"c1": SCENARIO["c1"], "c2": (False, broken, *SCENARIO["c2"][2:]), "c4": SCENARIO["c4"]}
+    cases, tapes = build(tmp_path, scenario)
+    # Prices for another model only: every run is unpriced.
+    plan = evaluation.prepare([cases], "dialectic", baselines=["single"], provider="replay",
+                              provider_options={"cassette": str(tapes)},
+                              prices=parse_price_table({"currency": "EUR", "models": {"other": {"input": 1, "output": 1}}}))
+    report = evaluation.run(plan, DebateStore(tmp_path / "f.db"))
+    rows = by(report)
+    failed = rows[("c2", "dialectic")]
+    assert failed["status"] == "failed" and "r1.antithesis.critic" in failed["error"]
+    assert (failed["right"], failed["flagged"], failed["silent_wrong"], failed["over_flagged"]) == (None,) * 4
+    assert failed["tokens"] == 120 and failed["cost"] is None
+    dia = report["summary"]["dialectic"]
+    assert (dia["runs"], dia["scored"], dia["errors"], dia["cases"]) == (3, 2, 1, 3)
+    # Rates over the two scored runs (c1 right, unflagged; c4 right, over-flagged); tokens over all three.
+    assert (dia["right_rate"], dia["flag_rate"], dia["over_flag_rate"], dia["silent_wrong_rate"]) == (1.0, 0.5, 0.5, 0.0)
+    assert dia["total_tokens"] == 180 + 120 + 180 and dia["mean_tokens"] == pytest.approx(160)
+    assert dia["mean_wall_ms"] == pytest.approx(sum(rows[(c, "dialectic")]["wall_ms"] for c in scenario) / 3, abs=0.01)
+    assert dia["total_cost"] is None and dia["unpriced_models"] == ["replay"]
+    # The paired difference skips the case the debate could not score.
+    assert dia["diff_cases"] == 2 and dia["right_rate_diff"] == 0.0
+    one = report["summary"]["single"]
+    assert (one["runs"], one["errors"], one["total_tokens"]) == (3, 0, 3 * 35)
