@@ -115,10 +115,12 @@ def closed_rounds(store: Any, debate_id: str) -> list[int]:
 def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provider | None = None,
                  options: dict[str, Any] | None = None, agents: list[dict[str, Any]] | None = None,
                  rounds: int | None = None, runner: dict[str, Any] | None = None,
-                 pause_after_round: int | None = None, reviewer: str = "") -> SteeredPlan:
+                 pause_after_round: int | None = None, reviewer: str = "",
+                 debate_id: str | None = None) -> SteeredPlan:
     """Create a debate that shares the first `from_round` rounds of `parent_id`, reused as stored
     with no model calls, and continues with the changed settings, agents or provider. The fork
-    records `parent_id` and `fork_round`; the parent's interventions in those rounds come along."""
+    records `parent_id` and `fork_round`; the parent's interventions in those rounds come along.
+    `debate_id` names the fork (a worker registers it as its own before the row exists)."""
     parent = store.get_debate(parent_id)
     if parent["status"] == "running":
         raise SteeringError(f"debate {parent_id} is still running; pause or stop it first, or wait for it")
@@ -145,7 +147,7 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
                                     keep=lambda s: (_step_round(s) or 0) >= 1 and (_step_round(s) or 0) <= from_round)
     record = {**settings.as_dict(), **({"runner": runner} if runner else {})}
     fork_id = store.create_debate(case, parent["protocol"], live.public_config(), record,
-                                  parent_id=parent_id, fork_round=from_round)
+                                  debate_id=debate_id, parent_id=parent_id, fork_round=from_round)
     if reviewer:
         store.note_fork(fork_id, reviewer, f"forked from {parent_id} after round {from_round}")
     steering = Steering(pause_after_round=pause_after_round, resume_at=f"r{from_round}.end",

@@ -206,20 +206,6 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
     return debate_id
 
 
-class _ForkStore(DebateStore):
-    """The store prepare_fork writes through: the fork is registered as running here before its row
-    exists, as start_debate does, so no other session sees it running without an owner."""
-
-    def __init__(self, path: Path, register: Any) -> None:
-        super().__init__(path)
-        self._register = register
-
-    def create_debate(self, *args: Any, debate_id: str | None = None, **kwargs: Any) -> str:
-        debate_id = debate_id or new_debate_id()
-        self._register(debate_id)
-        return super().create_debate(*args, debate_id=debate_id, **kwargs)
-
-
 def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options: dict[str, Any] | None = None,
                reviewer: str = "", provider: Provider | None = None) -> str:
     """Fork a debate after one of its closed rounds, with changed protocol options, and run the fork
@@ -231,16 +217,12 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
 
     db_path = Path(db_path)
     holder: dict[str, Any] = {}
-    made: list[str] = []
-
-    def register(fork_id: str) -> None:
-        thread = _job_thread(fork_id, holder, db_path)
-        with _JOBS_LOCK:
-            _JOBS[fork_id] = _Job(fork_id, thread)
-        made.append(fork_id)
-
+    fork_id = new_debate_id()
+    # Registered before its row exists, as start_debate does, so no session sees it running without an owner.
+    with _JOBS_LOCK:
+        _JOBS[fork_id] = _Job(fork_id, _job_thread(fork_id, holder, db_path))
     try:
-        store = _ForkStore(db_path, register)
+        store = DebateStore(db_path)
         try:
             if provider is None:
                 parent = store.get_debate(parent_id, with_steps=False)
@@ -248,21 +230,34 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
                     provider = _stored_provider(parent.get("provider_config"), parent.get("provider"), parent_id,
                                                 "fork")
             holder["plan"] = prepare_fork(store, parent_id, from_round, provider=provider, options=options,
-                                          runner=runner_info(), reviewer=reviewer)
+                                          runner=runner_info(), reviewer=reviewer, debate_id=fork_id)
         finally:
             store.close()
     except BaseException as exc:
-        for fork_id in made:
+        if _exists(db_path, fork_id):
             # The row exists but its run never started: it must not stay running.
             _mark_failed(None, db_path, fork_id, f"the fork could not start: {plain_reason(exc)}")
-            with _JOBS_LOCK:
-                _JOBS.pop(fork_id, None)
+        with _JOBS_LOCK:
+            _JOBS.pop(fork_id, None)
         raise
-    fork_id = holder["plan"].debate_id
     with _JOBS_LOCK:
         job = _JOBS[fork_id]
     job.thread.start()
     return fork_id
+
+
+def _exists(db_path: Path, debate_id: str) -> bool:
+    try:
+        store = DebateStore(db_path)
+    except StoreError:
+        return False
+    try:
+        store.get_debate(debate_id, with_steps=False)
+        return True
+    except NotFound:
+        return False
+    finally:
+        store.close()
 
 
 def _run_steered(plan: Any, db_path: Path) -> None:
