@@ -505,7 +505,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     for r in rows:
         review = "REVIEW" if r["needs_human_review"] else ""
-        print(f"{r['id']}  {r['protocol']:<14} {r['status']:<9} {r['review_state']:<10} {review:<6} {r['title'][:60]}")
+        lineage = f"  (fork of {r['parent_id']} after round {r['fork_round']})" if r.get("parent_id") else ""
+        print(f"{r['id']}  {r['protocol']:<14} {r['status']:<9} {r['review_state']:<10} {review:<6} {r['title'][:60]}"
+              f"{lineage}")
     return EXIT_OK
 
 
