@@ -305,3 +305,20 @@ def test_a_pause_after_a_round_the_debate_never_reaches_is_refused(tmp_path):
     last = ok_json("run", str(CASE), "--protocol", "cross_critique", "--rounds", "2", "--pause-after-round", "2",
                    "--quiet", db=db)
     assert last["status"] == "paused" and last["pause_point"] == "r2.end" and last["next_round"] == 3
+
+
+@pytest.mark.parametrize("protocol,case", [("dialectic", "dialectic_contract_enforceability.json"),
+                                           ("panel", "panel_restaurant_review.json")])
+def test_new_evidence_joins_the_following_rounds_of_other_protocols(tmp_path, protocol, case):
+    db = tmp_path / "d.db"
+    did = ok_json("run", str(ROOT / "data" / "cases" / case), "--protocol", protocol, "--pause-after-round", "1",
+                  "--quiet", db=db)["debate_id"]
+    taken = cli("intervene", did, "--reviewer", "Eve", "--evidence", "X9 | Inspector's note | A later inspection "
+                "found the matter settled.", db=db)
+    assert taken.returncode == 0, taken.stderr
+    assert ok_json("continue", did, "--quiet", db=db)["status"] == "completed"
+    steps = DebateStore(db).get_debate(did)["steps"]
+    later = [s for s in steps if (s["round"] or 99) >= 2 and s["stage"] != "human"]
+    first = [s for s in steps if s["round"] == 1]
+    assert later and all("[id=X9 | source=Inspector's note]" in user_prompt(s) for s in later if s["prompt"])
+    assert not any("X9" in user_prompt(s) for s in first)

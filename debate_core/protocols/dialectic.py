@@ -110,6 +110,14 @@ async def run(run: DebateRun) -> Outcome:
     evidence = prompts.evidence_block(run.case.evidence)
     domain_hint = run.case.domain_hint or "(none)"
 
+    def new_evidence(iv: Any) -> None:
+        """A reviewer's passage (the runtime has added it to the case) joins the following prompts."""
+        nonlocal evidence
+        if iv.kind == "evidence":
+            evidence = prompts.evidence_block(run.case.evidence)
+
+    run.on_intervention(new_evidence)
+
     thesis_sid = _thesis_step(generator["id"])
     first = await run.step(
         thesis_sid, RuleThesis, "dialectic_thesis",
@@ -306,4 +314,5 @@ SPEC = ProtocolSpec(
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
                rules.low_confidence, rules.not_assessed, rules.rule_in_words, rules.verdict),
     glossary=GLOSSARY,
+    interventions=("evidence",),
 )

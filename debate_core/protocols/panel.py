@@ -231,6 +231,14 @@ async def _debate(run: DebateRun, personas: list[dict[str, Any]], rounds: int, c
     topic = prompts.data_block("topic", case.question)
     evidence = prompts.evidence_block(case.evidence)
     context_block = prompts.data_block("shared context json", context)
+
+    def new_evidence(iv: Any) -> None:
+        """A reviewer's passage (the runtime has added it to the case) joins the following turns."""
+        nonlocal evidence
+        if iv.kind == "evidence":
+            evidence = prompts.evidence_block(run.case.evidence)
+
+    run.on_intervention(new_evidence)
     history: list[dict[str, Any]] = []
     rounds_out: list[dict[str, Any]] = []
     trajectory: list[dict[str, Any]] = []
@@ -523,4 +531,5 @@ SPEC = ProtocolSpec(
                mod.metric_warnings, mod.escalation_reasons, mod.convergence, mod.judge_only_confidence,
                mod.judge_only_escalation_reasons),
     glossary=GLOSSARY,
+    interventions=("evidence",),
 )

@@ -157,6 +157,16 @@ async def run(run: DebateRun) -> Outcome:
     evidence = prompts.evidence_block(run.case.evidence)
     domain_hint = run.case.domain_hint or "(none)"
 
+    def new_evidence(iv: Any) -> None:
+        """A reviewer's passage (the runtime has added it to the case) joins the following prompts,
+        and hypotheses may cite it."""
+        nonlocal evidence
+        if iv.kind == "evidence" and iv.evidence is not None:
+            evidence = prompts.evidence_block(run.case.evidence)
+            evidence_ids.add(iv.evidence.id)
+
+    run.on_intervention(new_evidence)
+
     rounds_out: list[dict[str, Any]] = []
     trajectory: list[dict[str, Any]] = []
     top_scores: list[float] = []
@@ -305,4 +315,5 @@ SPEC = ProtocolSpec(
     moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason,
                rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.verdict),
     glossary=GLOSSARY,
+    interventions=("evidence",),
 )
