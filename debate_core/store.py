@@ -674,8 +674,11 @@ class DebateStore(EventSink):
 
     # -- steering ---------------------------------------------------------------------
     def control_request(self, debate_id: str) -> str | None:
-        """A pending pause or stop request for a running debate (read at each of its pause points)."""
-        row = self.db.execute("SELECT control FROM debates WHERE id = ?", [debate_id]).fetchone()
+        """A pending pause or stop request for a running debate (read at each of its pause points).
+        Under the store's lock: debates on several threads (an evaluation) share one connection, and
+        this read must not run inside another thread's write transaction."""
+        with self._lock:
+            row = self.db.execute("SELECT control FROM debates WHERE id = ?", [debate_id]).fetchone()
         return row[0] if row else None
 
     def _audit(self, debate_id: str, action: str, reviewer: str, reason: str, state: str | None) -> None:
