@@ -376,10 +376,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
     from .worker import runner_info
 
     store = _store(args.db)
-    try:
-        parent = store.get_debate(args.id, with_steps=False)
-    except KeyError as exc:
-        raise BadInput(str(exc.args[0])) from exc
+    parent = _steering(lambda: store.get_debate(args.id, with_steps=False))
     args.protocol = parent["protocol"]
     args.concurrency = getattr(args, "concurrency", None)
     agents = None

@@ -25,6 +25,7 @@ from .steering import (
     check_severity,
     parse_evidence,
     reviewer_slug,
+    stored_interventions,
 )
 from .steps import parse_step_id
 
@@ -45,11 +46,6 @@ def run_steered(store: Any, plan: SteeredPlan, sink: EventSink | None = None) ->
     """Run a prepared continuation or fork to its end, its next pause, or a stop."""
     return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, store=store,
                       sink=sink, debate_id=plan.debate_id, steering=plan.steering)
-
-
-def _interventions(steps: list[dict[str, Any]]) -> list[Intervention]:
-    return [Intervention.model_validate(s["output"]) for s in steps
-            if s.get("stage") == "human" and s.get("status") == "ok" and isinstance(s.get("output"), dict)]
 
 
 def _known(store: Any, debate_id: str) -> tuple[set[str], set[int]]:
@@ -89,7 +85,7 @@ def prepare_continue(store: Any, debate_id: str, provider: Provider | None = Non
     warnings, rounds = _known(store, debate_id)
     steering = Steering(
         pause_after_round=settings.pause_after_round, resume_at=debate["paused_at"],
-        interventions=_interventions(debate["steps"]),
+        interventions=stored_interventions(debate["steps"]),
         stored=StoredCalls.from_steps(debate["steps"], own=True),
         known_warnings=warnings, closed_rounds=rounds, continued=True)
     return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], live, settings, steering)
@@ -151,7 +147,7 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
     if reviewer:
         store.note_fork(fork_id, reviewer, f"forked from {parent_id} after round {from_round}")
     steering = Steering(pause_after_round=pause_after_round, resume_at=f"r{from_round}.end",
-                        interventions=[iv for iv in _interventions(parent["steps"]) if iv.round <= from_round],
+                        interventions=[iv for iv in stored_interventions(parent["steps"]) if iv.round <= from_round],
                         stored=stored)
     return SteeredPlan(fork_id, case, parent["protocol"], live, settings, steering)
 
@@ -176,7 +172,7 @@ def latest_claims(debate: dict[str, Any]) -> dict[str, dict[str, str]]:
             claims = {str(c.get("id")): str(c.get("statement") or "") for c in out["claims"] if isinstance(c, dict)}
             latest[step["agent"]] = (seq, claims)
     claims = {agent: dict(found) for agent, (_, found) in latest.items()}
-    for iv in _interventions(debate["steps"]):
+    for iv in stored_interventions(debate["steps"]):
         if iv.kind == "strike" and iv.agent in claims:
             claims[iv.agent].pop(iv.claim_id or "", None)
     return claims
@@ -194,7 +190,7 @@ def _claim_ref(debate: dict[str, Any], ref: str) -> tuple[str, str]:
 def open_reviewer_critiques(debate: dict[str, Any]) -> dict[str, Intervention]:
     """Reviewer critiques not yet resolved, by their reference `reviewer->agent:H1`."""
     found: dict[str, Intervention] = {}
-    for iv in _interventions(debate["steps"]):
+    for iv in stored_interventions(debate["steps"]):
         if iv.kind == "critique":
             found[f"{reviewer_slug(iv.reviewer)}->{iv.agent}:{iv.critique_id}"] = iv
         elif iv.kind == "resolve":
@@ -225,7 +221,7 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
         description = (text or "").strip()
         if not description:
             raise SteeringError("a critique needs its text")
-        mine = [iv for iv in _interventions(debate["steps"])
+        mine = [iv for iv in stored_interventions(debate["steps"])
                 if iv.kind == "critique" and reviewer_slug(iv.reviewer) == reviewer_slug(reviewer)]
         iv = Intervention(**base, target=f"{agent}.{claim_id}", critique_id=f"H{len(mine) + 1}",
                           severity=check_severity(severity), description=description,
@@ -233,13 +229,13 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
     elif kind == "evidence":
         new = parse_evidence(evidence or "")
         known = set(Case.model_validate(debate["case"]).evidence_by_id())
-        known |= {iv.evidence.id for iv in _interventions(debate["steps"]) if iv.evidence is not None}
+        known |= {iv.evidence.id for iv in stored_interventions(debate["steps"]) if iv.evidence is not None}
         if new.id in known:
             raise SteeringError(f"evidence id {new.id!r} is already in the case; choose another id")
         iv = Intervention(**base, evidence=new)
     elif kind in ("pin", "strike"):
         agent, claim_id = _claim_ref(debate, target or "")
-        marks = [i for i in _interventions(debate["steps"]) if i.target == f"{agent}.{claim_id}"]
+        marks = [i for i in stored_interventions(debate["steps"]) if i.target == f"{agent}.{claim_id}"]
         if kind == "strike" and any(i.kind == "pin" for i in marks):
             raise SteeringError(f"{agent}.{claim_id} is pinned as established; it cannot also be withdrawn")
         if kind == "pin" and any(i.kind == "pin" for i in marks):

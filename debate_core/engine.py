@@ -264,15 +264,12 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
     case = Case.model_validate(old["case"])
     settings = DebateSettings.from_dict(old["settings"])
     get_spec(old["protocol"]).validate(settings)
-    from .steering import Intervention
+    from .steering import stored_interventions
 
     stored: dict[str, list[dict[str, Any]]] = {}
-    interventions = []
+    interventions = stored_interventions(old["steps"])
     for step in old["steps"]:
-        if step["status"] == "ok" and step["output"] is not None:
-            if step.get("stage") == "human":
-                interventions.append(Intervention.model_validate(step["output"]))
-                continue
+        if step["status"] == "ok" and step["output"] is not None and step.get("stage") != "human":
             stored.setdefault(step["step_id"], []).append(step["output"])
     if settings.pause_after_round is not None and any(
             (s.get("round") or 0) > settings.pause_after_round for s in old["steps"]):

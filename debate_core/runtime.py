@@ -23,7 +23,18 @@ from . import prompts
 from .events import Event, EventSink
 from .providers.base import Provider, StepFailed, StepRequest, Usage, messages_tokens
 from .schemas import Case, Evidence, Verdict
-from .steering import STOP, DebatePaused, DebateStopped, Intervention, PausePoint, Steering, round_end
+from .steering import (
+    STOP,
+    DebatePaused,
+    DebateStopped,
+    Intervention,
+    PausePoint,
+    Steering,
+    critique_row,
+    human_step_id,
+    round_end,
+    target_agent,
+)
 from .steps import parse_step_id
 
 
@@ -235,8 +246,6 @@ class DebateRun:
         if not self.steering.continued:
             # A fork, a resumed debate or a replay applies interventions made elsewhere: each is
             # recorded in this debate where it is applied. A continued debate has them stored already.
-            from .steering import critique_row, human_step_id, target_agent
-
             self.emit("intervention", human_step_id(iv.round, iv.reviewer), intervention=iv.model_dump(mode="json"),
                       summary=iv.summary(), target_agent=target_agent(iv), critique_row=critique_row(iv))
         if iv.kind == "evidence" and iv.evidence is not None:

@@ -150,11 +150,14 @@ class Critique(_Out):
         return v
 
 
+REVIEWER_ISSUE = "reviewer"  # the issue type of a critique a person raised
+
+
 class ReviewerCritique(Critique):
     """A critique a person raised on a paused debate (steering.py): a critique like any other, with
     its own issue type, so that no agent can pass its critique off as a reviewer's."""
 
-    issue_type: Literal["reviewer"] = "reviewer"  # type: ignore[assignment]
+    issue_type: Literal["reviewer"] = REVIEWER_ISSUE  # type: ignore[assignment]
 
 
 class CritiqueReview(_Out):

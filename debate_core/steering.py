@@ -26,19 +26,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .schemas import SEVERITIES
+from .schemas import REVIEWER_ISSUE, SEVERITIES
 
-KINDS = ("critique", "evidence", "pin", "strike", "resolve")
-KIND_TITLES = {
-    "critique": "a reviewer's critique",
-    "evidence": "new evidence",
-    "pin": "a claim pinned as established",
-    "strike": "a claim withdrawn",
-    "resolve": "a reviewer's critique resolved",
-}
 PAUSE = "pause"
 STOP = "stop"
-REVIEWER_ISSUE = "reviewer"  # the issue type of a critique a person raised
 
 
 class SteeringError(ValueError):
@@ -157,6 +148,12 @@ class Intervention(BaseModel):
         return f"{who}: {self.kind}"
 
 
+def stored_interventions(steps: list[dict[str, Any]]) -> list[Intervention]:
+    """The interventions among a debate's stored steps, in the order they were made."""
+    return [Intervention.model_validate(s["output"]) for s in steps
+            if s.get("stage") == "human" and s.get("status") == "ok" and isinstance(s.get("output"), dict)]
+
+
 def target_agent(iv: Intervention) -> str | None:
     """The agent an intervention concerns (None for new evidence, which concerns every agent)."""
     if iv.kind == "resolve" and iv.target and "->" in iv.target:
@@ -235,7 +232,6 @@ class Steering:
 
     def __post_init__(self) -> None:
         self.replaying = self.resume_at is not None
-        self.passed: list[str] = []
 
     def at(self, label: str) -> list[Intervention]:
         return [iv for iv in self.interventions if iv.at == label]
@@ -243,7 +239,6 @@ class Steering:
     def decide(self, point: PausePoint) -> str | None:
         """At a pause point: None to go on, PAUSE or STOP. A run still replaying stored steps goes on
         until it passes the point it resumes from."""
-        self.passed.append(point.label)
         if self.replaying:
             if point.label == self.resume_at:
                 self.replaying = False

@@ -12,12 +12,14 @@ A debate left `running` by a process that died (server restart, killed CLI) woul
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,22 +81,34 @@ def start_debate(
         # found by recover_interrupted on the next start.
         daemon=True,
     )
-    # Registered before the row exists, so no other session can see it "running" without an owner.
-    with _JOBS_LOCK:
-        _JOBS[debate_id] = _Job(debate_id, thread)
-    try:
+    with _owned(debate_id, thread):
         store = DebateStore(db_path)
         try:
             stored_settings = {**settings.as_dict(), "runner": runner_info()}
             store.create_debate(case, protocol, provider.public_config(), stored_settings, debate_id=debate_id)
         finally:
             store.close()
+    thread.start()
+    return debate_id
+
+
+@contextlib.contextmanager
+def _owned(debate_id: str, thread: threading.Thread, busy: str | None = None) -> Iterator[None]:
+    """Register a debate's job while its row is created or claimed, so that no other session sees it
+    running without an owner; a failure inside unregisters it. `busy`: refuse (that message) when
+    this process already runs the debate."""
+    with _JOBS_LOCK:
+        if busy is not None and debate_id in _JOBS:
+            from .steering import SteeringError
+
+            raise SteeringError(busy)
+        _JOBS[debate_id] = _Job(debate_id, thread)
+    try:
+        yield
     except BaseException:
         with _JOBS_LOCK:
             _JOBS.pop(debate_id, None)
         raise
-    thread.start()
-    return debate_id
 
 
 def _run(
@@ -179,15 +193,9 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
     db_path = Path(db_path)
     holder: dict[str, Any] = {}
     thread = _job_thread(debate_id, holder, db_path)
-    # Registered before the debate is claimed (its status becomes running), so no session sees it
-    # running without an owner and marks it interrupted.
-    with _JOBS_LOCK:
-        if debate_id in _JOBS:
-            from .steering import SteeringError
-
-            raise SteeringError(f"debate {debate_id} is still finishing its last step here; try again in a moment")
-        _JOBS[debate_id] = _Job(debate_id, thread)
-    try:
+    # Registered before the debate is claimed (its status becomes running).
+    with _owned(debate_id, thread,
+                busy=f"debate {debate_id} is still finishing its last step here; try again in a moment"):
         store = DebateStore(db_path)
         try:
             if provider is None:
@@ -198,10 +206,6 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
             holder["plan"] = prepare_continue(store, debate_id, provider, runner=runner_info(), reviewer=reviewer)
         finally:
             store.close()
-    except BaseException:
-        with _JOBS_LOCK:
-            _JOBS.pop(debate_id, None)
-        raise
     thread.start()
     return debate_id
 
@@ -218,31 +222,26 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
     db_path = Path(db_path)
     holder: dict[str, Any] = {}
     fork_id = new_debate_id()
-    # Registered before its row exists, as start_debate does, so no session sees it running without an owner.
-    with _JOBS_LOCK:
-        _JOBS[fork_id] = _Job(fork_id, _job_thread(fork_id, holder, db_path))
-    try:
-        store = DebateStore(db_path)
+    thread = _job_thread(fork_id, holder, db_path)
+    with _owned(fork_id, thread):  # registered before its row exists, as start_debate does
         try:
-            if provider is None:
-                parent = store.get_debate(parent_id, with_steps=False)
-                if parent["status"] != "running":  # otherwise prepare_fork says it is running
-                    provider = _stored_provider(parent.get("provider_config"), parent.get("provider"), parent_id,
-                                                "fork")
-            holder["plan"] = prepare_fork(store, parent_id, from_round, provider=provider, options=options,
-                                          runner=runner_info(), reviewer=reviewer, debate_id=fork_id)
-        finally:
-            store.close()
-    except BaseException as exc:
-        if _exists(db_path, fork_id):
-            # The row exists but its run never started: it must not stay running.
-            _mark_failed(None, db_path, fork_id, f"the fork could not start: {plain_reason(exc)}")
-        with _JOBS_LOCK:
-            _JOBS.pop(fork_id, None)
-        raise
-    with _JOBS_LOCK:
-        job = _JOBS[fork_id]
-    job.thread.start()
+            store = DebateStore(db_path)
+            try:
+                if provider is None:
+                    parent = store.get_debate(parent_id, with_steps=False)
+                    if parent["status"] != "running":  # otherwise prepare_fork says it is running
+                        provider = _stored_provider(parent.get("provider_config"), parent.get("provider"),
+                                                    parent_id, "fork")
+                holder["plan"] = prepare_fork(store, parent_id, from_round, provider=provider, options=options,
+                                              runner=runner_info(), reviewer=reviewer, debate_id=fork_id)
+            finally:
+                store.close()
+        except BaseException as exc:
+            if _exists(db_path, fork_id):
+                # The row exists but its run never started: it must not stay running.
+                _mark_failed(None, db_path, fork_id, f"the fork could not start: {plain_reason(exc)}")
+            raise
+    thread.start()
     return fork_id
 
 

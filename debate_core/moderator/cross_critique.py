@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..convergence import answer_change, severity_counts
-from ..schemas import AgentOutput, Claim, Critique, CritiqueOutput, CritiqueReview, ReviewerCritique
+from ..schemas import (
+    REVIEWER_ISSUE,
+    AgentOutput,
+    Claim,
+    Critique,
+    CritiqueOutput,
+    CritiqueReview,
+    ReviewerCritique,
+)
 from . import common
 
 # Section 5: "perubahan jawaban pada revision < 15%" (an answer is stable when a revision changes it by less than 15%).
@@ -42,7 +50,6 @@ BY_DROP = "claim dropped"
 BY_EDIT = "edited, MINOR"
 BY_REVIEWER = "reviewer"
 BY_WITHDRAWAL = "claim withdrawn by a reviewer"
-REVIEWER = "reviewer"  # the issue type of a critique a person raised on a paused debate
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ def reviewer_state_after_revision(state: str, change: str) -> tuple[str, str | N
 
 
 def is_reviewer_critique(critique: Critique) -> bool:
-    return critique.issue_type == REVIEWER
+    return critique.issue_type == REVIEWER_ISSUE
 
 
 def state_after_review(state: str, closed_by: str | None, status: str) -> tuple[str, str | None]:

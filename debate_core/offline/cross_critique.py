@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ..moderator.common import unassessed
-from ..schemas import AgentOutput, Case, Claim, Evidence
+from ..schemas import REVIEWER_ISSUE, AgentOutput, Case, Claim, Evidence
 from ..text import (
     authority_score,
     best_sentence,
@@ -540,7 +540,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}, whose role covers it")
             claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
             conceded.append(f"{claim.id}: deferred to {item.critic}")
-        elif k.issue_type == "reviewer":
+        elif k.issue_type == REVIEWER_ISSUE:
             # A person's critique in free text: the rule-based agent cannot weigh it. It cites the
             # passages the reviewer named, lowers its confidence and says what it could not assess.
             if named:
