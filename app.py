@@ -25,7 +25,7 @@ common.page_config()
 
 pages = {
     "Debates": [
-        st.Page(common.PAGES["new"], title="New debate", icon=":material/add_comment:", url_path="new_debate",
+        st.Page(common.PAGES["new"], title="New debate", icon=":material/add_comment:", url_path="new",
                 default=True),
         st.Page(common.PAGES["debate"], title="Debate", icon=":material/forum:", url_path="debate"),
         st.Page(common.PAGES["history"], title="History", icon=":material/history:", url_path="history"),
@@ -40,6 +40,9 @@ pages = {
     ],
     "Setup": [
         st.Page(common.PAGES["settings"], title="Settings", icon=":material/settings:", url_path="settings"),
+        # The default page lives at "/", so its own name would answer "Page not found": an address
+        # someone saved or shared (/new_debate) leads to the page it names instead.
+        st.Page(common.redirect_to("new"), title="New debate", url_path="new_debate", visibility="hidden"),
     ],
 }
 page = st.navigation(pages)

@@ -29,7 +29,8 @@ class AppSettings(BaseModel):
 
     supervisors: list[str] = Field(default_factory=list)
     default_provider: Literal["offline", "openai", "replay"] = "offline"
-    openai_base_url: str = ""
+    # No base URL here: which servers the server's key may reach is the operator's, set in the
+    # environment or secrets.toml (debate_core/credentials.py), never in a file the app writes.
     openai_model: str = ""
     openai_method: Literal["", *METHODS] = ""  # "" lets the provider choose by server
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)

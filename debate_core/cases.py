@@ -8,6 +8,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .files import (
+    CASE_BYTES,
+    PASSAGES,
+    FileProblem,
+    check_count,
+    check_size,
+    decode_text,
+    json_error,
+    read_bytes_capped,
+)
 from .schemas import Case
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "data" / "cases"
@@ -30,21 +40,33 @@ TOO_DEEP = "the JSON is nested too deeply to read"
 
 
 def case_from_bytes(raw: bytes, origin: str) -> Case:
-    """A case from an uploaded file's bytes, every problem a CaseError naming the file."""
+    """A case from a file's or an upload's bytes, every problem a CaseError naming the file: over
+    the size limit, a NUL byte (a binary file), not UTF-8, not JSON, too many passages."""
     try:
-        data = read_json_text(raw)
-    except UnicodeDecodeError as exc:
-        raise CaseError(f"{origin}: not UTF-8 text ({exc.reason})") from None
+        check_size(len(raw), CASE_BYTES, origin)
+        text = decode_text(raw, origin)
+    except FileProblem as exc:
+        raise CaseError(str(exc)) from None
+    try:
+        data = read_json_text(text)
     except json.JSONDecodeError as exc:
-        raise CaseError(f"{origin}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise CaseError(f"{origin}: {json_error(exc)}") from None
     except RecursionError:
         raise CaseError(f"{origin}: {TOO_DEEP}") from None
     return parse_case(data, origin)
 
 
 def parse_case(data: Any, origin: str = "case") -> Case:
+    """The one place a new case is accepted (files, uploads, the paste box), so the passage limit
+    holds everywhere; cases already stored are read back without it."""
     if not isinstance(data, dict):
         raise CaseError(f"{origin}: a case must be a JSON object, got {type(data).__name__}")
+    evidence = data.get("evidence")
+    try:
+        if isinstance(evidence, list):
+            check_count(len(evidence), PASSAGES, origin)
+    except FileProblem as exc:
+        raise CaseError(str(exc)) from None
     try:
         return Case.model_validate(data)
     except RecursionError:
@@ -60,15 +82,11 @@ def parse_case(data: Any, origin: str = "case") -> Case:
 
 def load_case(path: str | Path) -> Case:
     p = Path(path)
-    if not p.exists():
-        raise CaseError(f"case file not found: {p}")
-    if not p.is_file():
-        raise CaseError(f"not a file: {p}")
     try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise CaseError(f"{p}: cannot be read ({exc.strerror or exc})") from None
-    return case_from_bytes(raw, str(p))
+        raw = read_bytes_capped(p, "case file", CASE_BYTES)
+    except FileProblem as exc:
+        raise CaseError(str(exc)) from None
+    return case_from_bytes(raw, f"case file {p}")
 
 
 def sample_cases() -> list[Path]:

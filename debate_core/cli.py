@@ -1,5 +1,6 @@
-"""Command line: python -m debate_core run|list|show|diff|export|review|annotate|resume|eval, and the
-steering commands pause|stop|continue|intervene|fork.
+"""Command line: python -m debate_core run|list|show|diff|export|review|annotate|resume|eval|upgrade, and
+the steering commands pause|stop|continue|intervene|fork. list, show, diff and export only read: they
+never create, migrate or otherwise write the database.
 
 Exit codes: 0 the debate completed (escalated or not), paused or stopped; 1 the debate failed or was
 interrupted (saved, id printed); 2 bad input (nothing saved), a review the reviewer may not take, or
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sqlite3
 import sys
 import time
@@ -18,9 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from . import export as exporter
+from .budget import apply_budget
+from .budget import describe as budget_describe
 from .cases import CaseError, load_case
+from .credentials import ServerCredentials, server_credentials
 from .engine import DebateResult, plain_reason, prepare_resume, run_debate, run_plan
 from .events import Event, EventSink
+from .files import FileProblem, check_target, write_text_atomic
 from .inputs import parse_option_pairs
 from .protocols import PROTOCOLS, CaseUnfit, SettingsError, UnknownProtocol, get_spec, validate_settings
 from .providers import PROVIDERS, CassetteError, make_provider
@@ -149,10 +155,37 @@ def _db_path(path: str | None) -> Path:
 
 
 def _store(path: str | None, *, writes: bool = True) -> Any:
-    """The store; commands that write check the file for damage first (see DebateStore)."""
-    from .store import DebateStore
+    """The store. Commands that write open it writable: checked for damage, created when new and
+    migrated when older, after a copy of the older file is taken (named on stderr). Commands that
+    only read (`list`, `show`, `diff`, `export`) open it read-only and change nothing: a missing
+    file is StoreMissing, and an older one is refused with the command that upgrades it, since
+    reading it would mean migrating it first."""
+    from .store import DebateStore, StoreOutdated
 
-    return DebateStore(_db_path(path), check=writes)
+    db = _db_path(path)
+    if not writes:
+        try:
+            return DebateStore.for_reading(db)
+        except StoreOutdated as exc:
+            raise StoreError(f"{exc}; upgrade it with  {_upgrade_command(path)}  (a backup is taken first)") from None
+    store = DebateStore(db)
+    if store.backup_path is not None:
+        print(f"upgraded the database {db} ({', '.join(store.migrated)}); the copy from before is "
+              f"{store.backup_path}", file=sys.stderr)
+    return store
+
+
+def _upgrade_command(path: str | None) -> str:
+    """The command line that upgrades the database `path` (the --db flag only when one was given)."""
+    import shlex
+
+    return f"python -m debate_core --db {shlex.quote(path)} upgrade" if path else "python -m debate_core upgrade"
+
+
+def _operator_credentials(args: argparse.Namespace) -> ServerCredentials:
+    """The environment's key, for its configured base URLs and the one given with --base-url: at the
+    command line the person typing is the operator, who owns the environment and its key already."""
+    return server_credentials().including(args.base_url)
 
 
 def _provider_from_args(args: argparse.Namespace, profiles: list[dict[str, Any]] | None = None) -> Any:
@@ -169,6 +202,7 @@ def _provider_from_args(args: argparse.Namespace, profiles: list[dict[str, Any]]
         # An explicit --concurrency also bounds the provider, so a local server's default of one
         # call at a time gives way to it.
         "max_concurrency": getattr(args, "concurrency", None),
+        "server_credentials": _operator_credentials(args),
     }
     try:
         return make_provider(args.provider, **options)
@@ -225,7 +259,8 @@ def _summary_text(result: DebateResult) -> str:
     if result.status == "failed":
         lines.append(f"failed at {result.failed_step}: {result.error}" if result.failed_step
                      else f"failed: {result.error}")
-        lines.append(f"resume with: python -m debate_core resume {result.debate_id}")
+        if "--max-total-tokens" not in (result.error or ""):  # a budget stop names its own command
+            lines.append(f"resume with: python -m debate_core resume {result.debate_id}")
         return "\n".join(lines)
     lines.append(f"rounds: {result.rounds}; converged: {'yes' if result.converged else 'no'} ({result.convergence_reason})")
     for entry in result.trajectory:
@@ -283,6 +318,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     provider = _provider_from_args(args, resolve(settings.agents, case, list(spec.default_agents), spec.name))
     if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
         raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
+    apply_budget(settings, provider)  # --max-total-tokens, else the default for a paid provider
+    budget_info = _budget_info(settings, provider, args)
     store = _store(args.db)
     sink = ProgressSink(store, quiet=args.quiet)
     from .worker import runner_info
@@ -293,7 +330,32 @@ def cmd_run(args: argparse.Namespace) -> int:
                         "the debate could not be saved")
     result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
                                                            store=store, sink=sink, debate_id=debate_id))
+    result.budget = budget_info
     return _emit_result(result, args.json)
+
+
+def _budget_flag(args: argparse.Namespace) -> int | None:
+    """`--max-total-tokens N` of resume, continue and fork, checked as `run` checks it."""
+    value = getattr(args, "max_total_tokens", None)
+    if value is not None and value < 1:
+        raise BadInput(f"--max-total-tokens must be at least 1, got {value}")
+    return value
+
+
+def _budget_info(settings: DebateSettings, provider: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The `budget` object of `run --json`, with the budget's estimated cost when a price table is
+    known; a default budget is also said on stderr before the debate starts, with how to change it."""
+    try:
+        table = _price_table(args.db)
+    except BadInput:
+        table = None  # a broken price file costs only the cost figure here
+    info = budget_describe(settings, provider, table)
+    if info["source"] == "default" and not getattr(args, "quiet", False):
+        cost = (f", at most about {info['estimated_cost']:,.2f} {info['currency']}"
+                if info["estimated_cost"] is not None else "")
+        print(f"token budget: {info['max_total_tokens']:,} tokens, the default for a paid model{cost}; "
+              "set another with --max-total-tokens N", file=sys.stderr)
+    return info
 
 
 # -- steering: pause, stop, continue, intervene, fork ------------------------------------------------
@@ -337,10 +399,14 @@ def cmd_continue(args: argparse.Namespace) -> int:
     store = _store(args.db)
     _pause_round(args)
     provider = _provider_from_args(args) if args.provider else None
+    budget = _budget_flag(args)
     plan = _steering(lambda: prepare_continue(store, args.id, provider, runner=runner_info(),
-                                              reviewer=args.reviewer or "", pause_after_round=args.pause_after_round))
+                                              reviewer=args.reviewer or "", pause_after_round=args.pause_after_round,
+                                              max_total_tokens=budget))
+    budget_info = _budget_info(plan.settings, plan.provider, args)
     sink = ProgressSink(store, quiet=args.quiet)
     result = _running(store, plan.debate_id, lambda: run_steered(store, plan, sink=sink))
+    result.budget = budget_info
     return _emit_result(result, args.json)
 
 
@@ -387,9 +453,11 @@ def cmd_fork(args: argparse.Namespace) -> int:
     plan = _steering(lambda: prepare_fork(
         store, args.id, args.from_round, provider=provider, options=_kv(args.option, "--option") or None,
         agents=agents, rounds=args.rounds, runner=runner_info(), pause_after_round=args.pause_after_round,
-        reviewer=args.reviewer or ""))
+        reviewer=args.reviewer or "", max_total_tokens=_budget_flag(args)))
+    budget_info = _budget_info(plan.settings, plan.provider, args)
     sink = ProgressSink(store, quiet=args.quiet)
     result = _running(store, plan.debate_id, lambda: run_steered(store, plan, sink=sink))
+    result.budget = budget_info
     return _emit_result(result, args.json)
 
 
@@ -449,7 +517,7 @@ def _reconcile(store: Any, db: str | None) -> None:
 
     try:
         recover_interrupted(store, stale_after=_stale_after(db))
-    except Exception as exc:  # noqa: BLE001 - listing must still work on a database that cannot be written
+    except Exception as exc:  # noqa: BLE001 - the command must still work on a database that cannot be written
         print(f"warning: could not mark interrupted debates: {plain_reason(exc)}", file=sys.stderr)
 
 
@@ -479,21 +547,80 @@ def cmd_resume(args: argparse.Namespace) -> int:
         provider = _provider_from_args(args)
     elif old["provider"] == "openai":
         raise BadInput("resuming an openai debate needs the provider flags again (--provider openai --model ...)")
+    budget = _budget_flag(args)
     try:
-        plan = _saving(lambda: prepare_resume(store, args.id, provider, runner=runner_info()),
+        plan = _saving(lambda: prepare_resume(store, args.id, provider, runner=runner_info(), max_total_tokens=budget),
                        "the resumed debate could not be saved")
     except SettingsError as exc:
         raise BadInput(f"debate {args.id} cannot be resumed: {exc}") from None
+    budget_info = _budget_info(plan.settings, plan.provider, args)
     sink = ProgressSink(store, quiet=args.quiet)
     result = _running(store, plan.debate_id, lambda: run_plan(store, plan, sink=sink))
+    result.budget = budget_info
     return _emit_result(result, args.json)
 
 
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    """Apply the migrations an older database needs; the store copies the file next to itself first."""
+    from .store import DebateStore
+
+    db = _db_path(args.db)
+    if not db.exists():  # creating a database is a run's job; an upgrade only changes one that exists
+        raise BadInput(f"the database {db} does not exist; there is nothing to upgrade")
+    store = DebateStore(db)
+    store.close()
+    if not store.migrated:
+        print(f"the database {db} is up to date; nothing to do")
+    elif store.backup_path is None:
+        print(f"set up the empty database {db} ({', '.join(store.migrated)})")
+    else:
+        print(f"upgraded the database {db} ({', '.join(store.migrated)})")
+        print(f"the database as it was before is copied to {store.backup_path}")
+    return EXIT_OK
+
+
+def _shown_interrupted(debate: dict[str, Any], reason: str | None) -> dict[str, Any]:
+    """A running debate whose process is gone, shown as the app or `resume` will record it (failed,
+    "interrupted: ..."). Read commands write nothing, so the stored row still says running."""
+    if reason:
+        debate.update(status="failed", error=f"interrupted: {reason}")
+    return debate
+
+
+def _interruption(debate: dict[str, Any], db: str | None) -> str | None:
+    from .worker import interruption_reason
+
+    return interruption_reason(debate, stale_after=_stale_after(db))
+
+
+def _listed(store: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The debates `list` prints, with running debates whose process is gone shown as interrupted;
+    `--status` filters on the status shown."""
+    from .worker import find_interrupted
+
+    dead = find_interrupted(store, stale_after=_stale_after(args.db))
+    query = {"protocol": args.protocol, "review_state": args.review_state, "search": args.search}
+    if not dead or args.status not in ("running", "failed"):
+        rows = store.list_debates(status=args.status, limit=args.limit, **query)
+    elif args.status == "running":
+        rows = [r for r in store.list_debates(status="running", limit=args.limit + len(dead), **query)
+                if r["id"] not in dead]
+    else:
+        rows = store.list_debates(status="failed", limit=args.limit, **query) + [
+            r for r in store.list_debates(status="running", limit=10_000, **query) if r["id"] in dead]
+        rows.sort(key=lambda r: (r["created_at"] or "", r["id"]), reverse=True)
+    return [_shown_interrupted(r, dead.get(r["id"])) for r in rows[:max(args.limit, 0)]]
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    store = _store(args.db, writes=False)
-    _reconcile(store, args.db)
-    rows = store.list_debates(protocol=args.protocol, status=args.status, review_state=args.review_state,
-                              search=args.search, limit=args.limit)
+    from .store import StoreMissing
+
+    try:
+        store = _store(args.db, writes=False)
+    except StoreMissing:  # nothing stored yet, and a read creates no file
+        rows = []
+    else:
+        rows = _listed(store, args)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -508,13 +635,23 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _reading(args: argparse.Namespace, debate_id: str) -> Any:
+    """The read-only store of a command that reads the debate `debate_id`; no file means no debate."""
+    from .store import StoreMissing
+
+    try:
+        return _store(args.db, writes=False)
+    except StoreMissing as exc:
+        raise BadInput(f"no debate with id {debate_id!r} ({exc})") from None
+
+
 def cmd_show(args: argparse.Namespace) -> int:
-    store = _store(args.db, writes=False)
-    _reconcile(store, args.db)
+    store = _reading(args, args.id)
     try:
         debate = store.get_debate(args.id)
     except KeyError as exc:
         raise BadInput(str(exc.args[0])) from exc
+    _shown_interrupted(debate, _interruption(debate, args.db))
     if args.json:
         debate["provider_config"] = exporter.public_settings(debate["provider_config"])
         print(json.dumps(debate, ensure_ascii=False, indent=2, default=str))
@@ -546,14 +683,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two stored debates (debate_core/compare.py): text by default, the dict with --json."""
     from . import compare
 
-    store = _store(args.db, writes=False)
-    _reconcile(store, args.db)
+    store = _reading(args, args.a)
     sides = []
     for debate_id in (args.a, args.b):
         try:
-            sides.append(compare.load_debate(store, debate_id))
+            side = compare.load_debate(store, debate_id)
         except KeyError as exc:
             raise BadInput(str(exc.args[0])) from exc
+        sides.append(_shown_interrupted(side, _interruption(side, args.db)))
     result = compare.compare(sides[0], sides[1], prices=_price_table(args.db))
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
@@ -570,15 +707,25 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise BadInput(str(exc.args[0])) from exc
     if not args.dir and not args.cassette and not args.csv:
         raise BadInput("export needs --dir D, --cassette F or --csv F")
+    files = exporter.export_files(store, args.id) if args.dir else {}
+    tape = json.dumps(exporter.cassette(store, args.id), ensure_ascii=False, indent=2) if args.cassette else ""
+    table = exporter.claims_csv(store, args.id) if args.csv else ""
+    # Every target is checked before the first file is written: one bad path (a file given as the
+    # folder, a directory as the file, a symbolic link) refuses the whole export, nothing written.
     if args.dir:
-        written = exporter.write_export_dir(store, args.id, args.dir)
+        exporter.check_export_dir(args.dir, files)
+    if args.cassette:
+        check_target(args.cassette, "the cassette")
+    if args.csv:
+        check_target(args.csv, "the CSV file")
+    if args.dir:
+        written = exporter.write_export_dir(store, args.id, args.dir, files)
         print(f"wrote {len(written)} files to {args.dir}")
     if args.cassette:
-        Path(args.cassette).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.cassette).write_text(json.dumps(exporter.cassette(store, args.id), ensure_ascii=False, indent=2), encoding="utf-8")
+        write_text_atomic(args.cassette, tape, "the cassette")
         print(f"wrote cassette {args.cassette}")
     if args.csv:
-        Path(args.csv).write_text(exporter.claims_csv(store, args.id), encoding="utf-8")
+        write_text_atomic(args.csv, table, "the CSV file")
         print(f"wrote {args.csv}")
     return EXIT_OK
 
@@ -725,6 +872,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "agent_models": _kv(args.agent_model, "--agent-model") or None, "max_tokens": args.max_output_tokens,
         "cassette": args.cassette, "transport_retries": args.transport_retries, "stall_timeout": args.stall_timeout,
         "timeout_retries": args.timeout_retries, "repair": args.repair,
+        "server_credentials": _operator_credentials(args),
     }
     try:
         plan = evaluation.prepare(
@@ -733,6 +881,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             judge_model=args.judge_model, prices=_eval_prices(args), saved_presets=saved, seed=args.seed)
     except evaluation.EvaluationError as exc:
         raise BadInput(str(exc)) from None
+    if args.out:
+        from .eval_report import check_out_dir
+
+        check_out_dir(args.out)  # a report folder that cannot be written is refused before any run
     store = _store(args.db)
     if not args.quiet:
         print(f"evaluating {args.protocol}: {len(plan.cases)} cases x {len(plan.methods)} methods x {plan.repeat} "
@@ -796,7 +948,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol-specific setting (JSON value)")
     run.add_argument("--concurrency", type=int,
                      help="max model calls in flight (default 8; 1 for a local server unless it reports more slots)")
-    run.add_argument("--max-total-tokens", type=int, help="token budget for the whole debate")
+    run.add_argument("--max-total-tokens", type=int, metavar="N",
+                     help="token budget for the whole debate (default: 200,000 for a paid model, none otherwise)")
     run.add_argument("--pause-after-round", type=int, metavar="N",
                      help="pause for review once round N closes (status paused, exit 0); go on with 'continue'")
     run.add_argument("--json", action="store_true", help="print the result object as JSON")
@@ -806,6 +959,8 @@ def build_parser() -> argparse.ArgumentParser:
     resume = sub.add_parser("resume", parents=[db_flag], help="continue a failed or interrupted debate from its failed step")
     resume.add_argument("id")
     _add_provider_flags(resume, default_provider=None)
+    resume.add_argument("--max-total-tokens", type=int, metavar="N",
+                        help="token budget, replacing the stored one; it counts the tokens already spent")
     resume.add_argument("--json", action="store_true")
     resume.add_argument("--quiet", action="store_true")
     resume.set_defaults(func=cmd_resume)
@@ -822,6 +977,8 @@ def build_parser() -> argparse.ArgumentParser:
     cont.add_argument("id")
     _add_provider_flags(cont, default_provider=None)
     cont.add_argument("--pause-after-round", type=int, metavar="N", help="pause again once round N closes")
+    cont.add_argument("--max-total-tokens", type=int, metavar="N",
+                      help="token budget, replacing the stored one; it counts the steps already run")
     cont.add_argument("--reviewer", help="who continues it (kept in the audit trail)")
     cont.add_argument("--json", action="store_true")
     cont.add_argument("--quiet", action="store_true")
@@ -854,6 +1011,8 @@ def build_parser() -> argparse.ArgumentParser:
     frk.add_argument("--rounds", type=int, help="round budget")
     _add_provider_flags(frk, default_provider=None)
     frk.add_argument("--pause-after-round", type=int, metavar="N", help="pause the fork once round N closes")
+    frk.add_argument("--max-total-tokens", type=int, metavar="N",
+                     help="token budget of the fork's own calls (default: the parent's, or the paid default)")
     frk.add_argument("--reviewer", help="who forks it (kept in the audit trail)")
     frk.add_argument("--json", action="store_true")
     frk.add_argument("--quiet", action="store_true")
@@ -908,6 +1067,10 @@ def build_parser() -> argparse.ArgumentParser:
     protos.add_argument("--json", action="store_true", help="print the specs as JSON (options as JSON Schema)")
     protos.set_defaults(func=cmd_protocols)
 
+    upg = sub.add_parser("upgrade", parents=[db_flag],
+                         help="migrate a database written by an older version, after copying it next to itself")
+    upg.set_defaults(func=cmd_upgrade)
+
     rev = sub.add_parser("review", parents=[db_flag], help="accept, override or escalate a verdict")
     rev.add_argument("id")
     rev.add_argument("--action", required=True, choices=("accept", "override", "escalate", "approve", "undo"),
@@ -935,6 +1098,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _broken_pipe() -> int:
+    """The reader of stdout went away (`show ID | head`). Python's documented recipe: point stdout
+    at devnull, so the flush at exit cannot fail again with a traceback; then one line, exit 2."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout without a file descriptor (captured in-process): nothing left to flush
+    try:
+        print("error: standard output was closed before everything was written (broken pipe)",
+              file=sys.stderr, flush=True)
+    except OSError:
+        pass  # stderr went the same way
+    return EXIT_BAD_INPUT
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -950,8 +1129,12 @@ def main(argv: list[str] | None = None) -> int:
     if not logger.handlers:
         logger.addHandler(logging.NullHandler())
     try:
-        return args.func(args)
-    except BadInput as exc:
+        code = args.func(args)
+        sys.stdout.flush()  # a reader that went away shows here, not in Python's shutdown
+        return code
+    except BrokenPipeError:
+        return _broken_pipe()
+    except (BadInput, FileProblem) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except (StoreError, sqlite3.Error) as exc:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from . import steering
+from .budget import apply_budget, effective_budget, provider_is_paid, spent_before
 from .engine import DebateResult, run_debate
 from .events import EventSink
 from .protocols import get_spec
@@ -40,12 +41,13 @@ class SteeredPlan:
     provider: Provider
     settings: DebateSettings
     steering: Steering = field(default_factory=Steering)
+    budget_spent: int = 0  # tokens of the debates a continued debate resumed, counted against its budget
 
 
 def run_steered(store: Any, plan: SteeredPlan, sink: EventSink | None = None) -> DebateResult:
     """Run a prepared continuation or fork to its end, its next pause, or a stop."""
     return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, store=store,
-                      sink=sink, debate_id=plan.debate_id, steering=plan.steering)
+                      sink=sink, debate_id=plan.debate_id, steering=plan.steering, budget_spent=plan.budget_spent)
 
 
 def _known(store: Any, debate_id: str) -> tuple[set[str], set[int]]:
@@ -73,22 +75,33 @@ def _provider(stored_name: str | None, provider: Provider | None, what: str) -> 
 
 def prepare_continue(store: Any, debate_id: str, provider: Provider | None = None, *,
                      runner: dict[str, Any] | None = None, reviewer: str = "",
-                     pause_after_round: int | None = None) -> SteeredPlan:
+                     pause_after_round: int | None = None, max_total_tokens: int | None = None) -> SteeredPlan:
     """Claim a paused debate and prepare its continuation in place (same id): its stored steps are
-    served from the store, its interventions applied where it paused."""
+    served from the store, its interventions applied where it paused. `max_total_tokens` replaces
+    its token budget, which counts the steps it already ran (budget.py)."""
     debate = store.get_debate(debate_id, with_steps=False)
     if debate["status"] != "paused":
         raise SteeringError(f"debate {debate_id} is {debate['status']}; only a paused debate can be continued")
     live = _provider(debate["provider"], provider, "continuing")
-    debate = store.begin_continue(debate_id, runner=runner, reviewer=reviewer, pause_after_round=pause_after_round)
+    stored_settings = DebateSettings.from_dict(debate["settings"])
+    budget = effective_budget(provider_is_paid(live), explicit=max_total_tokens,
+                              stored=stored_settings.max_total_tokens, stored_source=stored_settings.budget_source)
+    if budget.max_total_tokens is not None and budget.max_total_tokens < 1:
+        raise SteeringError(f"max_total_tokens must be at least 1, got {budget.max_total_tokens}")
+    spent = spent_before(store, debate)
+    debate = store.begin_continue(debate_id, runner=runner, reviewer=reviewer, pause_after_round=pause_after_round,
+                                  settings_update={"max_total_tokens": budget.max_total_tokens,
+                                                   "budget_source": budget.source})
     settings = DebateSettings.from_dict(debate["settings"])
+    settings.max_total_tokens, settings.budget_source = budget.max_total_tokens, budget.source
     warnings, rounds = _known(store, debate_id)
     steering = Steering(
         pause_after_round=settings.pause_after_round, resume_at=debate["paused_at"],
         interventions=stored_interventions(debate["steps"]),
         stored=StoredCalls.from_steps(debate["steps"], own=True),
         known_warnings=warnings, closed_rounds=rounds, continued=True)
-    return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], live, settings, steering)
+    return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], live, settings, steering,
+                       budget_spent=spent)
 
 
 def _step_round(step: dict[str, Any]) -> int | None:
@@ -112,11 +125,13 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
                  options: dict[str, Any] | None = None, agents: list[dict[str, Any]] | None = None,
                  rounds: int | None = None, runner: dict[str, Any] | None = None,
                  pause_after_round: int | None = None, reviewer: str = "",
-                 debate_id: str | None = None) -> SteeredPlan:
+                 debate_id: str | None = None, max_total_tokens: int | None = None) -> SteeredPlan:
     """Create a debate that shares the first `from_round` rounds of `parent_id`, reused as stored
     with no model calls, and continues with the changed settings, agents or provider. The fork
     records `parent_id` and `fork_round`; the parent's interventions in those rounds come along.
-    `debate_id` names the fork (a worker registers it as its own before the row exists)."""
+    `debate_id` names the fork (a worker registers it as its own before the row exists).
+    Its token budget (`max_total_tokens`, else the parent's, else the default for a paid provider)
+    counts only the fork's own calls: the reused rounds cost nothing again (budget.py)."""
     parent = store.get_debate(parent_id)
     if parent["status"] == "running":
         raise SteeringError(f"debate {parent_id} is still running; pause or stop it first, or wait for it")
@@ -139,6 +154,8 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
     case = Case.model_validate(parent["case"])
     spec.check_case(case, settings)
     live = _provider(parent["provider"], provider, "forking")
+    apply_budget(settings, live, explicit=max_total_tokens)
+    spec.validate(settings)
     stored = StoredCalls.from_steps(parent["steps"], own=False, reused_from=parent_id,
                                     keep=lambda s: (_step_round(s) or 0) >= 1 and (_step_round(s) or 0) <= from_round)
     record = {**settings.as_dict(), **({"runner": runner} if runner else {})}

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import budget as budget_mod
 from .events import EventSink, MemorySink
 from .ids import new_debate_id  # also re-exported: older callers import it from the engine
 from .protocols import CaseUnfit, SettingsError, get_spec
@@ -44,6 +45,8 @@ class DebateResult:
     wall_ms: float = 0.0
     pause_point: PausePoint | None = None  # where a paused or stopped debate stands
     reused_steps: int = 0  # a fork's steps taken from its parent, with no model call
+    # {max_total_tokens, source, estimated_cost, currency} (budget.describe); the CLI adds the cost.
+    budget: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The object `run --json` prints (docs/contracts.md, "run --json"), plus the error of a failed debate."""
@@ -61,6 +64,7 @@ class DebateResult:
             "verdict": verdict,
             "trajectory": self.trajectory,
             "usage": self.usage,
+            "budget": self.budget or budget_mod.describe(None),
         }
         if self.warnings:
             out["warnings"] = self.warnings
@@ -87,9 +91,11 @@ async def run_debate_async(
     debate_id: str | None = None,
     limiter: Limiter | None = None,
     steering: Steering | None = None,
+    budget_spent: int = 0,
 ) -> DebateResult:
     """Run a debate. With a `store`, pause and stop requests are read from it at every pause point;
-    `sink` (which must write to that store) may replace it as the sink, for progress output."""
+    `sink` (which must write to that store) may replace it as the sink, for progress output.
+    `budget_spent`: tokens spent by the debates this one resumes, counted against its token budget."""
     spec = get_spec(protocol)
     provider = provider or make_provider("offline")
     settings = settings or DebateSettings()
@@ -108,6 +114,7 @@ async def run_debate_async(
         debate_id=debate_id, case=case, protocol=protocol, settings=settings, provider=provider,
         sink=sink, limiter=limiter, spec=spec, steering=steering,
     )
+    run.budget_spent_before = budget_spent
     started = time.perf_counter()
     if steering.continued:
         run.emit("continued", protocol=protocol, provider=provider.public_config(), resume_at=steering.resume_at)
@@ -147,6 +154,7 @@ async def run_debate_async(
         warnings=run.warnings,
         wall_ms=(time.perf_counter() - started) * 1000,
         reused_steps=run.reused_steps,
+        budget=budget_mod.describe(settings),
     )
     if outcome.verdict.needs_human_review:
         run.emit("escalated", reasons=outcome.verdict.escalation_reasons)
@@ -182,6 +190,7 @@ def _failed(run: DebateRun, started: float, error: str, step_id: str | None) -> 
         debate_id=run.debate_id, protocol=run.protocol, status="failed", usage=run.usage.as_dict(),
         agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()}, warnings=run.warnings,
         error=error, failed_step=step_id, wall_ms=(time.perf_counter() - started) * 1000,
+        budget=budget_mod.describe(run.settings),
     )
     run.emit("failed", step_id, error=error, usage=result.usage, agent_usage=result.agent_usage)
     return result
@@ -193,7 +202,7 @@ def _halted(run: DebateRun, started: float, status: str, point: PausePoint, aske
         debate_id=run.debate_id, protocol=run.protocol, status=status, rounds=point.round,
         usage=run.usage.as_dict(), agent_usage={k: v.as_dict() for k, v in run.agent_usage.items()},
         warnings=run.warnings, wall_ms=(time.perf_counter() - started) * 1000, pause_point=point,
-        reused_steps=run.reused_steps,
+        reused_steps=run.reused_steps, budget=budget_mod.describe(run.settings),
     )
     run.emit(status, None, at=point.label, round=point.round, next_round=point.next_round,
              round_end=point.round_end, where=point.describe(), asked_by=asked_by, usage=result.usage,
@@ -231,6 +240,10 @@ class _ResumeProvider(Provider):
     def reply_cap(self, req: StepRequest) -> int | None:
         return self.live.reply_cap(req)
 
+    def has_stored(self, step_id: str) -> bool:
+        """Whether the next call of this step is answered from the store (no model call, no tokens)."""
+        return self._served.get(step_id, 0) < len(self._stored.get(step_id, []))
+
     async def complete(self, req: StepRequest) -> StepResult:
         outputs = self._stored.get(req.step_id, [])
         index = self._served.get(req.step_id, 0)
@@ -251,13 +264,16 @@ class ResumePlan:
     protocol: str
     provider: Provider
     settings: DebateSettings
+    budget_spent: int = 0  # tokens spent by the debates it resumes, counted against its budget
 
 
 def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None, *,
-                   runner: dict[str, Any] | None = None) -> ResumePlan:
+                   runner: dict[str, Any] | None = None, max_total_tokens: int | None = None) -> ResumePlan:
     """Create the debate that continues a failed or interrupted one (`resumed_from`): completed
     steps will be taken from the store, the failed step and everything after it run live.
-    `runner` (who runs it) is stored with the settings so other processes can tell if it died."""
+    `runner` (who runs it) is stored with the settings so other processes can tell if it died.
+    `max_total_tokens` replaces the stored token budget (a debate stopped by its budget goes on
+    with a higher one); the budget counts the tokens the resumed debates spent (budget.py)."""
     old = store.get_debate(debate_id)
     if old["status"] == "completed":
         raise ValueError(f"debate {debate_id} completed; there is nothing to resume")
@@ -275,10 +291,13 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
             (s.get("round") or 0) > settings.pause_after_round for s in old["steps"]):
         settings.pause_after_round = None  # the debate went past that pause already
     live = provider or make_provider(old["provider"] or "offline")
+    budget_mod.apply_budget(settings, live, explicit=max_total_tokens)
+    get_spec(old["protocol"]).validate(settings)
+    spent = int(old.get("input_tokens") or 0) + int(old.get("output_tokens") or 0) + budget_mod.spent_before(store, old)
     resumed = _ResumeProvider(stored, live, interventions)
     stored_settings = {**settings.as_dict(), **({"runner": runner} if runner else {})}
     new_id = store.create_debate(case, old["protocol"], live.public_config(), stored_settings, resumed_from=debate_id)
-    return ResumePlan(new_id, case, old["protocol"], resumed, settings)
+    return ResumePlan(new_id, case, old["protocol"], resumed, settings, budget_spent=spent)
 
 
 def resume_debate(store: Any, debate_id: str, provider: Provider | None = None) -> DebateResult:
@@ -291,6 +310,6 @@ def run_plan(store: Any, plan: ResumePlan, sink: EventSink | None = None) -> Deb
     """Run a prepared resume; `sink` (which must write to the store) replaces the store as the sink."""
     if sink is not None:
         return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, sink=sink,
-                          debate_id=plan.debate_id)
+                          debate_id=plan.debate_id, budget_spent=plan.budget_spent)
     return run_debate(plan.case, plan.protocol, provider=plan.provider, settings=plan.settings, store=store,
-                      debate_id=plan.debate_id)
+                      debate_id=plan.debate_id, budget_spent=plan.budget_spent)

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .files import check_target, ensure_folder, write_bytes_atomic, write_text_atomic
+
 ROW_COLUMNS = [
     "case", "method", "repeat", "debate_id", "status", "right", "flagged", "silent_wrong", "over_flagged",
     "needs_human", "confidence", "rounds", "calls", "input_tokens", "output_tokens", "tokens", "cost", "wall_ms",
@@ -101,9 +103,12 @@ def export_png(fig: Any, path: Path) -> str | None:
     except ImportError:
         return "plotly's static image export needs the kaleido package, which is not installed"
     try:
-        fig.write_image(str(path), format="png")
+        data = fig.to_image(format="png")
     except Exception as exc:  # noqa: BLE001 - kaleido needs a browser engine; any failure leaves the table alone
         return f"the static image export failed ({' '.join(str(exc).split())[:200]})"
+    # Written like every report file (atomically, never through a link); a failure here is the
+    # folder's, which is the user's to fix, so it is raised rather than noted.
+    write_bytes_atomic(path, data, "the report figure")
     return None
 
 
@@ -135,15 +140,28 @@ def report_markdown(report: Mapping[str, Any], images: Sequence[str], note: str 
     return "\n".join(lines)
 
 
+REPORT_FILES = ("rows.csv", "summary.json", "report.md", "right_vs_tokens.png", "silent_wrong.png")
+
+
+def check_out_dir(out_dir: str | Path) -> Path:
+    """Refuse, before an evaluation runs, an `--out` folder the report could not be written to: a
+    file, a FIFO, a folder that cannot be created, a report file name taken by a symbolic link or a
+    directory (files.FileProblem, one line). The folder is created."""
+    out = ensure_folder(out_dir, "the report")
+    for name in REPORT_FILES:
+        check_target(out / name, "the report file")
+    return out
+
+
 def write_out_dir(report: Mapping[str, Any], out_dir: str | Path) -> list[Path]:
-    """rows.csv, summary.json, report.md and, when the export works, one PNG per figure."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    """rows.csv, summary.json, report.md and, when the export works, one PNG per figure, each
+    written atomically (files.write_text_atomic)."""
+    out = check_out_dir(out_dir)
     written = [out / "rows.csv", out / "summary.json"]
-    written[0].write_text(rows_csv(report.get("rows") or []), encoding="utf-8")
+    write_text_atomic(written[0], rows_csv(report.get("rows") or []), "the report file")
     summary_doc = {k: report.get(k) for k in ("evaluation_id", "protocol", "methods", "cases", "skipped",
                                                "currency", "summary")}
-    written[1].write_text(json.dumps(summary_doc, ensure_ascii=False, indent=2), encoding="utf-8")
+    write_text_atomic(written[1], json.dumps(summary_doc, ensure_ascii=False, indent=2), "the report file")
     images: list[str] = []
     note = None
     for stem, fig in figures(report.get("summary") or {}):
@@ -153,6 +171,6 @@ def write_out_dir(report: Mapping[str, Any], out_dir: str | Path) -> list[Path]:
             break
         images.append(f"{stem}.png")
         written.append(out / f"{stem}.png")
-    (out / "report.md").write_text(report_markdown(report, images, note), encoding="utf-8")
+    write_text_atomic(out / "report.md", report_markdown(report, images, note), "the report file")
     written.append(out / "report.md")
     return written

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import random
 import re
 import threading
@@ -65,8 +66,8 @@ def case_files(sources: Iterable[str | Path]) -> list[Path]:
     for src in map(Path, sources):
         if src.is_dir():
             files += sorted(src.rglob("*.json"))
-        elif src.is_file():
-            files.append(src)
+        elif os.path.lexists(src):
+            files.append(src)  # load_case refuses a FIFO, a device or a broken link, naming it
         else:
             raise EvaluationError(f"no case file or directory at {src}")
     return files
@@ -204,8 +205,8 @@ class ProviderSource:
 
     def cassette_for(self, case_id: str, method: Method) -> Path:
         assert self.cassette is not None
-        if self.cassette.is_file():
-            return self.cassette
+        if not self.cassette.is_dir():
+            return self.cassette  # load_cassette refuses anything but a regular file, naming it
         for name in (f"{case_id}.{method.slug}.json", f"{case_id}.json"):
             if (self.cassette / name).is_file():
                 return self.cassette / name

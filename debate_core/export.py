@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .files import check_target, ensure_folder, write_text_atomic
 from .moderator import cross_critique as cc_rules
 from .protocols import get_spec
 from .providers.replay import CASSETTE_FORMAT
@@ -79,15 +80,26 @@ def public_annotation(row: dict[str, Any]) -> dict[str, Any]:
     return {k: row.get(k) for k in _ANNOTATION_FIELDS}
 
 
-def write_export_dir(store: Any, debate_id: str, directory: str | Path) -> list[Path]:
+def check_export_dir(directory: str | Path, names: Any) -> dict[str, Path]:
+    """The path of each export file in `directory`, refusing (files.FileProblem, one line) a folder
+    that is a file, a FIFO or a broken link, and a name taken by a symbolic link or a directory.
+    Nothing is created or written."""
     target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, content in export_files(store, debate_id).items():
-        path = target / name
-        path.write_text(content, encoding="utf-8")
-        written.append(path)
-    return written
+    if target.exists() or target.is_symlink():
+        ensure_folder(target, "the export")  # an existing folder passes; anything else is named
+    return {name: check_target(target / name, "the export file") for name in names}
+
+
+def write_export_dir(store: Any, debate_id: str, directory: str | Path,
+                     files: dict[str, str] | None = None) -> list[Path]:
+    """Write the export files into `directory` (created when missing), each atomically. Every
+    target is checked before the first is written, so one bad path refuses the whole export."""
+    files = export_files(store, debate_id) if files is None else files
+    paths = check_export_dir(directory, files)
+    ensure_folder(directory, "the export")
+    for name, content in files.items():
+        write_text_atomic(paths[name], content, "the export file")
+    return list(paths.values())
 
 
 def cassette(store: Any, debate_id: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from .cases import CaseError, parse_case
+from .files import CASE_BYTES, FileProblem, check_size, decode_text, json_error
 from .schemas import Case
 
 PASTE_HELP = (
@@ -23,6 +24,10 @@ PASTE_HELP = (
 
 def parse_passages(text: str) -> list[dict[str, str]]:
     """Passages from the paste box; raises CaseError naming the line at fault."""
+    try:
+        check_size(len((text or "").encode("utf-8")), CASE_BYTES, "the pasted text")
+    except FileProblem as exc:
+        raise CaseError(str(exc)) from None
     passages: list[dict[str, str]] = []
     for number, line in enumerate((text or "").splitlines(), start=1):
         line = line.strip()
@@ -38,15 +43,17 @@ def parse_passages(text: str) -> list[dict[str, str]]:
 def passages_from_upload(name: str, data: bytes) -> list[dict[str, Any]]:
     """Passages from an uploaded .json (a list of passages or a case), .csv (id, source, text) or .txt file."""
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CaseError(f"{name}: not UTF-8 text") from exc
+        # The same bound as a case file: these passages become one.
+        check_size(len(data), CASE_BYTES, name)
+        text = decode_text(data, name)
+    except FileProblem as exc:
+        raise CaseError(str(exc)) from None
     lower = name.lower()
     if lower.endswith(".json"):
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise CaseError(f"{name}: invalid JSON: {exc.msg} at line {exc.lineno}") from exc
+            raise CaseError(f"{name}: {json_error(exc)}") from exc
         except RecursionError:
             raise CaseError(f"{name}: the JSON is nested too deeply to read") from None
         if isinstance(obj, dict) and isinstance(obj.get("evidence"), list):
@@ -120,6 +127,12 @@ def build_case(question: str, passages: list[dict[str, Any]], *, title: str | No
         raise CaseError("the question is required")
     if not passages:
         raise CaseError("add at least one evidence passage (id, source and text)")
+    try:
+        # Several uploads and the paste box together make one case: the case's size limit holds for it.
+        size = len(json.dumps([question, passages], ensure_ascii=False, default=str).encode("utf-8"))
+        check_size(size, CASE_BYTES, "your case")
+    except FileProblem as exc:
+        raise CaseError(str(exc)) from None
     digest = hashlib.sha256(json.dumps([question, passages], sort_keys=True, default=str).encode()).hexdigest()
     data: dict[str, Any] = {
         "id": f"custom-{digest[:10]}",

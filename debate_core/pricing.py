@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .files import FileProblem, json_error, read_text_capped
+
 ENV_VAR = "DEBATE_PRICES"
 _SEPARATORS = ("-", "@", ":")
 
@@ -95,12 +97,14 @@ def load_price_table(source: str | Path | Mapping[str, Any] | None) -> PriceTabl
     if isinstance(source, Mapping):
         return parse_price_table(source)
     path = Path(source)
-    if not path.is_file():
-        raise PriceTableError(f"price table file not found: {path}")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_capped(path, "price table file"))
+    except FileProblem as exc:
+        raise PriceTableError(str(exc)) from None
     except json.JSONDecodeError as exc:
-        raise PriceTableError(f"{path}: invalid JSON: {exc.msg} at line {exc.lineno}") from exc
+        raise PriceTableError(f"{path}: {json_error(exc)}") from None
+    except RecursionError:
+        raise PriceTableError(f"{path}: the JSON is nested too deeply to read") from None
     return parse_price_table(data, str(path))
 
 

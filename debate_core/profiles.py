@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .files import FileProblem, json_error, read_text_capped
 from .protocols.validation import AGENT_ID, SettingsError
 
 
@@ -75,13 +76,11 @@ def load_profiles(path: str | Path) -> list[dict[str, Any]]:
     """Profiles from an `--agents-file`: a JSON list (or an object with an `agents` list)."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise SettingsError(f"agents file not found: {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"cannot read the agents file {p}: {exc}") from None
+        data = json.loads(read_text_capped(p, "agents file"))
+    except FileProblem as exc:
+        raise SettingsError(str(exc)) from None
     except json.JSONDecodeError as exc:
-        raise SettingsError(f"{p}: invalid JSON: {exc.msg} at line {exc.lineno}") from None
+        raise SettingsError(f"{p}: {json_error(exc)}") from None
     except RecursionError:
         raise SettingsError(f"{p}: the JSON is nested too deeply to read") from None
     if isinstance(data, Mapping) and "agents" in data:

@@ -131,6 +131,8 @@ class DebateSettings:
     max_total_tokens: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
     pause_after_round: int | None = None  # pause for review once this round closes (steering.py)
+    # Where max_total_tokens came from: "default" (a paid provider's default, budget.py) or "set".
+    budget_source: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = {
@@ -143,6 +145,8 @@ class DebateSettings:
         }
         if self.pause_after_round is not None:
             out["pause_after_round"] = self.pause_after_round
+        if self.budget_source is not None:
+            out["budget_source"] = self.budget_source
         return out
 
     @classmethod
@@ -156,6 +160,7 @@ class DebateSettings:
             max_total_tokens=data.get("max_total_tokens"),
             options=dict(data.get("options") or {}),
             pause_after_round=data.get("pause_after_round"),
+            budget_source=data.get("budget_source"),
         )
 
 
@@ -202,6 +207,9 @@ class DebateRun:
         self.warnings: list[str] = []
         self.outputs: dict[str, BaseModel] = {}
         self._calls: dict[str, int] = defaultdict(int)
+        # Tokens spent by the debates this one resumes: its budget counts them as used (budget.py).
+        self.budget_spent_before = 0
+        self._calls_under_way = 0  # model calls sent and not yet answered
 
     # -- events -------------------------------------------------------------
     def emit(self, kind: str, step_id: str | None = None, **data: Any) -> None:
@@ -277,17 +285,18 @@ class DebateRun:
             self._calls[step_id] += 1
             return self._serve_stored(step_id, key, stage, output_model, messages, stored, postprocess)
         limit = self.settings.max_tokens_per_call
-        total = self.settings.max_total_tokens
+        # A resumed debate's completed steps are answered from the store: they cost nothing now.
+        total = None if self._answered_from_store(step_id) else self.settings.max_total_tokens
         # Estimating a long prompt costs about a millisecond; only the bounds below need it.
         prompt_tokens = messages_tokens(messages) if limit or total else 0
         if limit and prompt_tokens > limit:
             raise self._fail_bound(step_id, f"the prompt has about {prompt_tokens} tokens, over the per-call bound {limit}")
-        if total and self.usage.input_tokens + self.usage.output_tokens + prompt_tokens > total:
-            raise self._fail_bound(
-                step_id,
-                f"the debate would exceed its token budget of {total} "
-                f"(used {self.usage.input_tokens + self.usage.output_tokens}, next prompt ~{prompt_tokens})",
-            )
+        if total and self.budget_used() + prompt_tokens > total:
+            # The calls of this stage already under way were sent, and will be paid for: let them
+            # finish and be stored (a resume reuses them) instead of cancelling them with the stage.
+            while self._calls_under_way:
+                await asyncio.sleep(0.02)
+            raise self._fail_budget(step_id, total, prompt_tokens)
         self._calls[step_id] += 1
         call = self._calls[step_id]
         req = StepRequest(
@@ -306,7 +315,11 @@ class DebateRun:
                   reply_cap=self.provider.reply_cap(req))
         try:
             async with self.limiter.slot():
-                result = await self.provider.complete(req)
+                self._calls_under_way += 1
+                try:
+                    result = await self.provider.complete(req)
+                finally:
+                    self._calls_under_way -= 1
         except StepFailed as exc:
             self.usage.add(exc.usage)
             self.agent_usage[key.agent or stage].add(exc.usage)
@@ -406,6 +419,27 @@ class DebateRun:
             self.emit("turn_progress", step_id, call=call, **update)
 
         return report
+
+    def budget_used(self) -> int:
+        """Tokens counted against the budget: this run's, plus those of the debates it resumes."""
+        return self.budget_spent_before + self.usage.input_tokens + self.usage.output_tokens
+
+    def _answered_from_store(self, step_id: str) -> bool:
+        stored = getattr(self.provider, "has_stored", None)
+        return bool(stored is not None and stored(step_id))
+
+    def _fail_budget(self, step_id: str, total: int, prompt_tokens: int) -> DebateFailed:
+        """The budget is spent: the debate fails here, every completed step kept, and the message
+        says how to go on (a resume reuses those steps; see budget.py for what it counts)."""
+        used = self.budget_used()
+        before = f", {self.budget_spent_before:,} of them before it was resumed" if self.budget_spent_before else ""
+        # Double the budget, or more when the debate already went past it.
+        higher = max(2 * total, used + prompt_tokens + total // 2)
+        message = (f"stopped by the token budget of {total:,} tokens at {step_id} (used {used:,} tokens{before}; "
+                   f"the next prompt has about {prompt_tokens:,}); resume with a higher budget: "
+                   f"python -m debate_core resume {self.debate_id} --max-total-tokens {higher}")
+        self.emit("warning", step_id, message=message)
+        return DebateFailed(message, step_id)
 
     def _fail_bound(self, step_id: str, message: str) -> DebateFailed:
         self.emit("warning", step_id, message=f"stopped by a bound: {message}")

@@ -11,12 +11,18 @@ Every write is one `BEGIN IMMEDIATE` transaction: it takes the write lock before
 up to the busy timeout, so a read-then-write can never fail with "database is locked" the way a
 deferred transaction does under WAL when another writer commits between its read and its write.
 A database that cannot be opened or written raises `StoreError` with one line a user can act on.
+
+Opening a store writable migrates it. Before a migration changes a database that already holds a
+schema, the database is copied next to itself with SQLite's online backup API, so an upgrade that
+goes wrong, or a newer schema an older program cannot read, costs nothing. Readers that must not
+change the file (`DebateStore.for_reading`) never migrate: they refuse a database that needs it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -44,7 +50,9 @@ from .schemas import Case
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "debates.db"
 
 __all__ = ["REVIEW_ACTIONS", "REVIEW_STATES", "SUPERVISOR_ACTIONS", "DebateStore", "NotFound", "ReviewConflict",
-           "ReviewError", "StoreError", "default_db_path"]
+           "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "default_db_path"]
+
+log = logging.getLogger(__name__)
 
 # How long a write waits for another connection's write to finish before giving up. Many debates
 # write one file at once, each holding the lock for a millisecond or so; a long wait only happens
@@ -79,6 +87,20 @@ class NotFound(KeyError):
 
 class StoreError(Exception):
     """The database cannot be opened or written. The message is one plain line naming the file."""
+
+
+class StoreMissing(StoreError):
+    """A read-only open of a database that does not exist yet, or holds no tables: nothing is stored."""
+
+
+class StoreOutdated(StoreError):
+    """A read-only open of a database written by an older version: it needs migrations that a reader
+    may not apply. `pending` names them; a writable open (the CLI's `upgrade`) applies them."""
+
+    def __init__(self, path: Path, pending: list[str]) -> None:
+        self.path, self.pending = path, pending
+        super().__init__(f"the database {path} was written by an older version of this program "
+                         f"(schema changes not applied yet: {', '.join(pending)})")
 
 
 # SQLite's primary result codes (the low byte of an extended code) that describe the database
@@ -331,12 +353,17 @@ class DebateStore(EventSink):
         A writable store is checked with `PRAGMA quick_check` before anything writes to it, so a
         damaged file is reported instead of being written into. The check reads the whole file
         (seconds for 10,000 debates, 2.3 GB: bench/store_open.py), so it runs once per file per process; `check=False`
-        skips it for callers that only read."""
+        skips it for callers that only read.
+
+        `migrated` names the migrations this open applied; `backup_path` is the copy of the database
+        taken before them (None when none was needed: nothing pending, or a new, empty database)."""
         self.readonly = readonly
         self.busy_timeout = busy_timeout
         self.path: Path | None = None if memory else (Path(path) if path else default_db_path())
         self._lock = threading.RLock()
         self._seq: dict[str, int] = {}
+        self.migrated: list[str] = []
+        self.backup_path: Path | None = None
         conn = self._connect(memory)
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -347,13 +374,40 @@ class DebateStore(EventSink):
                 if not memory:
                     self._enable_wal()
                 self.db.execute("PRAGMA synchronous=NORMAL")
-                self.migrate()
+                self.migrated = self.migrate()
         except sqlite3.Error as exc:
             conn.close()
             raise self._error(exc, "open") from exc
         except BaseException:
             conn.close()
             raise
+
+    @classmethod
+    def for_reading(cls, path: str | Path | None = None, *,
+                    busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> DebateStore:
+        """A read-only store for commands that promise not to change the file: it is never created,
+        migrated or checked by writing. Raises StoreMissing when the file does not exist or holds no
+        tables, StoreOutdated when it needs migrations (a reader may not apply them, and the code
+        reads the current schema only), StoreError when it cannot be read.
+
+        SQLite may still create the empty `-wal` and `-shm` files of a WAL database next to it, as any
+        reader does when no other connection has them open; the database file itself is untouched."""
+        target = Path(path) if path else default_db_path()
+        if not target.exists():
+            raise StoreMissing(f"the database {target} does not exist yet")
+        store = cls(target, readonly=True, busy_timeout=busy_timeout, check=False)
+        try:
+            tables = store.db.table_names()
+            pending = store.pending_migrations()
+        except sqlite3.Error as exc:
+            store.close()
+            raise store._error(exc, "read") from exc
+        if pending:
+            store.close()
+            if not tables:
+                raise StoreMissing(f"the database {target} is empty")
+            raise StoreOutdated(target, pending)
+        return store
 
     def _connect(self, memory: bool) -> sqlite3.Connection:
         if memory:
@@ -441,30 +495,79 @@ class DebateStore(EventSink):
             pass
 
     # -- schema ---------------------------------------------------------------
-    def _pending_migrations(self) -> bool:
+    def pending_migrations(self) -> list[str]:
+        """The registered migrations this database has not had yet, in the order they apply."""
         if "_migrations" not in self.db.table_names():
-            return True
+            return [name for name, _ in MIGRATIONS]
         done = {r[0] for r in self.db.execute("SELECT name FROM _migrations").fetchall()}
-        return any(name not in done for name, _ in MIGRATIONS)
+        return [name for name, _ in MIGRATIONS if name not in done]
 
     def migrate(self) -> list[str]:
+        """Apply the pending migrations, in one transaction; a database that already holds a schema
+        is first copied next to itself (`backup_path`). Returns the names applied."""
         applied: list[str] = []
         with self._lock:
-            if not self._pending_migrations():
+            if not self.pending_migrations():
                 return applied
             # Several processes may open a new file at once: the one that gets the write lock
             # migrates, the others wait for it and then find nothing left to do.
             with self._write():
-                if "_migrations" not in self.db.table_names():
+                existing = self.db.table_names()
+                if "_migrations" not in existing:
                     self.db["_migrations"].create({"name": str, "applied_at": str}, pk="name")
                 done = {r[0] for r in self.db.execute("SELECT name FROM _migrations").fetchall()}
-                for name, fn in MIGRATIONS:
-                    if name in done:
-                        continue
+                todo = [(name, fn) for name, fn in MIGRATIONS if name not in done]
+                if todo and existing and self.path is not None:
+                    # Taken under the write lock, before the first change: the copy is exactly the
+                    # database the migrations start from, and no other writer slips in between.
+                    self.backup_path = self._backup_before_migrating()
+                for name, fn in todo:
                     fn(self.db)
                     self.db["_migrations"].insert({"name": name, "applied_at": _now()})
                     applied.append(name)
+            if applied and self.backup_path is not None:
+                log.warning("upgraded the database %s (%s); the copy from before is %s",
+                            self.path, ", ".join(applied), self.backup_path)
         return applied
+
+    def _backup_before_migrating(self) -> Path:
+        """Copy the database, as last committed, to `<name>.backup-<UTC time>` next to it.
+
+        SQLite's backup cannot read through a connection in a write transaction, and this one holds
+        the write lock, so a second, read-only connection reads the copy: under WAL a reader sees the
+        last commit while the lock stays ours. Writers of other processes wait meanwhile (up to the
+        busy timeout); the copy is as fast as the disk, a few seconds per GB."""
+        assert self.path is not None
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.path.with_name(f"{self.path.name}.backup-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.backup-{stamp}-{n}")
+        source: sqlite3.Connection | None = None
+        copy: sqlite3.Connection | None = None
+        try:
+            source = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=self.busy_timeout)
+            copy = sqlite3.connect(str(target))
+            source.backup(copy)
+            # A standalone file: the copy would otherwise inherit WAL mode from the source's header.
+            copy.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.Error as exc:
+            for conn in (copy, source):
+                if conn is not None:
+                    conn.close()
+            copy = source = None
+            for leftover in (target, target.with_name(target.name + "-journal"),
+                             target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
+            line = store_error(exc, target, "write", self.busy_timeout) or " ".join(str(exc).split())
+            raise StoreError(f"the database {self.path} was not upgraded: its backup failed ({line})") from exc
+        finally:
+            for conn in (copy, source):
+                if conn is not None:
+                    conn.close()
+        return target
 
     def close(self) -> None:
         self.db.close()
@@ -718,9 +821,11 @@ class DebateStore(EventSink):
             return "running"
 
     def begin_continue(self, debate_id: str, *, runner: dict[str, Any] | None, reviewer: str = "",
-                       pause_after_round: int | None = None) -> dict[str, Any]:
+                       pause_after_round: int | None = None,
+                       settings_update: dict[str, Any] | None = None) -> dict[str, Any]:
         """Claim a paused debate for one process to continue (two cannot both claim it): its status
-        becomes running and its runner this process. Returns the debate as it stood, paused."""
+        becomes running and its runner this process. Returns the debate as it stood, paused.
+        `settings_update` replaces stored settings it names (the token budget it goes on with)."""
         from .steering import SteeringError
 
         with self._write():
@@ -735,6 +840,7 @@ class DebateStore(EventSink):
                 settings["runner"] = runner
             if pause_after_round is not None:
                 settings["pause_after_round"] = pause_after_round
+            settings.update(settings_update or {})
             self.db.execute("UPDATE debates SET status = 'running', control = NULL, settings = ?, updated_at = ? "
                             "WHERE id = ?", [_dump(settings), _now(), debate_id])
             self._audit(debate_id, "continue", reviewer.strip() or "unnamed",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import socket
@@ -25,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .budget import apply_budget
 from .engine import plain_reason, run_debate_async
 from .events import Event
 from .ids import new_debate_id
@@ -66,7 +68,9 @@ def start_debate(
     db_path: str | Path,
 ) -> str:
     """Create the debate row, start the run in a background thread and return the id at once."""
-    settings = settings or DebateSettings()
+    settings = dataclasses.replace(settings) if settings is not None else DebateSettings()
+    # The token budget it runs with, stored with it: the page's, else the default for a paid provider.
+    apply_budget(settings, provider)
     # An unknown protocol, a bad setting or a case the protocol cannot use is bad input (UnknownProtocol,
     # SettingsError, CaseUnfit): refuse it before anything is saved, with the same one-line message as
     # the CLI and the New debate page.

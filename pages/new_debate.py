@@ -17,6 +17,8 @@ from debate_core.cases import (
     read_json_text,
     sample_cases,
 )
+from debate_core.credentials import key_plan
+from debate_core.files import CASE_BYTES, PASSAGES, FileProblem
 from debate_core.protocols import SettingsError as OptionsError
 from debate_core.protocols import get_spec, validate_settings
 from debate_core.providers import CassetteError, make_provider
@@ -24,6 +26,7 @@ from debate_core.providers.openai_provider import METHODS
 from debate_core.runtime import DebateSettings
 from debate_core.store import StoreError
 from ui import common
+from ui.cost import budget_input
 
 common.page_setup()
 
@@ -39,6 +42,13 @@ st.subheader("1. Question and evidence", anchor=False)
 SOURCES = {"sample": "Sample case", "own": "Write a question", "file": "Upload a case file"}
 source = st.radio("Case", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="nd-source",
                   label_visibility="collapsed")
+# The bounds every case is held to (cases.parse_case), shown before anything is uploaded or pasted.
+try:
+    limits = (f"Up to {CASE_BYTES.describe()} and {PASSAGES.value():,} passages per case "
+              f"(the server's {CASE_BYTES.env} and {PASSAGES.env} raise them).")
+except FileProblem as exc:
+    limits = ""
+    problems.append(str(exc))
 
 if source == "sample":
     paths = sample_cases()
@@ -69,6 +79,8 @@ elif source == "own":
     st.caption(inputs.PASTE_HELP)
     uploads = st.file_uploader("…or upload passages (.json list or case, .csv with id,source,text, or .txt)",
                                type=["json", "csv", "txt"], accept_multiple_files=True, key="nd-upload")
+    if limits:
+        st.caption(limits)
     passages: list[dict] = []
     try:
         passages += inputs.parse_passages(pasted)
@@ -86,6 +98,8 @@ elif source == "own":
             problems.append(str(exc))
 else:
     up = st.file_uploader("Case file (.json)", type=["json"], key="nd-casefile")
+    if limits:
+        st.caption(limits)
     if up is None:
         st.info("Upload a case file: an object with id, title, question and evidence "
                 "(a list of passages with id, source and text).")
@@ -283,8 +297,9 @@ if provider_name == "offline":
         "Delay per call (ms)", min_value=0, max_value=10_000, value=int(settings.offline_latency_ms), step=100,
         key="nd-latency", help="Offline agents answer instantly; a delay lets you watch the rounds arrive.")
 elif provider_name == "openai":
+    creds = common.server_credentials()
     o1, o2 = st.columns(2)
-    provider_opts["base_url"] = o1.text_input("Base URL", value=settings.openai_base_url, key="nd-base-url",
+    provider_opts["base_url"] = o1.text_input("Base URL", value=creds.default_base_url, key="nd-base-url",
                                               placeholder="empty for OpenAI, or e.g. http://localhost:8080/v1")
     provider_opts["model"] = o2.text_input("Model", value=settings.openai_model, key="nd-model")
     methods = ["", *METHODS]
@@ -293,6 +308,18 @@ elif provider_name == "openai":
         format_func=lambda m: m or "automatic (json_schema for OpenAI, function calling otherwise)") or None
     provider_opts["temperature"] = settings.temperature
     provider_opts["api_key"] = common.api_key_input("new") or None
+    provider_opts["server_credentials"] = creds
+    # The server's key never follows a typed URL: another server needs its own key, or the
+    # visitor's word that it needs none.
+    no_key = False
+    if not provider_opts["api_key"] and creds.api_key and not creds.allows(provider_opts["base_url"]):
+        no_key = st.checkbox("This server needs no key", key="nd-no-key",
+                             help="For local servers such as llama.cpp, Ollama or vLLM: the debate sends no key.")
+    plan = key_plan(creds, provider_opts["base_url"], provider_opts["api_key"], no_key)
+    if plan.note:
+        st.caption(views.md_escape(plan.note))
+    if plan.blocker:
+        blockers.append(plan.blocker)
     if not provider_opts["model"]:
         blockers.append("Enter the model name for the openai-compatible provider.")
 else:
@@ -330,6 +357,7 @@ if provider_name == "replay" and isinstance(recorded_case, dict):
         st.caption(f"Replays on the cassette's own case: {views.md_escape(case.title)}")
     except CaseError as exc:
         blockers.append(str(exc))
+budget_input(run_settings, provider_name, provider_opts, settings)  # token budget (openai), with its cost
 
 # ---------------------------------------------------------------------------
 # Start

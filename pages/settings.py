@@ -41,8 +41,6 @@ with st.form("settings-form"):
     provider = st.radio("Provider preselected on New debate", list(labels), format_func=labels.get,
                         index=list(labels).index(current.default_provider), key="s-provider")
     c1, c2 = st.columns(2)
-    base_url = c1.text_input("Base URL", value=current.openai_base_url, key="s-base-url",
-                             placeholder="empty for OpenAI; http://localhost:8080/v1 for llama.cpp")
     model = c2.text_input("Model", value=current.openai_model, key="s-model")
     methods = ["", *METHODS]
     method = c1.selectbox("Structured output method", methods, index=methods.index(current.openai_method),
@@ -61,7 +59,7 @@ with st.form("settings-form"):
 
 if submitted:
     try:
-        new = AppSettings(supervisors=current.supervisors, default_provider=provider, openai_base_url=base_url.strip(),
+        new = AppSettings(supervisors=current.supervisors, default_provider=provider,
                           openai_model=model.strip(), openai_method=method, temperature=temperature,
                           offline_latency_ms=latency, refresh_seconds=refresh, stale_after_minutes=stale)
         # What this form does not edit (presets, teams, prices) is kept as saved.
@@ -75,7 +73,16 @@ if submitted:
 
 prices.editor(current)
 
-st.subheader("API key", anchor=False)
+st.subheader("Model servers and the server's key", anchor=False)
+# Read-only: a visitor must not be able to point the server's key, or everyone's default, elsewhere.
+creds = common.server_credentials()
+st.markdown("**This server's key** " + ("is set by its operator." if creds.api_key else "is not set."))
+st.markdown("**Servers it may be sent to** (the first is the default base URL on New debate):\n"
+            + "\n".join(f"- {views.md_escape(u)}" for u in creds.described()))
+st.caption("Set by whoever runs the server, in the environment (OPENAI_API_KEY, OPENAI_BASE_URL, "
+           "DEBATE_KEY_BASE_URLS) or in .streamlit/secrets.toml; this page only shows them. A debate against "
+           "any other server needs that server's own key, typed on New debate for this browser session only.")
+st.subheader("Your API key", anchor=False)
 st.caption("The key is never saved: not in the settings file, not in the database.")
 common.api_key_input("settings")
 

@@ -14,6 +14,14 @@ if str(ROOT) not in sys.path:
 APP = ROOT / "app.py"
 
 
+@pytest.fixture(autouse=True)
+def _no_server_key(monkeypatch):
+    """A key or base URL in the machine's environment must not change what a test sees: the tests
+    that need one set it themselves."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATE_KEY_BASE_URLS"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def db_path(tmp_path, monkeypatch):
     """A fresh database path for this test, seen by the app through DEBATE_DB."""

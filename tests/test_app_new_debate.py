@@ -120,6 +120,10 @@ def test_openai_provider_needs_a_model_before_it_can_start(app):
     assert app.button(key="nd-start").disabled
     assert any("model name" in w.value for w in app.warning)
     app.text_input(key="nd-model").set_value("some-model").run()
+    # OpenAI's API (the empty base URL) needs a key, and this server has none.
+    assert app.button(key="nd-start").disabled
+    assert any("needs a key" in w.value for w in app.warning)
+    app.text_input(key="nd-base-url").set_value("http://127.0.0.1:9/v1").run()
     assert not app.button(key="nd-start").disabled
 
 

@@ -21,15 +21,15 @@ def test_supervisors_are_shown_not_edited_and_saving_keeps_them(app, db_path):
     assert not [t for t in app.text_area if t.key == "s-supervisors"]
     assert any("- Sue" in m.value and "- Tom" in m.value for m in app.markdown)
     app.radio(key="s-provider").set_value("openai")
-    app.text_input(key="s-base-url").set_value("http://localhost:8080/v1")
+    # No visitor changes which server everyone's form points to: the base URL is not on the form.
+    assert not [t for t in app.text_input if t.key == "s-base-url"]
     app.text_input(key="s-model").set_value("qwen2.5-0.5b")
     app.button[0].click()  # the form's submit button
     app.run()
     assert not app.exception
     saved = load_settings(db_path)
     assert saved.supervisors == ["Sue", "Tom"]
-    assert (saved.default_provider, saved.openai_base_url, saved.openai_model) == (
-        "openai", "http://localhost:8080/v1", "qwen2.5-0.5b")
+    assert (saved.default_provider, saved.openai_model) == ("openai", "qwen2.5-0.5b")
     assert any("Saved to" in s.value for s in app.success)
     # The default provider shows in the sidebar and is preselected on New debate.
     app.switch_page("pages/new_debate.py").run()

@@ -234,3 +234,19 @@ def test_pause_for_review_add_a_critique_and_continue_to_the_verdict(server, pag
     expect(page.locator(".st-key-steer-panel")).to_have_count(0)
     page.get_by_role("tab", name="Rounds", exact=True).click()
     expect(page.get_by_text("e2e-steerer's intervention:").first).to_be_visible()
+
+
+def test_an_old_address_leads_to_the_page_it_names(server, page):
+    """/new_debate was the New debate page's address before it became the start page at "/"."""
+    from playwright.sync_api import expect
+
+    # After the first request the server is in navigation mode (the first one runs pages/ files by name).
+    page.goto(server)
+    expect(page.get_by_role("heading", name="New debate")).to_be_visible()
+    page.goto(f"{server}/new_debate")
+    expect(page.get_by_role("heading", name="New debate")).to_be_visible()
+    # Streamlit's own "Page not found" notice comes a moment after the page draws.
+    page.wait_for_timeout(4000)
+    assert page.get_by_text("Page not found").count() == 0
+    page.goto(f"{server}/new_debate?reviewer=ann")
+    expect(page.get_by_role("textbox", name="Your name")).to_have_value("ann")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
 from debate_core import views, worker
 from debate_core.app_settings import AppSettings, SettingsError, load_settings
+from debate_core.credentials import ServerCredentials
+from debate_core.credentials import server_credentials as read_server_credentials
 from debate_core.store import DebateStore, StoreError, default_db_path
 
 PAGES = {
@@ -202,7 +205,7 @@ def sidebar() -> None:
             st.caption("Supervisor: you can approve or override escalations.")
         st.divider()
         label = views.provider_label({"provider": settings.default_provider, "model": settings.openai_model,
-                                      "base_url": settings.openai_base_url})
+                                      "base_url": server_credentials().default_base_url})
         st.caption("Default provider")
         st.markdown(f"**{views.md_escape(label)}**")
         st.caption("Database")
@@ -240,6 +243,31 @@ def compare_link(debate_id: str) -> None:
                  query_params=link_params(a=debate_id))
 
 
+def redirect_to(page: str) -> Callable[[], None]:
+    """A hidden page that sends an old or alternative address to `page` (a PAGES key), keeping the
+    query parameters (a debate id, the reviewer's name)."""
+    def redirect() -> None:
+        st.switch_page(PAGES[page], query_params=st.query_params.to_dict())
+
+    redirect.__name__ = f"redirect_to_{page}"
+    return redirect
+
+
+def _secrets() -> dict:
+    """The operator's `secrets.toml` as a plain mapping; empty when there is none."""
+    try:
+        return st.secrets.to_dict()
+    except Exception:  # noqa: BLE001 - no secrets file, or one Streamlit cannot parse: the environment decides
+        return {}
+
+
+def server_credentials() -> ServerCredentials:
+    """This server's key and the base URLs its operator configured it for (environment, secrets.toml).
+
+    Until sign-in and an admin role exist, nothing a visitor types in the app can add to the list."""
+    return read_server_credentials(os.environ, _secrets())
+
+
 def api_key_input(where: str) -> str:
     """A password field whose value lives in this browser session only (never saved anywhere)."""
     st.session_state.setdefault("openai_api_key", "")
@@ -247,9 +275,6 @@ def api_key_input(where: str) -> str:
     st.session_state[widget] = st.session_state["openai_api_key"]
     st.text_input("API key (this session only)", type="password", key=widget, on_change=_keep,
                   args=(widget, "openai_api_key"),
-                  help="Kept in this browser session only. Leave empty to use OPENAI_API_KEY from the "
-                       "server's environment, or for servers that need no key.")
-    if not st.session_state["openai_api_key"]:
-        st.caption("Using OPENAI_API_KEY from the environment." if os.environ.get("OPENAI_API_KEY")
-                   else "No key set: fine for local servers (vLLM, Ollama, llama.cpp) that need none.")
+                  help="Kept in this browser session only, never saved. The server's own key is used only "
+                       "for the servers its operator configured; for any other server, type that server's key.")
     return st.session_state["openai_api_key"]

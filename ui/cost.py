@@ -6,8 +6,9 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import pricing, views
+from debate_core import budget, pricing, views
 from debate_core.app_settings import AppSettings
+from debate_core.runtime import DebateSettings
 
 esc = views.md_escape
 
@@ -50,3 +51,49 @@ def section(debate: dict[str, Any], steps: list[dict[str, Any]], settings: AppSe
         c2.warning("No price for " + ", ".join(esc(m) for m in cost.unpriced_models)
                    + ": those steps are not counted. Add the model on the Settings page.")
     c2.dataframe(agent_rows(cost, steps), hide_index=True, key=f"cost-agents-{debate['id']}")
+
+
+def budget_input(run_settings: DebateSettings, provider_name: str, provider_opts: dict[str, Any],
+                 settings: AppSettings) -> None:
+    """The New debate page's "Token budget for this debate" for the openai provider, with what the
+    budget may cost at the Settings page's prices; sets `run_settings.max_total_tokens` and its source.
+
+    A paid server (not on this machine or a private network) starts from the default budget; a local
+    one from none, as its calls cost nothing. The background worker applies the same rule
+    (debate_core/budget.py), so a field left empty on a paid server still gets the default."""
+    if provider_name != "openai":
+        return
+    # An empty field means the server's configured default URL, else OpenAI's API, as the provider reads it.
+    creds = provider_opts.get("server_credentials")
+    base_url = provider_opts.get("base_url") or getattr(creds, "default_base_url", "") or None
+    paid = budget.is_paid("openai", base_url)
+    default = budget.DEFAULT_MAX_TOTAL_TOKENS
+    value = st.number_input(
+        "Token budget for this debate", min_value=1, step=10_000, value=default if paid else None,
+        # One key per kind of server: switching between a paid and a local URL starts from its own default.
+        key=f"nd-budget-{'paid' if paid else 'local'}",
+        placeholder=f"empty: the default, {default:,} tokens" if paid else "no budget",
+        help="Before each model call the debate checks its tokens so far plus the next prompt against this. "
+             "At the budget it stops as failed, keeping every step, and can be resumed with a higher budget: "
+             "python -m debate_core resume ID --max-total-tokens N.")
+    tokens = int(value) if value else None
+    run_settings.max_total_tokens = tokens
+    run_settings.budget_source = None if tokens is None else ("default" if paid and tokens == default else "set")
+    shown = tokens or (default if paid else None)
+    if shown is None:
+        st.caption("No budget: this server is on this machine or a private network, so its calls cost nothing. "
+                   "Set one to bound the debate anyway.")
+        return
+    kind = "the default for a paid model" if paid and shown == default else "set for this debate"
+    model = str(provider_opts.get("model") or "").strip()
+    table = settings.price_table()
+    cost = budget.budget_cost(shown, [model] if model else [], table)
+    if cost is not None and table is not None:
+        st.caption(f"{shown:,} tokens ({kind}). Estimated cost of the budget: at most "
+                   f"{esc(money(cost, table.currency))}, every token at the higher of {esc(model)}'s input and "
+                   "output prices on the Settings page.")
+    elif not model:
+        st.caption(f"{shown:,} tokens ({kind}). Enter the model to see what the budget may cost.")
+    else:
+        st.caption(f"{shown:,} tokens ({kind}). No price for {esc(model)} on the Settings page: add one to see "
+                   "what the budget may cost.")

@@ -33,6 +33,7 @@ def make_provider(name: str = "offline", **options: Any) -> Provider:
             "base_url", "api_key", "temperature", "timeout", "max_attempts", "transport_retries",
             "method", "agent_models", "max_tokens", "retry_base_delay", "retry_max_delay", "max_retry_wait",
             "method_fallback", "max_concurrency", "stall_timeout", "timeout_retries", "repair",
+            "server_credentials",
         )
         kwargs = {k: options[k] for k in keys if options.get(k) is not None}
         return OpenAIProvider(model=model, latency_ms=latency_ms, **kwargs)

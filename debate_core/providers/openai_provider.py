@@ -45,6 +45,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
+from ..credentials import ServerCredentials
+from ..credentials import server_credentials as read_server_credentials
 from .base import Provider, RawReply, StepRequest, TransportError, messages_tokens, reply_cap_for
 
 log = logging.getLogger(__name__)
@@ -232,11 +234,18 @@ class OpenAIProvider(Provider):
         latency_ms: float = 0.0,
         repair: str | None = None,
         probe: bool = True,
+        server_credentials: ServerCredentials | None = None,
     ) -> None:
         super().__init__(max_attempts=max_attempts, latency_ms=latency_ms, model=model, repair=repair)
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        # The server's own key goes only to the base URLs its operator configured; a key passed in
+        # (typed for this debate) goes where this debate points.
+        creds = server_credentials if server_credentials is not None else read_server_credentials()
+        self.base_url = base_url or creds.default_base_url or None
+        key = api_key or creds.key_for(self.base_url)
         if not key and default_method(self.base_url) == "json_schema":
+            if creds.api_key and not creds.allows(self.base_url):
+                raise ValueError(f"the server's API key is not configured for {public_url(self.base_url) or 'the OpenAI API'}; "
+                                 "pass the key for that server")
             raise ValueError("the OpenAI API needs a key: set OPENAI_API_KEY or pass an API key")
         # Local servers ignore the key, but the client insists on one.
         self._api_key = SecretStr(key or "not-needed")

@@ -13,6 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from ..files import FileProblem, json_error, read_text_capped
 from .base import Provider, RawReply, StepFailed, StepRequest
 
 CASSETTE_FORMAT = "debate-cassette/1"
@@ -27,17 +28,14 @@ def load_cassette(source: str | Path | dict[str, Any]) -> dict[str, Any]:
         data = source
     else:
         path = Path(source)
-        if not path.is_file():
-            raise CassetteError(f"cassette file not found: {path}")
         try:
-            # utf-8-sig: a byte-order mark (some editors write one) is not part of the JSON.
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
-        except OSError as exc:
-            raise CassetteError(f"cassette {path} cannot be read ({exc.strerror or exc})") from None
-        except UnicodeDecodeError as exc:
-            raise CassetteError(f"cassette {path} is not UTF-8 text ({exc.reason})") from None
+            # A byte-order mark (some editors write one) is dropped; a directory, a device or a FIFO
+            # is refused before it is opened, and the size is bounded.
+            data = json.loads(read_text_capped(path, "cassette file"))
+        except FileProblem as exc:
+            raise CassetteError(str(exc)) from None
         except json.JSONDecodeError as exc:
-            raise CassetteError(f"cassette {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+            raise CassetteError(f"cassette {path} is not valid JSON: {json_error(exc, '')}") from None
         except RecursionError:
             raise CassetteError(f"cassette {path}: the JSON is nested too deeply to read") from None
     if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
