@@ -39,7 +39,7 @@ SAMPLE_CASE = {
 
 @dataclass
 class Figure:
-    """One line of the README table."""
+    """One line of the table in docs/benchmarks.md."""
 
     figure: str
     value: str

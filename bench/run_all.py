@@ -1,4 +1,4 @@
-"""Run every benchmark and print one markdown table of figures for the README.
+"""Run every benchmark and print one markdown table of figures for docs/benchmarks.md.
 
 Each script runs in its own process (so timings and memory figures do not disturb each other);
 its detailed output goes to stderr here, and its figures are read from the JSON line it prints last.
