@@ -39,7 +39,7 @@ from debate_core.steps import parse_step_id
 PROTOCOL = "cross_critique"
 GROWTH_GOAL = 1.5
 BASELINE_GOAL = 0.5
-CROSS_CRITIQUE_CASES = ("adat_", "national_")  # sample case files written for seed 000
+CROSS_CRITIQUE_CASES = ("adat_", "national_")  # sample cases written for the cross-critique source protocol
 
 
 def transcript_block(transcript: list[tuple[str, dict[str, Any]]]) -> str:

@@ -15,12 +15,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .pricing import PriceTable, parse_price_table
+from .core.settings import SettingsError as ProfileError
+from .pricing import PriceTable, PriceTableError, parse_price_table
+from .profiles import parse_profiles
 from .providers.openai_provider import METHODS
 
 
-class SettingsError(ValueError):
-    """The settings file cannot be read; the message says which file and why."""
+class AppSettingsError(ValueError):
+    """The app's settings file cannot be read, or a change to it cannot be saved; the message says why.
+
+    Not a debate's SettingsError (core/settings.py, a debate setting that cannot be used): this one is
+    about the app's own file next to the database."""
+
+
+SettingsError = AppSettingsError  # the old name: the CLI and older callers still import it
 
 
 class AppSettings(BaseModel):
@@ -50,8 +58,6 @@ class AppSettings(BaseModel):
     @field_validator("prices", mode="after")
     @classmethod
     def _prices(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-        from .pricing import PriceTableError, parse_price_table
-
         try:
             parse_price_table({"models": v}, "prices")
         except PriceTableError as exc:
@@ -97,17 +103,17 @@ def load_settings(db_path: str | Path) -> AppSettings:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"cannot read the settings file {path}: {exc}") from exc
+        raise AppSettingsError(f"cannot read the settings file {path}: {exc}") from exc
     except json.JSONDecodeError as exc:
-        raise SettingsError(f"the settings file {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+        raise AppSettingsError(f"the settings file {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     if not isinstance(data, dict):
-        raise SettingsError(f"the settings file {path} must hold a JSON object")
+        raise AppSettingsError(f"the settings file {path} must hold a JSON object")
     try:
         return AppSettings.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(x) for x in err["loc"]) or "(settings)"
-        raise SettingsError(f"the settings file {path}: field '{field}' {err['msg']}") from exc
+        raise AppSettingsError(f"the settings file {path}: field '{field}' {err['msg']}") from exc
 
 
 def save_settings(settings: AppSettings, db_path: str | Path) -> Path:
@@ -130,9 +136,9 @@ def save_preset(db_path: str | Path, protocol: str, name: str, preset: dict[str,
     """Add or replace one saved preset, keeping every other setting as it is on disk."""
     name = (name or "").strip()
     if not name:
-        raise SettingsError("a preset needs a name")
+        raise AppSettingsError("a preset needs a name")
     if name == "default":
-        raise SettingsError("'default' is the protocol's own settings; choose another name")
+        raise AppSettingsError("'default' is the protocol's own settings; choose another name")
     current = load_settings(db_path)
     presets = {p: dict(v) for p, v in current.presets.items()}
     presets.setdefault(protocol, {})[name] = {k: preset[k] for k in ("agents", "rounds", "options") if k in preset}
@@ -145,28 +151,25 @@ def save_prices(db_path: str | Path, prices: dict[str, dict[str, float]], curren
     """Replace the price table, keeping every other setting as it is on disk."""
     currency = (currency or "").strip()
     if not currency:
-        raise SettingsError("the currency needs a name, e.g. USD")
+        raise AppSettingsError("the currency needs a name, e.g. USD")
     current = load_settings(db_path)
     try:
         updated = AppSettings.model_validate({**current.model_dump(), "prices": prices, "price_currency": currency})
     except ValidationError as exc:
-        raise SettingsError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        raise AppSettingsError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
     save_settings(updated, db_path)
     return updated
 
 
 def save_team(db_path: str | Path, name: str, agents: list[dict[str, Any]]) -> AppSettings:
     """Add or replace one saved team of agent profiles, keeping every other setting as it is on disk."""
-    from .profiles import parse_profiles
-    from .protocols.validation import SettingsError as ProfileError
-
     name = (name or "").strip()
     if not name:
-        raise SettingsError("a team needs a name")
+        raise AppSettingsError("a team needs a name")
     try:
         profiles = parse_profiles(agents, f"team {name!r}")
     except ProfileError as exc:
-        raise SettingsError(str(exc)) from None
+        raise AppSettingsError(str(exc)) from None
     current = load_settings(db_path)
     updated = current.model_copy(update={"teams": {**current.teams, name: profiles}})
     save_settings(updated, db_path)

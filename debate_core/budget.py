@@ -24,9 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .providers.openai_provider import is_local_url
+
 if TYPE_CHECKING:
+    from .core.settings import DebateSettings
     from .pricing import PriceTable
-    from .runtime import DebateSettings
 
 # 200,000 tokens per debate. Every sample case in data/cases/ runs well inside it with its default
 # settings: the largest, a three-round cross critique on adat_minangkabau_inheritance, used about
@@ -54,8 +56,6 @@ def is_paid(provider_name: str | None, base_url: str | None) -> bool:
     local (an empty base URL is OpenAI's API)."""
     if provider_name != "openai":
         return False
-    from .providers.openai_provider import is_local_url
-
     return not is_local_url(base_url or None)
 
 

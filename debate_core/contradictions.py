@@ -1,14 +1,15 @@
-"""Contradiction detection between agent reports (seed 004, section 1), as pure functions.
+"""Contradiction detection between agent reports (section 1 of the contradiction-arbitration source
+protocol), as pure functions.
 
 Four rules, documented in docs/protocols/arbitration.md:
 
 - ``value``: same metric, values more than ``threshold`` (5%) apart. The relative difference is
   taken against the smaller magnitude, |a - b| / min(|a|, |b|): it is symmetric, and it is the
-  reading the seed's own example uses (0.10 vs 0.12 is a "20% relative difference").
+  reading the source protocol's own example uses (0.10 vs 0.12 is a "20% relative difference").
 - ``interpretation``: opposing readings of the same metric ("improving" vs "declining",
   "increase" vs "decrease", "rising" vs "falling", ...) from a small lexicon with two axes.
 - ``confidence``: the same claim (values within the threshold) held with confidences at least
-  ``confidence_gap`` apart: the seed's "different confidence levels for same claim".
+  ``confidence_gap`` apart: the source protocol's "different confidence levels for same claim".
 - ``source_conflict``: a value conflict where both reports cite the same source for the same
   period; one of the two extractions must be wrong, so it cannot be "both valid".
 
@@ -47,7 +48,7 @@ _FAMILIES: dict[tuple[str, int], str] = {
         slowing slowed slowdown downward downwards""",
     ("assessment", +1): """improve improves improving improved improvement strengthen strengthens strengthening
         strengthened stronger recovering recovery""",
-    # "declining" is both a direction and a verdict: the seed's own example pairs it with "improving".
+    # "declining" is both a direction and a verdict: the source protocol's own example pairs it with "improving".
     ("assessment", -1): """deteriorate deteriorates deteriorating deteriorated worsen worsens worsening worsened
         weaken weakens weakening weakened weaker decline declines declining declined""",
 }
@@ -187,7 +188,7 @@ def interpretation_conflict(a: str | None, b: str | None) -> tuple[str, str, str
 
 @dataclass(frozen=True)
 class Contradiction:
-    """The seed's Contradiction, plus what the arbiter and the consensus need to see."""
+    """The source protocol's Contradiction, plus what the arbiter and the consensus need to see."""
 
     index: int
     metric_name: str

@@ -35,7 +35,8 @@ def answer_change(before: str, after: str) -> float:
 
 
 def rule_jaccard(rule1: str, rule2: str) -> float:
-    """Seed 003's convergence measure: Jaccard similarity of whitespace-separated tokens."""
+    """The convergence measure of the dialectic (thesis-antithesis-synthesis) source protocol: Jaccard
+    similarity of whitespace-separated tokens."""
     return round(jaccard(rule1.split(), rule2.split()), 4)
 
 

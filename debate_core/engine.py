@@ -20,7 +20,7 @@ from .providers import Provider, make_provider
 from .providers.base import StepRequest, StepResult, Usage
 from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
 from .schemas import Case, Verdict
-from .steering import DebatePaused, DebateStopped, PausePoint, Steering
+from .steering import DebatePaused, DebateStopped, PausePoint, Steering, stored_interventions
 
 log = logging.getLogger(__name__)
 
@@ -280,8 +280,6 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
     case = Case.model_validate(old["case"])
     settings = DebateSettings.from_dict(old["settings"])
     get_spec(old["protocol"]).validate(settings)
-    from .steering import stored_interventions
-
     stored: dict[str, list[dict[str, Any]]] = {}
     interventions = stored_interventions(old["steps"])
     for step in old["steps"]:

@@ -81,7 +81,7 @@ def markdown_table(table: Sequence[Mapping[str, Any]]) -> str:
 
 def figures(summary: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, Any]]:
     """(file stem, plotly figure): right rate against mean tokens, and the silent-wrong rate, per method."""
-    import plotly.graph_objects as go
+    import plotly.graph_objects as go  # heavy, optional: loaded only when a figure is drawn
 
     names = list(summary)
     scatter = go.Figure(go.Scatter(

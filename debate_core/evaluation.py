@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from . import prompts
 from .cases import CaseError, load_case
 from .engine import DebateResult, plain_reason, run_debate_async
+from .ids import runner_info
 from .moderator.baseline import review_threshold
 from .pricing import PriceTable, debate_cost
 from .protocols import BASELINES, CaseUnfit, SettingsError, UnknownProtocol, get_spec
@@ -39,6 +40,7 @@ from .providers.base import StepFailed, StepRequest
 from .runtime import DebateSettings, Limiter, shared_limiter
 from .schemas import Case
 from .scoring import has_expectations, score
+from .store import DebateStore
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_MIN_CASES = 10
@@ -391,8 +393,6 @@ def _cost(store: Any, prices: PriceTable | None, debate_id: str) -> tuple[float 
 async def _one(plan: EvaluationPlan, store: Any, limiter: Limiter, evaluation_id: str, case: Case, method: Method,
                repeat: int) -> dict[str, Any]:
     provider = plan.providers.for_run(case.id, method)
-    from .worker import runner_info  # worker -> engine: imported here, not at the top
-
     stored = {**method.settings.as_dict(), "runner": runner_info(),
               "evaluation": {"id": evaluation_id, "method": method.name, "repeat": repeat}}
     debate_id = store.create_debate(case, method.protocol, provider.public_config(), stored)
@@ -522,8 +522,6 @@ def run(plan: EvaluationPlan, store: Any, *, evaluation_id: str | None = None,
     if store.path is None or lanes <= 1:
         return asyncio.run(run_async(plan, store, evaluation_id=evaluation_id, on_progress=on_progress,
                                      limiter=limiter))
-    from .store import DebateStore
-
     limiter = limiter or shared_limiter(plan.concurrency)
     evaluation_id = _start(plan, store, evaluation_id)
     tally = _Tally(plan.total_runs, on_progress)

@@ -1,4 +1,4 @@
-"""Exports of a stored debate: the seed's transcript files, a readable transcript, a replay
+"""Exports of a stored debate: the source protocol's transcript files, a readable transcript, a replay
 cassette and a CSV of claims and critiques. Everything reads from the store."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from .files import check_target, ensure_folder, write_text_atomic
 from .moderator import cross_critique as cc_rules
 from .protocols import get_spec
 from .providers.replay import CASSETTE_FORMAT
+from .steering import Intervention
 
 # Secrets never leave the process: a provider config is stored without its key, and exports
 # drop any key-like field defensively in case an older row carried one.
@@ -216,8 +217,6 @@ def _fmt_value(value: Any) -> list[str]:
 
 def _intervention_lines(step: dict[str, Any]) -> list[str]:
     """A reviewer's intervention in the transcript: who, when, and what, in plain words."""
-    from .steering import Intervention
-
     try:
         iv = Intervention.model_validate(step["output"] or {})
     except ValueError:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .protocols import get_spec
 from .steps import parse_step_id
 
 # One step of a stage, as a noun: "Round 2 · revision by Clinical pharmacist".
@@ -45,8 +46,6 @@ CODES = {
 }
 
 def _spec_glossary(protocol: str | None) -> Mapping[str, str]:
-    from .protocols import get_spec
-
     try:
         return get_spec(protocol or "").glossary
     except Exception:  # noqa: BLE001 - an unknown protocol has no glossary of its own

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from .cases import CaseError, parse_case
+from .core.settings import AGENT_ID
 from .files import CASE_BYTES, FileProblem, check_size, decode_text, json_error
 from .schemas import Case
 
@@ -159,8 +160,6 @@ AGENTS_HELP = (
 def parse_agent_lines(text: str) -> list[dict[str, Any]]:
     """Agent profiles typed one per line as `id | name | role | instructions | terms`; raises
     CaseError naming the line at fault (an id with other characters than letters, digits, _ and -)."""
-    from .profiles import AGENT_ID
-
     agents: list[dict[str, Any]] = []
     for number, line in enumerate((text or "").splitlines(), start=1):
         line = line.strip()

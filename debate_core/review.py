@@ -128,20 +128,21 @@ def undo_transition(req: ReviewRequest, last: dict[str, Any] | None, *, status: 
 
 def require_supervisor(name: str, db_path: Path | None) -> None:
     """Refuse unless `name` is a supervisor in the settings file next to the database."""
-    from .app_settings import SettingsError, load_settings, settings_path
+    # The store reads these rules, and the app settings sit above it: read only when a supervisor is checked.
+    from .app_settings import AppSettingsError, load_settings, settings_path
 
     if db_path is None:
         raise RoleError("no supervisors are configured: an in-memory database has no settings file")
     where = settings_path(db_path)
     try:
         settings = load_settings(db_path)
-    except SettingsError as exc:
+    except AppSettingsError as exc:
         # Fail closed: a broken settings file must not let anyone decide escalations.
         raise RoleError(f"cannot tell who the supervisors are: {exc}") from exc
     if not settings.supervisors:
-        raise RoleError(f"no supervisors are configured: add names on the Settings page or in {where}")
+        raise RoleError(f"no supervisors are configured: whoever runs the server names them in the 'supervisors' list of {where}")
     if not settings.is_supervisor(name):
-        raise RoleError(f"{name} is not a supervisor; supervisors are named on the Settings page or in {where}")
+        raise RoleError(f"{name} is not a supervisor; supervisors are named in the 'supervisors' list of {where}")
 
 
 class _Store(Protocol):

@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import prompts
+from . import profiles, prompts
+from .core.settings import DebateSettings  # also re-exported: most callers import it from here
 from .events import Event, EventSink
 from .providers.base import Provider, StepFailed, StepRequest, Usage, messages_tokens
 from .schemas import Case, Evidence, Verdict
@@ -118,50 +119,6 @@ def shared_limiter(limit: int) -> Limiter:
         if limit not in _LIMITERS:
             _LIMITERS[limit] = Limiter(limit)
         return _LIMITERS[limit]
-
-
-@dataclass
-class DebateSettings:
-    """Settings common to all protocols; protocol-specific ones go in `options`."""
-
-    rounds: int | None = None  # None: the protocol's default
-    agents: list[dict[str, Any]] | None = None  # None: the protocol's default agents
-    concurrency: int = 8
-    max_tokens_per_call: int | None = None
-    max_total_tokens: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    pause_after_round: int | None = None  # pause for review once this round closes (steering.py)
-    # Where max_total_tokens came from: "default" (a paid provider's default, budget.py) or "set".
-    budget_source: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out = {
-            "rounds": self.rounds,
-            "agents": self.agents,
-            "concurrency": self.concurrency,
-            "max_tokens_per_call": self.max_tokens_per_call,
-            "max_total_tokens": self.max_total_tokens,
-            "options": self.options,
-        }
-        if self.pause_after_round is not None:
-            out["pause_after_round"] = self.pause_after_round
-        if self.budget_source is not None:
-            out["budget_source"] = self.budget_source
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> DebateSettings:
-        data = dict(data or {})
-        return cls(
-            rounds=data.get("rounds"),
-            agents=data.get("agents"),
-            concurrency=int(data.get("concurrency") or 8),
-            max_tokens_per_call=data.get("max_tokens_per_call"),
-            max_total_tokens=data.get("max_total_tokens"),
-            options=dict(data.get("options") or {}),
-            pause_after_round=data.get("pause_after_round"),
-            budget_source=data.get("budget_source"),
-        )
 
 
 @dataclass
@@ -465,6 +422,4 @@ class DebateRun:
     def agent_profiles(self, defaults: Any) -> list[dict[str, Any]]:
         """The debate's agents as profiles: the chosen ones (completed from a known profile with the
         same id), else the case's own `agents`, else the protocol's defaults (debate_core/profiles.py)."""
-        from .profiles import resolve  # profiles -> protocols -> runtime: imported here, not at the top
-
-        return resolve(self.settings.agents, self.case, list(defaults), self.protocol)
+        return profiles.resolve(self.settings.agents, self.case, list(defaults), self.protocol)

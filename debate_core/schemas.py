@@ -1,10 +1,11 @@
 """Pydantic models for cases and for every step output.
 
-Field names follow the seed documents exactly (seed 000 agent output and critique, seed 001
-DebateTurn / DebateSummary, seed 002 hypotheses, seed 003 thesis / antithesis / synthesis,
-seed 004 resolution) so that exported files read like the seeds' own examples. Round, agent,
-target and speaker are taken from the step id by the engine, never trusted from model output,
-so they are tolerated here but not required.
+Field names follow the source protocols exactly (the cross-critique source protocol's agent output
+and critique, the persona-panel source protocol's DebateTurn / DebateSummary, the hypothesis-refinement
+source protocol's hypotheses, the dialectic (thesis-antithesis-synthesis) source protocol's thesis /
+antithesis / synthesis, the contradiction-arbitration source protocol's resolution) so that exported
+files read like those protocols' own examples. Round, agent, target and speaker are taken from the
+step id by the engine, never trusted from model output, so they are tolerated here but not required.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Evidence(BaseModel):
 
 
 class AgentReport(BaseModel):
-    """An agent finding, the input of the arbitration protocol (seed 004)."""
+    """An agent finding, the input of the arbitration protocol (the contradiction-arbitration source protocol)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -92,7 +93,7 @@ class Case(BaseModel):
 
 
 # ---------------------------------------------------------------------------
-# Seed 000: cross critique
+# Cross critique (the cross-critique source protocol)
 # ---------------------------------------------------------------------------
 
 Severity = Literal["CRITICAL", "MAJOR", "MINOR"]
@@ -134,7 +135,7 @@ class Critique(_Out):
     issue_type: IssueType
     description: str = Field(min_length=1)
     severity: Severity
-    # Seed 000 section 8: a critique without a concrete fix is invalid (over-criticism guard).
+    # Section 8 of the cross-critique source protocol: a critique without a concrete fix is invalid (over-criticism guard).
     suggested_fix: str = Field(min_length=1)
 
     @field_validator("severity", mode="before")
@@ -188,7 +189,7 @@ class SupervisorOutput(_Out):
 
 
 # ---------------------------------------------------------------------------
-# Seed 001: persona panel
+# Persona panel (the persona-panel source protocol)
 # ---------------------------------------------------------------------------
 
 Stance = Literal["pro", "con", "neutral"]
@@ -223,7 +224,7 @@ class DebateSummary(_Out):
 
 
 # ---------------------------------------------------------------------------
-# Seed 002: hypothesis refinement
+# Hypothesis refinement (the hypothesis-refinement source protocol)
 # ---------------------------------------------------------------------------
 
 Category = Literal["hardware", "software", "network", "config", "resource"]
@@ -246,7 +247,7 @@ class Hypothesis(_Out):
 
 
 class HypothesesOutput(_Out):
-    # Seed 002: each reasoner gives 3-5 hypotheses.
+    # The hypothesis-refinement source protocol: each reasoner gives 3-5 hypotheses.
     hypotheses: list[Hypothesis] = Field(min_length=3, max_length=5)
 
 
@@ -264,7 +265,7 @@ class JudgeOutput(_Out):
 
 
 # ---------------------------------------------------------------------------
-# Seed 003: dialectic
+# Dialectic (the dialectic (thesis-antithesis-synthesis) source protocol)
 # ---------------------------------------------------------------------------
 
 
@@ -294,7 +295,7 @@ class Synthesis(_Out):
 
 
 # ---------------------------------------------------------------------------
-# Seed 004: arbitration
+# Arbitration (the contradiction-arbitration source protocol)
 # ---------------------------------------------------------------------------
 
 
@@ -324,19 +325,3 @@ class Verdict(BaseModel):
     escalation_reasons: list[str] = Field(default_factory=list)
     rationale: str = ""
     applied_rules: list[str] = Field(default_factory=list)
-
-
-OUTPUT_MODELS: dict[str, type[BaseModel]] = {
-    "answer": AgentOutput,
-    "revise": AgentOutput,
-    "critique": CritiqueOutput,
-    "supervisor": SupervisorOutput,
-    "turn": DebateTurn,
-    "judge_summary": DebateSummary,
-    "hypotheses": HypothesesOutput,
-    "judge": JudgeOutput,
-    "thesis": Thesis,
-    "antithesis": Antithesis,
-    "synthesis": Synthesis,
-    "arbitrate": Resolution,
-}

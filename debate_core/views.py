@@ -13,11 +13,17 @@ import re
 import zipfile
 from collections import defaultdict
 from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
+from . import continuation
 from .moderator import cross_critique as cc_rules
+from .moderator.common import short_answer as first_sentence
+from .profiles import resolve
 from .protocols import PROTOCOLS, get_spec, specs
+from .review import same_name
 from .schemas import SEVERITIES, Case
+from .steering import reviewer_slug
 
 # ---------------------------------------------------------------------------
 # Labels and colours
@@ -187,7 +193,7 @@ def progress(debate: dict[str, Any], steps: list[dict[str, Any]], planned_rounds
 def partial_fields(text: str | None) -> list[tuple[str, str]]:
     """The fields of a reply still being written (JSON cut off anywhere), as (path, value) pairs in
     the order they arrive: `answer`, `claims.0.statement`, ... Empty when nothing parses yet."""
-    from langchain_core.utils.json import parse_partial_json
+    from langchain_core.utils.json import parse_partial_json  # heavy: loaded only while a reply streams
 
     text = (text or "").strip()
     if not text:
@@ -571,7 +577,7 @@ def contradiction_rows(debate: dict[str, Any], steps: list[dict[str, Any]]) -> l
 
 
 def _finding(c: dict[str, Any], who: str) -> str:
-    """One side of a contradiction as 'agent: value unit (citation)', from the flat fields seed 004 uses."""
+    """One side of a contradiction as 'agent: value unit (citation)', from the flat fields the contradiction-arbitration source protocol uses."""
     name = c.get(f"{who}_name")
     if name is None:
         return ""
@@ -727,10 +733,6 @@ def review_badge(debate: dict[str, Any]) -> tuple[str, str]:
 def agent_names(debate: dict[str, Any]) -> dict[str, str]:
     """Agent id -> the name a reviewer knows it by: the profile's `name` from the debate's settings,
     its case's agents or the protocol's defaults (debate_core.profiles resolves them)."""
-    from types import SimpleNamespace
-
-    from .profiles import resolve
-
     case = debate.get("case") or {}
     try:
         defaults = get_spec(debate.get("protocol") or "").default_agents
@@ -755,10 +757,8 @@ def agent_names(debate: dict[str, Any]) -> dict[str, str]:
 
 def short_answer(debate: dict[str, Any]) -> str:
     """The verdict's one-sentence answer; for verdicts stored before it existed, the answer's first sentence."""
-    from .moderator.common import short_answer as first
-
     verdict = debate.get("verdict") or {}
-    return (verdict.get("short_answer") or first(verdict.get("answer") or "")).strip()
+    return (verdict.get("short_answer") or first_sentence(verdict.get("answer") or "")).strip()
 
 
 def claim_index(claims: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -822,8 +822,6 @@ def plot_thresholds(debate: dict[str, Any]) -> dict[str, tuple[float, str]]:
 
 
 def _reviewer_slug(name: str) -> str:
-    from .steering import reviewer_slug
-
     return reviewer_slug(name)
 
 
@@ -911,13 +909,12 @@ def intervention_rows(steps: list[dict[str, Any]], names: dict[str, str] | None 
 
 def claim_choices(debate: dict[str, Any]) -> list[dict[str, str]]:
     """The claims a reviewer can critique, pin or withdraw on a paused debate: each agent's claims in
-    its latest answer, less those withdrawn; exactly the ones `continuation.intervene` accepts."""
-    from .continuation import latest_claims  # the engine's own rule, so the picker offers what it takes
-
+    its latest answer, less those withdrawn; exactly the ones `continuation.intervene` accepts (the
+    engine's own rule, `continuation.latest_claims`, so the picker offers what it takes)."""
     names = agent_names(debate)
     return [{"ref": f"{agent}.{cid}", "agent": names.get(agent, agent.replace("_", " ")), "claim": cid,
              "statement": statement}
-            for agent, found in latest_claims(debate).items() for cid, statement in found.items()]
+            for agent, found in continuation.latest_claims(debate).items() for cid, statement in found.items()]
 
 
 def claim_choice_label(choice: dict[str, str], width: int = 110) -> str:
@@ -930,12 +927,9 @@ def claim_choice_label(choice: dict[str, str], width: int = 110) -> str:
 def open_reviewer_critiques(debate: dict[str, Any], reviewer: str, *, everyone: bool = False) -> list[dict[str, str]]:
     """The reviewer critiques still open that this reviewer may resolve: their own (a supervisor,
     `everyone`, may resolve anyone's). Each {"ref", "label"}."""
-    from .continuation import open_reviewer_critiques  # the engine's own rule
-    from .review import same_name
-
     names = agent_names(debate)
     out = []
-    for ref, iv in open_reviewer_critiques(debate).items():
+    for ref, iv in continuation.open_reviewer_critiques(debate).items():  # the engine's own rule
         if not everyone and not same_name(iv.reviewer, reviewer):
             continue
         text = " ".join((iv.description or "").split())

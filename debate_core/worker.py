@@ -26,14 +26,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from . import continuation, evaluation
 from .budget import apply_budget
 from .engine import plain_reason, run_debate_async
 from .events import Event
-from .ids import new_debate_id
+from .ids import new_debate_id, runner_info  # runner_info also re-exported: the CLI imports it from here
 from .protocols import get_spec
-from .providers import Provider
+from .providers import Provider, make_provider
 from .runtime import DebateSettings
 from .schemas import Case
+from .steering import SteeringError
 from .store import DebateStore, NotFound, StoreError
 
 log = logging.getLogger(__name__)
@@ -52,11 +54,6 @@ class _Job:
 
 _JOBS: dict[str, _Job] = {}
 _JOBS_LOCK = threading.Lock()
-
-
-def runner_info() -> dict[str, Any]:
-    """Who runs a debate: kept with its stored settings so other processes can tell if it died."""
-    return {"pid": os.getpid(), "host": socket.gethostname()}
 
 
 def start_debate(
@@ -103,8 +100,6 @@ def _owned(debate_id: str, thread: threading.Thread, busy: str | None = None) ->
     this process already runs the debate."""
     with _JOBS_LOCK:
         if busy is not None and debate_id in _JOBS:
-            from .steering import SteeringError
-
             raise SteeringError(busy)
         _JOBS[debate_id] = _Job(debate_id, thread)
     try:
@@ -161,9 +156,6 @@ def _stored_provider(config: dict[str, Any] | None, name: str | None, debate_id:
     """The provider a stored debate ran on, rebuilt from what was stored with it. Only the offline
     provider can be: an openai debate's key is never stored and a replay's cassette is not kept, so
     those are refused with the command that does it."""
-    from .providers import make_provider
-    from .steering import SteeringError
-
     config = config or {}
     name = name or config.get("provider") or "offline"
     if name == "offline":
@@ -192,8 +184,6 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
     The debate is claimed here, in the calling thread, so a refusal (not paused, someone else
     continued it first, a provider the app cannot rebuild) raises SteeringError before anything
     starts; the run itself goes on in the background like start_debate's."""
-    from .continuation import prepare_continue
-
     db_path = Path(db_path)
     holder: dict[str, Any] = {}
     thread = _job_thread(debate_id, holder, db_path)
@@ -207,7 +197,7 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
                 if row["status"] == "paused":  # otherwise prepare_continue says what the state is
                     provider = _stored_provider(row.get("provider_config"), row.get("provider"), debate_id,
                                                 "continue")
-            holder["plan"] = prepare_continue(store, debate_id, provider, runner=runner_info(), reviewer=reviewer)
+            holder["plan"] = continuation.prepare_continue(store, debate_id, provider, runner=runner_info(), reviewer=reviewer)
         finally:
             store.close()
     thread.start()
@@ -221,8 +211,6 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
 
     Prepared in the calling thread: a refusal (a running parent, a round that did not close, a bad
     option, a provider the app cannot rebuild) raises before the fork exists."""
-    from .continuation import prepare_fork
-
     db_path = Path(db_path)
     holder: dict[str, Any] = {}
     fork_id = new_debate_id()
@@ -236,8 +224,9 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
                     if parent["status"] != "running":  # otherwise prepare_fork says it is running
                         provider = _stored_provider(parent.get("provider_config"), parent.get("provider"),
                                                     parent_id, "fork")
-                holder["plan"] = prepare_fork(store, parent_id, from_round, provider=provider, options=options,
-                                              runner=runner_info(), reviewer=reviewer, debate_id=fork_id)
+                holder["plan"] = continuation.prepare_fork(store, parent_id, from_round, provider=provider,
+                                                           options=options, runner=runner_info(),
+                                                           reviewer=reviewer, debate_id=fork_id)
             finally:
                 store.close()
         except BaseException as exc:
@@ -266,12 +255,10 @@ def _exists(db_path: Path, debate_id: str) -> bool:
 def _run_steered(plan: Any, db_path: Path) -> None:
     """A continuation or a fork in its thread: to its end, its next pause or a stop; failures are
     saved as failed, as _run saves them."""
-    from .continuation import run_steered
-
     store: DebateStore | None = None
     try:
         store = DebateStore(db_path)
-        run_steered(store, plan)
+        continuation.run_steered(store, plan)  # read at call time: tests replace it
     except StoreError as exc:
         log.error("debate %s stopped: %s", plan.debate_id, exc)
         _mark_failed(store, db_path, plan.debate_id, f"the debate stopped: {exc}")
@@ -387,8 +374,6 @@ def start_evaluation(plan: Any, *, db_path: str | Path) -> str:
     """Record an evaluation (debate_core/evaluation.py, a prepared plan) and run it in a background
     thread; return its id at once. Its rows reach the store as runs finish, so a page follows it by
     reading the store."""
-    from . import evaluation
-
     store = DebateStore(db_path)
     try:
         evaluation_id = store.create_evaluation(

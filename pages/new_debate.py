@@ -7,7 +7,7 @@ import json
 import streamlit as st
 
 from debate_core import export, inputs, profiles, views, worker
-from debate_core.app_settings import SettingsError, save_preset, save_team
+from debate_core.app_settings import AppSettingsError, save_preset, save_team
 from debate_core.cases import (
     TOO_DEEP,
     CaseError,
@@ -134,7 +134,7 @@ def _save_preset(protocol: str, current: str, team_key: str) -> None:
         preset = {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1), "options": options}
         validate_settings(protocol, DebateSettings(rounds=preset["rounds"], agents=chosen, options=options))
         save_preset(common.db_path(), protocol, name, preset)
-    except (CaseError, SettingsError, OptionsError, OSError) as exc:
+    except (CaseError, AppSettingsError, OptionsError, OSError) as exc:
         common.flash("preset", "error", f"Preset not saved: {exc}")
         return
     state[f"nd-preset-{protocol}"] = name
@@ -148,7 +148,7 @@ def _save_team(team_key: str) -> None:
     name = (state.get("nd-team-name") or "").strip()
     try:
         save_team(common.db_path(), name, inputs.parse_agent_lines(state.get(team_key) or ""))
-    except (CaseError, SettingsError, OSError) as exc:
+    except (CaseError, AppSettingsError, OSError) as exc:
         common.flash("team", "error", f"Team not saved: {exc}")
         return
     state["nd-team"] = name

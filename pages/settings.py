@@ -41,11 +41,11 @@ with st.form("settings-form"):
     provider = st.radio("Provider preselected on New debate", list(labels), format_func=labels.get,
                         index=list(labels).index(current.default_provider), key="s-provider")
     c1, c2 = st.columns(2)
-    model = c2.text_input("Model", value=current.openai_model, key="s-model")
+    model = c1.text_input("Model", value=current.openai_model, key="s-model")
     methods = ["", *METHODS]
-    method = c1.selectbox("Structured output method", methods, index=methods.index(current.openai_method),
+    method = c2.selectbox("Structured output method", methods, index=methods.index(current.openai_method),
                           format_func=lambda m: m or "automatic", key="s-method")
-    temperature = c2.number_input("Temperature", min_value=0.0, max_value=2.0, value=float(current.temperature),
+    temperature = c1.number_input("Temperature", min_value=0.0, max_value=2.0, value=float(current.temperature),
                                   step=0.1, key="s-temperature")
     st.subheader("App", anchor=False)
     c3, c4, c5 = st.columns(3)

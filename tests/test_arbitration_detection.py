@@ -1,4 +1,5 @@
-"""Contradiction detection rules for the arbitration protocol (seed 004, section 1)."""
+"""Contradiction detection rules for the arbitration protocol (section 1 of the contradiction-arbitration
+source protocol)."""
 
 import itertools
 import math
@@ -20,7 +21,7 @@ def rep(agent, value=None, metric="unemployment_rate", **kw):
 
 
 def test_relative_difference_uses_the_smaller_magnitude_as_base():
-    # The seed calls 0.10 vs 0.12 a "20% relative difference".
+    # The source protocol calls 0.10 vs 0.12 a "20% relative difference".
     assert relative_difference(0.10, 0.12) == pytest.approx(0.20)
     assert relative_difference(0.12, 0.10) == pytest.approx(0.20)
     assert relative_difference(0.0, 0.0) == 0.0
@@ -182,7 +183,7 @@ def test_severity_bands_and_adjustments():
     assert severity(value_diff=0.20, interpretation=False, confidences=mid) == "medium"
     assert severity(value_diff=0.80, interpretation=False, confidences=mid) == "high"
     assert severity(value_diff=None, interpretation=True, confidences=mid) == "medium"
-    # Two confident agents raise a level: the seed's example (20%, 0.90 vs 0.85) is high.
+    # Two confident agents raise a level: the source protocol's example (20%, 0.90 vs 0.85) is high.
     assert severity(value_diff=0.20, interpretation=False, confidences=(0.90, 0.85)) == "high"
     assert severity(value_diff=0.20, interpretation=False, confidences=(0.90, 0.40)) == "low"
     assert severity(value_diff=0.10, interpretation=False, confidences=mid, same_source=True) == "medium"

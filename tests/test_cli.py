@@ -1,8 +1,14 @@
-"""The command line as a user runs it: a subprocess per command, a database of its own."""
+"""The command line as a user runs it, a database of its own per test. Commands run in this process
+(`main` with stdout and stderr captured); a subprocess only where a separate process is the point: a
+kill, Ctrl-C, a debate whose process is still alive, limits set on the child alone, the once-per-process
+check of a damaged file, the traceback Python would print at exit."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
+import io
 import json
 import os
 import resource
@@ -16,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from debate_core.cases import sample_cases
+from debate_core.cli import main
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +35,26 @@ def protocol_for(path: Path) -> str:
     return PROTOCOL_BY_PREFIX[path.name.split("_", 1)[0]]
 
 
-def cli(*args: str, db: Path, check: bool = False, preexec_fn=None) -> subprocess.CompletedProcess:
+@pytest.fixture(autouse=True)
+def _in_the_project_folder(monkeypatch):
+    """Relative paths (tests/data/...) read as they do for `python -m debate_core` run from the project."""
+    monkeypatch.chdir(ROOT)
+
+
+def cli(*args: str, db: Path, check: bool = False) -> subprocess.CompletedProcess:
+    """`python -m debate_core --db DB ARGS`, run in this process: its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--db", str(db), *args])
+    gc.collect()  # the stores the command opened close, as they would when its process ends
+    proc = subprocess.CompletedProcess(["python", "-m", "debate_core", *args], code, out.getvalue(), err.getvalue())
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def cli_process(*args: str, db: Path, check: bool = False, preexec_fn=None) -> subprocess.CompletedProcess:
+    """The same command in a process of its own, for what needs one (limits on the child, a live pid)."""
     env = {**os.environ, "DEBATE_DB": str(db)}
     proc = subprocess.run([sys.executable, "-m", "debate_core", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300, preexec_fn=preexec_fn)
@@ -336,8 +362,8 @@ def test_list_and_show_show_debates_whose_process_is_gone_as_interrupted_without
 
 def test_resume_refuses_a_debate_still_running_in_a_live_process(tmp_path):
     db = tmp_path / "d.db"
-    did = _running_row(db, os.getpid())  # this test process is alive
-    proc = cli("resume", did, db=db)
+    did = _running_row(db, os.getpid())  # this test process is alive, and not the one that resumes
+    proc = cli_process("resume", did, db=db)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f"error: debate {did} is still running (pid {os.getpid()}); wait for it or stop that process"]
@@ -445,8 +471,8 @@ def test_review_supervisor_must_be_named_in_the_settings_file(tmp_path):
     approve = ("review", did, "--action", "approve", "--supervisor")
     none = cli(*approve, "--reviewer", "sue", db=db)
     assert none.returncode == 2
-    assert none.stderr.strip() == ("error: no supervisors are configured: add names on the Settings page or in "
-                                   f"{tmp_path / 'd.settings.json'}")
+    assert none.stderr.strip() == ("error: no supervisors are configured: whoever runs the server names them "
+                                   f"in the 'supervisors' list of {tmp_path / 'd.settings.json'}")
     (tmp_path / "d.settings.json").write_text(json.dumps({"supervisors": ["Sue"]}), encoding="utf-8")
     bob = cli(*approve, "--reviewer", "bob", db=db)
     assert bob.returncode == 2 and len(bob.stderr.strip().splitlines()) == 1
@@ -500,7 +526,9 @@ def test_a_damaged_database_is_refused_before_a_run_writes(tmp_path):
         fh.seek(page_size * (pages // 2))
         fh.write(os.urandom(page_size))
     before = db.read_bytes()
-    line = _one_error_line(cli("run", str(CASE), "--protocol", "cross_critique", db=db), "it is damaged (quick_check:")
+    # A process checks a file once (debate_core/store.py): a new process checks it again.
+    line = _one_error_line(cli_process("run", str(CASE), "--protocol", "cross_critique", db=db),
+                           "it is damaged (quick_check:")
     assert str(db) in line
     assert db.read_bytes() == before
 
@@ -510,10 +538,10 @@ def test_a_read_only_database_is_one_line_and_nothing_is_written(tmp_path):
     cli("run", str(CASE), "--protocol", "cross_critique", "--quiet", db=db, check=True)
     db.chmod(0o444)
     before = db.read_bytes()
-    proc = cli("run", str(CASE), "--protocol", "cross_critique", db=db, preexec_fn=_without_root_file_access)
+    proc = cli_process("run", str(CASE), "--protocol", "cross_critique", db=db, preexec_fn=_without_root_file_access)
     _one_error_line(proc, f"cannot write the database {db}: it is read-only")
     assert db.read_bytes() == before
-    listed = cli("list", "--json", db=db, preexec_fn=_without_root_file_access)  # reading still works
+    listed = cli_process("list", "--json", db=db, preexec_fn=_without_root_file_access)  # reading still works
     assert listed.returncode == 0 and len(json.loads(listed.stdout)) == 1
 
 
@@ -529,7 +557,8 @@ def test_a_full_disk_mid_run_ends_the_run_with_one_line_and_keeps_the_steps(tmp_
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
 
-    proc = cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, preexec_fn=small_disk)
+    proc = cli_process("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db,
+                       preexec_fn=small_disk)
     line = _one_error_line(proc, f"cannot write the database {db}: the disk")
     assert "stopped there" in line and proc.stdout == ""
     debate = DebateStore(db).list_debates()[0]

@@ -24,7 +24,7 @@ from debate_core.schemas import AgentOutput
 from debate_core.store import DebateStore
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cli import cli  # noqa: E402 - the CLI as a user runs it, a subprocess per command
+from test_cli import cli  # noqa: E402 - the CLI as a user runs it (in this process, its own database)
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "data" / "cases"

@@ -1,4 +1,4 @@
-"""Seed 000's convergence (section 5), escalation (section 6) and failure-mode guards (section 8),
+"""The cross-critique source protocol's convergence (section 5), escalation (section 6) and failure-mode guards (section 8),
 each driven through a full debate on the replay provider."""
 
 from __future__ import annotations

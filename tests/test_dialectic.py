@@ -1,4 +1,4 @@
-"""Dialectic protocol (seed 003): stopping rules, the engine's clingo check, escalation, offline agents."""
+"""Dialectic protocol (the dialectic source protocol): stopping rules, the engine's clingo check, escalation, offline agents."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ import pytest
 from debate_core.protocols import specs
 
 SPECS = {s.name: s for s in specs()}
-# Contradiction detection is arbitration's first rule and lives in its own module (seed 004, section 1).
+# Contradiction detection is arbitration's first rule and lives in its own module
+# (section 1 of the contradiction-arbitration source protocol).
 RULE_MODULES = ("debate_core.moderator.", "debate_core.contradictions")
 
 

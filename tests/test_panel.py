@@ -1,4 +1,4 @@
-"""Seed 001 persona panel end to end: offline agents, replay cassettes, settings and ablation switches."""
+"""The persona panel (the persona-panel source protocol) end to end: offline agents, replay cassettes, settings and ablation switches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 001 rule-based pieces as pure functions: moderator rules, review context, override, metrics."""
+"""The rule-based pieces of the persona-panel source protocol as pure functions: moderator rules, review context, override, metrics."""
 
 from __future__ import annotations
 

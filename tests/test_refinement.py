@@ -1,4 +1,4 @@
-"""Refinement protocol (seed 002): stopping rules, judge-score validation, escalation, offline agents."""
+"""Refinement protocol (the hypothesis-refinement source protocol): stopping rules, judge-score validation, escalation, offline agents."""
 
 from __future__ import annotations
 

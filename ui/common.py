@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from debate_core import views, worker
-from debate_core.app_settings import AppSettings, SettingsError, load_settings
+from debate_core.app_settings import AppSettings, AppSettingsError, load_settings
 from debate_core.credentials import ServerCredentials
 from debate_core.credentials import server_credentials as read_server_credentials
 from debate_core.store import DebateStore, StoreError, default_db_path
@@ -76,7 +76,7 @@ def write_store() -> DebateStore:
 def load_settings_quietly(path: str | Path | None = None) -> AppSettings:
     try:
         return load_settings(path or db_path())
-    except SettingsError:
+    except AppSettingsError:
         return AppSettings()
 
 
@@ -84,7 +84,7 @@ def app_settings() -> AppSettings:
     """The saved settings; a broken settings file is reported once per run and the defaults used."""
     try:
         return load_settings(db_path())
-    except SettingsError as exc:
+    except AppSettingsError as exc:
         st.warning(f"{views.md_escape(exc)}. Using the default settings until it is fixed on the Settings page.")
         return AppSettings()
 

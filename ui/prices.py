@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from debate_core import views
-from debate_core.app_settings import AppSettings, SettingsError, save_prices
+from debate_core.app_settings import AppSettings, AppSettingsError, save_prices
 from ui import common
 
 FLASH = "prices-flash"
@@ -35,11 +35,11 @@ def rows_to_prices(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         if not model and all(r is None for r in rates):
             continue
         if not model:
-            raise SettingsError(f"row {n} has prices but no model name")
+            raise AppSettingsError(f"row {n} has prices but no model name")
         if any(r is None for r in rates):
-            raise SettingsError(f"model {model!r} needs both an input and an output price")
+            raise AppSettingsError(f"model {model!r} needs both an input and an output price")
         if model in prices:
-            raise SettingsError(f"model {model!r} is listed twice")
+            raise AppSettingsError(f"model {model!r} is listed twice")
         prices[model] = {"input": float(rates[0]), "output": float(rates[1])}
     return prices
 
@@ -69,7 +69,7 @@ def editor(current: AppSettings) -> None:
     records = edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited)
     try:
         saved = save_prices(common.db_path(), rows_to_prices(records), currency)
-    except (SettingsError, ValueError, OSError) as exc:
+    except (AppSettingsError, ValueError, OSError) as exc:
         st.error(f"Prices not saved: {views.md_escape(exc)}")
         return
     st.session_state[FLASH] = f"Saved prices for {len(saved.prices)} model(s)."

@@ -1,4 +1,5 @@
-"""Consensus and verdict for the arbitration protocol (seed 004, sections 3 and 4). No model calls.
+"""Consensus and verdict for the arbitration protocol (sections 3 and 4 of the contradiction-arbitration
+source protocol). No model calls.
 
 Per contradiction, the arbiters' resolutions are pooled by a confidence-weighted vote: a
 resolution is accepted when it holds more than half of the arbiters and more than half of their
@@ -94,7 +95,7 @@ def value_reported(c: Contradiction, resolution: str, value: float | str | None,
     """A recommended value must be one the agents reported (or, for both valid, within their range).
 
     "Reported" uses the debate's own value threshold: a value within `threshold` of a reported one
-    is the same figure, just as two reports that close do not contradict each other (seed 004,
+    is the same figure, just as two reports that close do not contradict each other (the contradiction-arbitration source protocol,
     section 1: "Same metric name, different values (>5% difference)")."""
     if value is None:
         return True
@@ -185,7 +186,7 @@ def decide(
 
 @dataclass
 class ConsensusResult:
-    """Seed 004 section 3, plus the per-metric view the narrative and the app use."""
+    """Section 3 of the contradiction-arbitration source protocol, plus the per-metric view the narrative and the app use."""
 
     resolved_contradictions: int
     flagged_for_review: int
@@ -419,7 +420,7 @@ def build_consensus(
     reports: list[AgentReport], contradictions: list[Contradiction], decisions: dict[int, Decision],
     value_threshold: float = VALUE_THRESHOLD,
 ) -> ConsensusResult:
-    """Seed 004 section 3: the resolved and flagged counts, the adjusted reports and the narrative."""
+    """Section 3 of the contradiction-arbitration source protocol: the resolved and flagged counts, the adjusted reports and the narrative."""
     metrics = check_metrics(contradictions, decisions)
     adjusted = apply_resolutions(reports, contradictions, decisions, metrics)
     resolved = sum(1 for d in decisions.values() if d.resolved)

@@ -1,4 +1,4 @@
-"""Seed 000 rules as plain functions: evidence checks, critique states, convergence (section 5),
+"""The rules of the cross-critique source protocol as plain functions: evidence checks, critique states, convergence (section 5),
 escalation (section 6) and the debate summary the supervisor receives (section 7).
 
 Critique states. A critique is raised `open`. When the target's next revision edits the claim it
@@ -25,6 +25,7 @@ from ..schemas import (
     CritiqueReview,
     ReviewerCritique,
 )
+from ..steering import Intervention
 from . import common
 
 # Section 5: "perubahan jawaban pada revision < 15%" (an answer is stable when a revision changes it by less than 15%).
@@ -345,8 +346,6 @@ def ledger_from_steps(steps: list[dict[str, Any]]) -> CritiqueLedger:
         agent, target = group[0].get("agent"), group[0].get("target")
         try:
             if stage == "human":
-                from ..steering import Intervention
-
                 for s in group:
                     iv = Intervention.model_validate(s["output"])
                     ledger.intervened(sid, iv)
@@ -410,7 +409,7 @@ def open_reviewer_critiques(still_open: list[AddressedCritique]) -> str | None:
 def converged(criteria: dict[str, bool], open_counts: dict[str, int], mode: str = "any") -> bool:
     """Section 5 read with sections 4 and 6: "kecuali ada kritik CRITICAL". A debate is converged only
     when no CRITICAL critique is open *and* the section-5 criteria hold: any one of them in the
-    seed's reading ("salah satu kondisi terpenuhi", mode "any"), every one of them in mode "all"."""
+    source protocol's reading ("salah satu kondisi terpenuhi", mode "any"), every one of them in mode "all"."""
     if open_counts.get("CRITICAL", 0):
         return False
     values = list(criteria.values())
@@ -463,7 +462,7 @@ def assess(
     mode: str = "any",
 ) -> Assessment:
     """Section 5 over the critiques still open and the answer changes of the latest revision. The
-    seed ends the debate when *any one* of its conditions holds; `mode="all"` requires all three.
+    source protocol ends the debate when *any one* of its conditions holds; `mode="all"` requires all three.
     Either way `converged` also requires that no CRITICAL critique is open."""
     counts = severity_counts(c.critique for c in still_open)
     domain_open = [c for c in still_open if c.critique.issue_type in DOMAIN_ISSUES and c.critique.severity != "MINOR"]
@@ -484,7 +483,7 @@ def assess(
 
 
 def convergence_reason(assessment: Assessment) -> str:
-    """Why the debate converged (the section 5 conditions that held) or why not: the seed ends the
+    """Why the debate converged (the section 5 conditions that held) or why not: the source protocol ends the
     debate once its conditions hold, and an open CRITICAL critique always blocks that."""
     if assessment.converged:
         return "; ".join(assessment.reasons)
@@ -564,7 +563,7 @@ def debate_summary(
     ledger: CritiqueLedger,
     rounds: int,
 ) -> dict[str, Any]:
-    """Seed section 7's debate_summary.json: conflict summary, agreed claims, disputed claims, and
+    """The source protocol's section 7 debate_summary.json: conflict summary, agreed claims, disputed claims, and
     every critique with its state over time."""
     disputed_refs = {f"{c.target}.{c.critique.target_claim_id}" for c in assessment.open}
     agreed, disputed = [], []

@@ -1,4 +1,4 @@
-"""Dialectic (seed 003): engine-side ASP checks and the rule-based verdict.
+"""Dialectic (the dialectic (thesis-antithesis-synthesis) source protocol): engine-side ASP checks and the rule-based verdict.
 
 The critic is a model and may wave an unparsable rule through, so the engine checks every rule
 that looks like ASP with clingo itself. A rule that does not parse (or cannot be grounded because
@@ -17,7 +17,7 @@ from ..schemas import Verdict
 from .common import low_confidence_reason, short_answer, unassessed_reason
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
-# Seed 003: consecutive rules converge when their Jaccard similarity reaches 0.85.
+# The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
 JACCARD_THRESHOLD = 0.85
 # A final rule held with less confidence than this goes to a human.
 REVIEW_BELOW_CONFIDENCE = 0.5
@@ -62,6 +62,7 @@ def check_asp(rule: str, mode: str = "auto") -> AspCheck:
     if "#" in rule:
         # Directives are not part of a rule, and #script would run code inside the checker.
         return AspCheck(True, False, "directives (#...) are not allowed in a rule")
+    # clingo is heavy and needed only for a rule written in ASP: loaded here, not at the top.
     import clingo
     import clingo.ast
 
@@ -122,7 +123,7 @@ def stop_reason(
 ) -> Stop | None:
     """Whether the debate stops now, and why; None carries on.
 
-    Seed 003's convergence check: "Similar to previous? (Jaccard > 0.85) → CONVERGE; Critic accepts?
+    The dialectic source protocol's convergence check: "Similar to previous? (Jaccard > 0.85) → CONVERGE; Critic accepts?
     → CONVERGE; Max rounds reached? → STOP". A critic's accept stops before any synthesis (there is
     nothing to merge); `jaccard` is None until the round's synthesis exists, and only then do the
     similarity and the round budget count. A rule that stabilised but is not valid ASP does not

@@ -1,4 +1,4 @@
-"""Hypothesis refinement (seed 002): judge-score validation, consensus, and the rule-based verdict."""
+"""Hypothesis refinement (the hypothesis-refinement source protocol): judge-score validation, consensus, and the rule-based verdict."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .common import short_answer
 
 REVIEW_SCORE_THRESHOLD = 70.0
 CONSENSUS_OVERLAP = 0.5
-# Seed 002: a score plateau is a top-score gain below 5 points.
+# The hypothesis-refinement source protocol: a score plateau is a top-score gain below 5 points.
 SCORE_PLATEAU_POINTS = 5.0
 
 
@@ -75,7 +75,7 @@ def stop_reason(
     """Whether the refinement stops after the latest round (`top_scores` has one entry per round), and
     why; None carries on.
 
-    Seed 002: "Debate stops early if: 1. Score plateau: Top score improves < 5 points 2. Consensus
+    The hypothesis-refinement source protocol: "Debate stops early if: 1. Score plateau: Top score improves < 5 points 2. Consensus
     reached: All reasoners agree on same hypothesis", and in any case at `max_rounds`. A plateau
     needs two rounds to compare: round 1 is not measured against a score of 0. `agreed`,
     `lowest_overlap` and `category` are the round's `consensus` and its top hypothesis' category.

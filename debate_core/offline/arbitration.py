@@ -1,6 +1,6 @@
-"""Offline arbiter for the arbitration protocol (seed 004): deterministic, rule-based, no model.
+"""Offline arbiter for the arbitration protocol (the contradiction-arbitration source protocol): deterministic, rule-based, no model.
 
-It follows the seed's debate prompt step by step. First it asks whether the two findings measure
+It follows the source protocol's debate prompt step by step. First it asks whether the two findings measure
 the same thing: same unit, same period, same definition. Definitions are read from the reports
 (`period`, `unit`, `interpretation`, `definition`) and from the sentence of the cited passage that
 carries each figure, with general cue phrases (annual average or end of period, survey or
@@ -8,8 +8,8 @@ administrative count, first or revised estimate) from data/lexicons/statistical_
 If they measure different things, both are valid, each with its context. Two modelled estimates of
 the same thing that disagree are left to a person: a publisher's standing does not settle which
 model is right. A figure (or a reading) its own cited passage does not carry is unverified and
-does not win over one that is verified. Otherwise it compares the two sides on the seed's criteria
-in the seed's order and lets the first criterion that separates them decide: source authority (the
+does not win over one that is verified. Otherwise it compares the two sides on the source protocol's criteria
+in the source protocol's order and lets the first criterion that separates them decide: source authority (the
 configured order, if any, then the evidence passages' own `authority`), data freshness (publication
 dates of the cited passages), citation completeness and agent confidence. When no criterion
 separates them it rules neither valid and flags the contradiction for review.

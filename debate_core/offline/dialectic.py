@@ -1,4 +1,4 @@
-"""Offline agents for the dialectic protocol (seed 003): generator, critic and synthesizer.
+"""Offline agents for the dialectic protocol (the dialectic source protocol): generator, critic and synthesizer.
 
 They read the question and the passages, nothing else. Sentences state rules through general cues
 (`data/lexicons/rule_cues_en.txt`: "must", "need not", "unless", "void", ...).

@@ -1,4 +1,4 @@
-"""Offline agents for hypothesis refinement (seed 002): root-cause reasoners and a judge.
+"""Offline agents for hypothesis refinement (the hypothesis-refinement source protocol): root-cause reasoners and a judge.
 
 A general reading of log-like evidence, with no vocabulary of any system: every sentence of the
 current incident's passages becomes an event with a time (the clock times it names), and generic

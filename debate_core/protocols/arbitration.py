@@ -1,4 +1,4 @@
-"""Arbitration (seed 004): detect contradictions between agent reports, arbitrate each, build consensus.
+"""Arbitration (the contradiction-arbitration source protocol): detect contradictions between agent reports, arbitrate each, build consensus.
 
 Flow: case.reports -> contradictions (pure rules, debate_core.contradictions) -> one arbiter call
 per contradiction and arbiter at step ``c{i}.arbitrate.{arbiter}``, all at once through
@@ -104,7 +104,7 @@ def _side_text(c: Contradiction, n: int) -> str:
 
 
 def contradiction_text(c: Contradiction) -> str:
-    """The seed's CONTRADICTION block, plus source, period and reading of each side."""
+    """The source protocol's CONTRADICTION block, plus source, period and reading of each side."""
     diff = "" if c.relative_difference is None else f"\n- Relative difference: {c.relative_difference:.1%}"
     return (f"- Metric: {c.metric_name}\n{_side_text(c, 1)}\n{_side_text(c, 2)}{diff}\n"
             f"- Why flagged: {'; '.join(c.reasons)}\n- Severity: {c.severity}")
@@ -151,7 +151,7 @@ async def run(run: DebateRun) -> Outcome:
         skipped = skipped_verdict(reports)
         empty = build_consensus(reports, [], {})
         empty.consensus_narrative = skipped.answer
-        # The seed reports a skipped debate with zero latency: no arbitration took place.
+        # The source protocol reports a skipped debate with zero latency: no arbitration took place.
         results = {"contradictions_found": 0, "resolved": 0, "flagged_for_review": 0,
                    "consensus_narrative": skipped.answer, "latency_ms": 0, "status": "skipped"}
         return Outcome(

@@ -16,8 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-if TYPE_CHECKING:  # the runtime imports nothing from here at import time
-    from ..runtime import DebateRun, DebateSettings, Outcome
+from ..core.settings import DebateSettings
+from ..profiles import case_profiles
+from .validation import validate_agents, validate_options, validate_settings
+
+if TYPE_CHECKING:  # only for annotations
+    from ..runtime import DebateRun, Outcome
     from ..schemas import Case
 
 class CaseUnfit(ValueError):
@@ -95,8 +99,6 @@ class ProtocolSpec:
     # -- settings ----------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any] | None) -> BaseModel:
         """The typed options, validated; raises SettingsError naming the first bad or unknown key."""
-        from .validation import validate_options
-
         return validate_options(self, dict(raw) if isinstance(raw, Mapping) else raw)  # type: ignore[arg-type]
 
     def options_schema(self) -> dict[str, Any]:
@@ -104,8 +106,6 @@ class ProtocolSpec:
 
     def validate(self, settings: DebateSettings) -> DebateSettings:
         """Everything checked before a debate is saved: rounds, agents, limits, options."""
-        from .validation import validate_settings
-
         return validate_settings(self, settings)
 
     def rounds(self, asked: int | None, warn: Callable[[str], None] | None = None) -> int:
@@ -134,9 +134,6 @@ class ProtocolSpec:
             need = gaps[0]
             raise CaseUnfit(f"{self.name} needs the case field '{need.field}': {need.description}")
         if settings is None or settings.agents is None:
-            from ..profiles import case_profiles
-            from .validation import validate_agents
-
             own = case_profiles(case, self.name)
             if own:
                 validate_agents(self, own)

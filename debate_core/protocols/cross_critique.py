@@ -1,4 +1,5 @@
-"""Seed 000: cross critique between two to six agents, each described by its profile.
+"""Cross critique between two to six agents, each described by its profile, after the cross-critique
+source protocol.
 
 Round 1: answers in parallel; once all exist, every agent critiques every other in parallel.
 Round 2: each agent revises on the critiques addressed to it. Whenever a CRITICAL or MAJOR critique

@@ -1,4 +1,5 @@
-"""Seed 003: thesis -> antithesis -> synthesis on a rule, the synthesis becoming the next thesis.
+"""Dialectic, after the dialectic (thesis-antithesis-synthesis) source protocol:
+thesis -> antithesis -> synthesis on a rule, the synthesis becoming the next thesis.
 
 Round 1 starts from the generator's thesis; every round the critic answers with an antithesis and,
 unless it accepts, the synthesizer merges both into a new rule. The debate stops when the critic

@@ -1,4 +1,4 @@
-"""Seed 001: the persona panel.
+"""The persona panel, after the persona-panel source protocol.
 
 Three personas with stances (analyst neutral, critic con, empath pro) speak in a fixed order for a
 number of rounds, each turn planned, reflected on and then spoken (DebateTurn), each speaker seeing
@@ -114,7 +114,7 @@ class Options(BaseModel):
                                      description="send the verdict to a human when its confidence is below this")
 
 
-# The seed's ablations (section 8) as presets.
+# The source protocol's ablations (section 8) as presets.
 PRESETS: dict[str, dict[str, Any]] = {
     "abl_no_debate (moderator only)": {"options": {"enable_debate": False, "enable_debate_override": False}},
     "abl_no_debate_override": {"options": {"enable_debate": True, "enable_debate_override": False}},

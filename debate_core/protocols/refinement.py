@@ -1,4 +1,5 @@
-"""Seed 002: multi-round hypothesis refinement between root-cause reasoners and a judge.
+"""Multi-round hypothesis refinement between root-cause reasoners and a judge, after the
+hypothesis-refinement source protocol.
 
 Each round the reasoners give 3-5 hypotheses concurrently (round 1 from the incident data, later
 rounds refining their own top hypothesis on the judge's feedback and the other reasoners' top
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import prompts, steps
 from ..moderator import refinement as rules
+from ..profiles import identity
 from ..runtime import DebateFailed, DebateRun, Outcome
 from ..schemas import HypothesesOutput, JudgeOutput
 from . import run_options
@@ -103,9 +105,6 @@ def _agents(run: DebateRun) -> list[dict[str, Any]]:
 
 
 def _identity(agent: dict[str, Any]) -> str:
-    # profiles -> protocols -> this module: imported when used, not at the top.
-    from ..profiles import identity
-
     return identity(agent)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import types
 import typing
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,17 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
 
-from ..runtime import DebateSettings
+# AGENT_ID and SettingsError live in core.settings; older callers still import them from here.
+from ..core.settings import AGENT_ID, DebateSettings, SettingsError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # only for annotations: base imports this module
     from .base import ProtocolSpec
 
-AGENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 MIN_ROUNDS, MAX_ROUNDS_ASKED = 1, 10  # each protocol caps the rounds further, with a warning
-
-
-class SettingsError(ValueError):
-    """A setting that cannot be used. The message is one line naming the key; nothing was saved."""
 
 
 def validate_settings(spec: ProtocolSpec, settings: DebateSettings) -> DebateSettings:

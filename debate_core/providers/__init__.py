@@ -6,6 +6,7 @@ from typing import Any
 
 from .base import Provider, StepFailed, StepRequest, StepResult, TransportError, Usage
 from .offline import OfflineProvider
+from .openai_provider import OpenAIProvider  # light: it loads openai and langchain only when called
 from .replay import CassetteError, ReplayProvider, load_cassette
 
 PROVIDERS = ("offline", "openai", "replay")
@@ -24,8 +25,6 @@ def make_provider(name: str = "offline", **options: Any) -> Provider:
             raise ValueError("the replay provider needs a cassette (--cassette FILE)")
         return ReplayProvider(cassette, latency_ms=latency_ms)
     if name == "openai":
-        from .openai_provider import OpenAIProvider
-
         model = options.get("model")
         if not model:
             raise ValueError("the openai provider needs a model (--model NAME)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from ..offline import handler_for
 from .base import Provider, RawReply, StepFailed, StepRequest
 
 
@@ -20,8 +21,6 @@ class OfflineProvider(Provider):
         super().__init__(max_attempts=1, latency_ms=latency_ms, model="offline-rules")
 
     async def _reply(self, req: StepRequest, messages: list[dict[str, str]], attempt: int) -> RawReply:
-        from ..offline import handler_for
-
         handler = handler_for(req.protocol, req.stage)
         if handler is None:
             raise StepFailed(req.step_id, f"no offline agent for {req.protocol}/{req.stage}")

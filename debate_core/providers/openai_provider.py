@@ -94,7 +94,7 @@ def probe_parallelism(base_url: str, timeout: float = 1.5) -> tuple[int, str]:
     llama-server reports its `--parallel` slots at /props (`total_slots`); Ollama's parallelism
     (OLLAMA_NUM_PARALLEL) is read from this process's environment for a server on Ollama's port;
     anything else (llama-cpp-python among them) is taken to serve one request at a time."""
-    import httpx
+    import httpx  # like openai and langchain below: loaded only when a server is called
 
     root = base_url.rstrip("/")
     root = root[: -len("/v1")] if root.endswith("/v1") else root
@@ -331,6 +331,7 @@ class OpenAIProvider(Provider):
         loop = asyncio.get_running_loop()
         clients = self._clients.setdefault(loop, {})
         if model not in clients:
+            # openai and langchain are heavy: loaded on the first call, so offline debates never load them.
             import openai
             from langchain_openai import ChatOpenAI
 
@@ -363,7 +364,7 @@ class OpenAIProvider(Provider):
         A response format goes in `extra_body`, not as ChatOpenAI's own `response_format`: with the
         latter, ChatOpenAI streams through the SDK's parsing helper, which replays the whole reply
         at the end and raises on a cut-off reply; here every method streams the same way."""
-        from langchain_core.utils.function_calling import convert_to_openai_tool
+        from langchain_core.utils.function_calling import convert_to_openai_tool  # heavy: loaded when used
 
         schema = output_model.model_json_schema()
         kwargs: dict[str, Any] = {}
@@ -410,7 +411,7 @@ class OpenAIProvider(Provider):
 
     @staticmethod
     def _lc_messages(messages: list[dict[str, str]], output_model: type[BaseModel], method: str) -> list[Any]:
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # heavy: loaded when used
 
         messages = list(messages)
         if method == "json_mode":
@@ -472,6 +473,7 @@ class OpenAIProvider(Provider):
         """One streamed reply, with the two retry policies: transport faults (429, 5xx, refused or
         dropped connections, malformed responses) back off and retry within `retry`; a reply that
         does not finish in time (the whole-call timeout, or a stall) is retried `timeout_retries` times."""
+        # heavy: loaded on the first call, so offline debates never load them
         import httpx
         import openai
 
@@ -669,7 +671,7 @@ class _Stream:
     def message(self) -> Any:
         if not self.chunks:
             return None
-        from langchain_core.messages.ai import add_ai_message_chunks
+        from langchain_core.messages.ai import add_ai_message_chunks  # heavy: loaded when used
 
         return add_ai_message_chunks(self.chunks[0], *self.chunks[1:]) if len(self.chunks) > 1 else self.chunks[0]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import FileProblem, json_error, read_text_capped
+from ..steering import Intervention
 from .base import Provider, RawReply, StepFailed, StepRequest
 
 CASSETTE_FORMAT = "debate-cassette/1"
@@ -69,8 +70,6 @@ class ReplayProvider(Provider):
     def interventions(self) -> list[Any]:
         """The reviewers' interventions the cassette recorded (`r{n}.human.*` entries): a replay
         re-applies each at the pause point it was made at."""
-        from ..steering import Intervention
-
         found = []
         for i, call in enumerate(self.cassette["calls"]):
             if ".human." not in call["step"]:

@@ -1,10 +1,10 @@
-"""The persona panel's rule-based post-debate logic (seed 001): no model calls, pure functions.
+"""The persona panel's rule-based post-debate logic (the persona-panel source protocol): no model calls, pure functions.
 
 Six modules, in the order the protocol uses them:
 
 - ``signals``: ``parse_signals``, the case's earlier-stage outputs (Stage1/Stage2 ATE and ATSA,
   validator, aspect terms, synonym hints) validated into typed signals;
-- ``review_context`` (seed section 4): ``build_review_context``, the Debate Review Context, i.e.
+- ``review_context`` (section 4 of the source protocol): ``build_review_context``, the Debate Review Context, i.e.
   rebuttal points mapped onto the case's aspects with stance weights and polarity hints;
 - ``override`` (section 5.1): ``apply_debate_override``, aspect polarity correction from the panel's hints;
 - ``rules`` (section 6): ``decide``, the moderator rules Z, B, M, C, A, D, E, in that order;

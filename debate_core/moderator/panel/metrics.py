@@ -1,4 +1,4 @@
-"""Seed 001 section 9: debate metrics and the warnings drawn from them."""
+"""Section 9 of the persona-panel source protocol: debate metrics and the warnings drawn from them."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _rate(part: int, whole: int) -> float | None:
 def debate_metrics(
     mapping_stats: Mapping[str, int] | None, fail_reasons: Mapping[str, int] | None, override_stats: Mapping[str, int] | None
 ) -> dict[str, Any]:
-    """Seed section 9. Rates are None when there is nothing to divide (no rebuttal points, no decisions)."""
+    """Section 9 of the source protocol. Rates are None when there is nothing to divide (no rebuttal points, no decisions)."""
     ms = {k: int((mapping_stats or {}).get(k, 0)) for k in ("direct", "fallback", "none")}
     fr = {k: int((fail_reasons or {}).get(k, 0)) for k in FAIL_REASONS}
     os_ = {k: int((override_stats or {}).get(k, 0)) for k in OVERRIDE_OUTCOMES}
@@ -57,7 +57,7 @@ def debate_metrics(
 
 
 def metric_warnings(metrics: Mapping[str, Any], thresholds: Mapping[str, float]) -> list[str]:
-    """Seed section 9: a warning, or a severe one, for each debate metric past its threshold."""
+    """Section 9 of the source protocol: a warning, or a severe one, for each debate metric past its threshold."""
     out = []
     cov = metrics.get("debate_mapping_coverage")
     if cov is not None and cov < thresholds["coverage_warn"]:

@@ -1,4 +1,4 @@
-"""Seed 001 section 5.1: aspect polarity correction from the panel's hints (the debate override)."""
+"""Section 5.1 of the persona-panel source protocol: aspect polarity correction from the panel's hints (the debate override)."""
 
 from __future__ import annotations
 

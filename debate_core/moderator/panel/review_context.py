@@ -1,4 +1,4 @@
-"""Seed 001 section 4: the Debate Review Context, i.e. rebuttal points mapped onto the case's
+"""Section 4 of the persona-panel source protocol: the Debate Review Context, i.e. rebuttal points mapped onto the case's
 aspects with stance weights and polarity hints."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ _PARTICLES = ("에서", "으로", "은", "는", "이", "가", "을", "를", "도
 
 
 def normalize_text(text: str) -> str:
-    """Lower-case with whitespace and punctuation removed, as the seed's mapping does."""
+    """Lower-case with whitespace and punctuation removed, as the source protocol's mapping does."""
     return _NON_WORD.sub("", (text or "").lower())
 
 
@@ -122,7 +122,7 @@ class TermIndex:
 
 
 def fallback_map(sentiments: Sequence[AspectSentiment], polarity_hint: str) -> list[str]:
-    """The seed's ATSA-polarity fallback for a turn that names no aspect."""
+    """The source protocol's ATSA-polarity fallback for a turn that names no aspect."""
     named = [s for s in sentiments if s.aspect.strip()]
     if not named:
         return []
@@ -181,7 +181,7 @@ def build_review_context(
     atsa_sentiments: Sequence[AspectSentiment] = (),
     synonym_hints: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
-    """Seed section 4. ``turns`` carry speaker and stance from the panel's configuration."""
+    """Section 4 of the source protocol. ``turns`` carry speaker and stance from the panel's configuration."""
     index = TermIndex.build(aspect_terms, synonym_hints)
     points = [map_turn(t, index, atsa_sentiments) for t in turns]
     stats = {"direct": 0, "fallback": 0, "none": 0}

@@ -1,4 +1,4 @@
-"""Seed 001 section 6: the moderator rules Z, B, M, C, A, D, E, in that order, as named pure functions."""
+"""Section 6 of the persona-panel source protocol: the moderator rules Z, B, M, C, A, D, E, in that order, as named pure functions."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ STAGE2_DROP_GUARD = 0.2
 SPAN_IOU_MIN = 0.8
 TIEBREAK_DIFF = 0.1
 
-# Seed 6.3, checked in this order: the first list that matches decides.
+# Section 6.3 of the source protocol, checked in this order: the first list that matches decides.
 DEBATE_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mixed", ("혼합", "mixed", "엇갈", "양면")),
     ("positive", ("긍정", "호의", "좋다", "positive")),
@@ -136,7 +136,7 @@ def decide(
     stage2_atsa: StageSignal | None = None,
     debate_summary: Any = None,
 ) -> ModeratorOutput:
-    """Seed 6.2: each rule's label and confidence are the next rule's input."""
+    """Section 6.2 of the source protocol: each rule's label and confidence are the next rule's input."""
     s2_conf = stage2_ate.confidence if stage2_ate is not None else 0.0
     if stage1_ate.confidence == 0.0 and s2_conf == 0.0:
         why = "RuleZ: insufficient signal (both confidences 0)."

@@ -1,6 +1,7 @@
-"""When the panel's verdict goes to a human and whether the debate converged (seed 001, sections 2.3 and 6).
+"""When the panel's verdict goes to a human and whether the debate converged (sections 2.3 and 6 of the
+persona-panel source protocol).
 
-The seed ends the debate with the judge: "모든 라운드 종료 후 심판 에이전트가 토론을 요약·판단한다"
+The source protocol ends the debate with the judge: "모든 라운드 종료 후 심판 에이전트가 토론을 요약·판단한다"
 (after all rounds the judge summarises and judges the debate), and its moderator rules decide the
 label. These functions read the judge's summary and the moderator's decision; they call no model.
 """
@@ -28,7 +29,7 @@ JUDGE_ONLY_CONFIDENCE_SPREAD = 0.3
 
 
 def judge_has_consensus(summary: DebateSummary | None) -> bool:
-    """The judge reports a consensus (seed 2.3: the summary carries ``consensus``) unless it is empty
+    """The judge reports a consensus (section 2.3 of the source protocol: the summary carries ``consensus``) unless it is empty
     or says in words that none was reached."""
     if summary is None:
         return False
@@ -40,7 +41,7 @@ def escalation_reasons(decision: ModeratorOutput, summary: DebateSummary | None,
                        validator: ValidatorSignal | None, review_conf: float) -> list[str]:
     """Why the moderator's decision goes to a human, in the order a reviewer should read them.
 
-    Seed 6.3, Rule Z: "stage1_ate.confidence == 0 그리고 stage2_ate.confidence == 0 이면 즉시
+    Section 6.3 of the source protocol, Rule Z: "stage1_ate.confidence == 0 그리고 stage2_ate.confidence == 0 이면 즉시
     final_label="neutral", confidence=0" (insufficient signal), so nothing else is worth checking.
     Otherwise a confidence below ``review_conf`` (by default Rule E's "confidence < 0.55"), a
     "mixed" label only Rule M produced, a judge without consensus, and a panel consensus Rule E
@@ -69,13 +70,13 @@ def escalation_reasons(decision: ModeratorOutput, summary: DebateSummary | None,
 
 
 def judge_only_escalation_reasons(summary: DebateSummary) -> list[str]:
-    """Without stage signals no moderator rule runs; the seed's judge "요약·판단한다" alone, so only a
+    """Without stage signals no moderator rule runs; the source protocol's judge "요약·판단한다" alone, so only a
     missing consensus sends the verdict to a human."""
     return [] if judge_has_consensus(summary) else ["no_consensus: the judge reported no consensus"]
 
 
 def judge_only_confidence(agreements: int, disagreements: int) -> float:
-    """The confidence of a verdict that is only the judge's consensus (seed 2.3: ``key_agreements``,
+    """The confidence of a verdict that is only the judge's consensus (section 2.3 of the source protocol: ``key_agreements``,
     ``key_disagreements``): the middle, moved by the balance of agreements over disagreements."""
     total = agreements + disagreements
     balance = (agreements - disagreements) / total if total else 0.0
@@ -86,7 +87,7 @@ def convergence(debated: bool, summary: DebateSummary | None, final_label: str |
                 rounds: int) -> tuple[bool, str]:
     """Whether the panel converged, and why.
 
-    Seed 2.3: "모든 라운드 종료 후 심판 에이전트가 토론을 요약·판단한다" (after all rounds the judge
+    Section 2.3 of the source protocol: "모든 라운드 종료 후 심판 에이전트가 토론을 요약·판단한다" (after all rounds the judge
     summarises and judges), so the panel converges when the judge reports a consensus that agrees
     with the moderator's label (Rule E infers the judge's label: "debate_summary에서
     _infer_label_from_debate로 레이블 추론"). With ``enable_debate`` off nothing converges.

@@ -1,4 +1,4 @@
-"""Offline persona panel (seed 001): rule-based speakers and judge that read the case's evidence.
+"""Offline persona panel (the persona-panel source protocol): rule-based speakers and judge that read the case's evidence.
 
 Every passage is split into clauses at contrast markers ("-는데", "-지만", "but", ...); each clause
 is tied to the case's aspects (its signals' terms and synonyms, and the aspects its question lists)

@@ -1,0 +1,110 @@
+"""Commands that start or revive a debate: run, resume; and upgrade, which migrates the database."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..budget import apply_budget
+from ..cases import CaseError, load_case
+from ..engine import prepare_resume, run_debate, run_plan
+from ..profiles import resolve
+from ..protocols import CaseUnfit, SettingsError, UnknownProtocol, get_spec
+from ..store import DebateStore
+from ..worker import interruption_reason, runner_info
+from .common import (
+    EXIT_OK,
+    BadInput,
+    _budget_flag,
+    _budget_info,
+    _db_path,
+    _emit_result,
+    _provider_from_args,
+    _running,
+    _saving,
+    _settings_from_args,
+    _stale_after,
+    _store,
+)
+from .progress import ProgressSink
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        spec = get_spec(args.protocol)
+    except UnknownProtocol as exc:
+        raise BadInput(str(exc)) from exc
+    settings = _settings_from_args(args)
+    try:
+        case = load_case(args.case)
+        spec.check_case(case, settings)
+    except (CaseError, CaseUnfit, SettingsError) as exc:
+        raise BadInput(str(exc)) from exc
+    provider = _provider_from_args(args, resolve(settings.agents, case, list(spec.default_agents), spec.name))
+    if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
+        raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
+    apply_budget(settings, provider)  # --max-total-tokens, else the default for a paid provider
+    budget_info = _budget_info(settings, provider, args)
+    store = _store(args.db)
+    sink = ProgressSink(store, quiet=args.quiet)
+    # Record which process runs the debate, so the app can tell at once when a killed CLI left it running.
+    stored_settings = {**settings.as_dict(), "runner": runner_info()}
+    debate_id = _saving(lambda: store.create_debate(case, args.protocol, provider.public_config(), stored_settings),
+                        "the debate could not be saved")
+    result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
+                                                           store=store, sink=sink, debate_id=debate_id))
+    result.budget = budget_info
+    return _emit_result(result, args.json)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    store = _store(args.db)
+    try:
+        old = store.get_debate(args.id, with_steps=False)
+    except KeyError as exc:
+        raise BadInput(str(exc.args[0])) from exc
+    if old["status"] == "completed":
+        raise BadInput(f"debate {args.id} completed; there is nothing to resume")
+    if old["status"] == "running":
+        reason = interruption_reason(old, stale_after=_stale_after(args.db))
+        if reason is None:
+            pid = ((old.get("settings") or {}).get("runner") or {}).get("pid")
+            owner = f" (pid {pid})" if pid else ""
+            raise BadInput(f"debate {args.id} is still running{owner}; wait for it or stop that process")
+        _saving(lambda: store.mark_interrupted(args.id, f"interrupted: {reason}"), "the debate could not be updated")
+    if not args.provider and args.cassette and old["provider"] == "replay":
+        args.provider = "replay"
+    if (args.provider or old["provider"]) == "replay" and not args.cassette:
+        raise BadInput("resuming a replay debate needs its cassette again: --provider replay --cassette FILE")
+    provider = None
+    if args.provider:
+        provider = _provider_from_args(args)
+    elif old["provider"] == "openai":
+        raise BadInput("resuming an openai debate needs the provider flags again (--provider openai --model ...)")
+    budget = _budget_flag(args)
+    try:
+        plan = _saving(lambda: prepare_resume(store, args.id, provider, runner=runner_info(), max_total_tokens=budget),
+                       "the resumed debate could not be saved")
+    except SettingsError as exc:
+        raise BadInput(f"debate {args.id} cannot be resumed: {exc}") from None
+    budget_info = _budget_info(plan.settings, plan.provider, args)
+    sink = ProgressSink(store, quiet=args.quiet)
+    result = _running(store, plan.debate_id, lambda: run_plan(store, plan, sink=sink))
+    result.budget = budget_info
+    return _emit_result(result, args.json)
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    """Apply the migrations an older database needs; the store copies the file next to itself first."""
+    db = _db_path(args.db)
+    if not db.exists():  # creating a database is a run's job; an upgrade only changes one that exists
+        raise BadInput(f"the database {db} does not exist; there is nothing to upgrade")
+    store = DebateStore(db)
+    store.close()
+    if not store.migrated:
+        print(f"the database {db} is up to date; nothing to do")
+    elif store.backup_path is None:
+        print(f"set up the empty database {db} ({', '.join(store.migrated)})")
+    else:
+        print(f"upgraded the database {db} ({', '.join(store.migrated)})")
+        print(f"the database as it was before is copied to {store.backup_path}")
+    return EXIT_OK

@@ -1,0 +1,62 @@
+"""The SQLite store: the only package that writes SQL.
+
+One class, `DebateStore`, owns the database (sqlite-utils, WAL). It is a facade composed of one
+mixin per concern, each in its module:
+
+- `connection`: opening, the quick check, errors a user can act on, the write transaction;
+- `migrations`: the registered schema changes, applied (after a backup) when a store opens writable;
+- `projection`: a debate's row, and every engine event recorded into rows as it happens;
+- `steering`: pause and stop requests, continuing a paused debate, interventions, forks;
+- `queries`: reading debates back, the history's filters and search, the analytics figures;
+- `reviews`: review actions and annotations, written as the rules of `review.py` allow;
+- `evaluations`: evaluation runs and their rows;
+- `rows`: how values are written into columns and read back.
+
+Every engine event is persisted as it happens (the store is the engine's event sink), so a crash
+loses at most the call in flight and live pages only read the store. The store knows no engine and
+no protocol: a protocol's output arrives already projected into claim and critique rows.
+"""
+
+from __future__ import annotations
+
+from ..events import EventSink
+from ..review import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
+from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it to time a first open
+from .connection import (
+    DEFAULT_BUSY_TIMEOUT_S,
+    DEFAULT_DB,
+    NotFound,
+    StoreError,
+    StoreMissing,
+    StoreOutdated,
+    default_db_path,
+    store_error,
+)
+from .evaluations import EvaluationsMixin
+from .migrations import MIGRATIONS, Migration, MigrationsMixin, migration
+from .migrations import _m0001 as _m0001  # tests/test_store.py builds a first-version database with it
+from .reviews import ReviewsMixin
+from .rows import now as _now
+from .steering import STEERING_ACTIONS, SteeringMixin
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
+           "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "DebateStore", "Migration", "NotFound", "ReviewConflict",
+           "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "default_db_path", "migration",
+           "store_error"]
+
+
+class DebateStore(SteeringMixin, ReviewsMixin, EvaluationsMixin, MigrationsMixin, EventSink):
+    """Owns one SQLite database. Safe to share between threads: writes are serialised by a lock.
+
+    `DebateStore(path)` opens the database writable, checking and migrating it;
+    `DebateStore.for_reading(path)` opens it for commands that must not change the file."""
+
+    # The clock and the migration list are looked up in this package when called, not bound in the
+    # modules that use them, so they can be replaced here: bench/store_fill.py dates rows by its own
+    # clock through `debate_core.store._now`, and tests/test_store_upgrade.py stands in for an older
+    # program by replacing `debate_core.store.MIGRATIONS`.
+    def _now(self) -> str:
+        return _now()
+
+    def _registered_migrations(self) -> list[tuple[str, Migration]]:
+        return MIGRATIONS

@@ -1,0 +1,270 @@
+"""Opening the database, its errors, and the write transaction every write goes through.
+
+Many processes and threads may write one database at once (CLI runs, the app's worker threads).
+Every write is one `BEGIN IMMEDIATE` transaction: it takes the write lock before it reads, waiting
+up to the busy timeout, so a read-then-write can never fail with "database is locked" the way a
+deferred transaction does under WAL when another writer commits between its read and its write.
+A database that cannot be opened or written raises `StoreError` with one line a user can act on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Self
+
+import sqlite_utils
+
+from .rows import now
+
+DEFAULT_DB = Path(__file__).resolve().parent.parent.parent / "data" / "debates.db"
+
+# How long a write waits for another connection's write to finish before giving up. Many debates
+# write one file at once, each holding the lock for a millisecond or so; a long wait only happens
+# when something holds it abnormally (a stuck process, a slow disk).
+DEFAULT_BUSY_TIMEOUT_S = 30.0
+
+
+def default_db_path() -> Path:
+    return Path(os.environ.get("DEBATE_DB") or DEFAULT_DB)
+
+
+class NotFound(KeyError):
+    pass
+
+
+class StoreError(Exception):
+    """The database cannot be opened or written. The message is one plain line naming the file."""
+
+
+class StoreMissing(StoreError):
+    """A read-only open of a database that does not exist yet, or holds no tables: nothing is stored."""
+
+
+class StoreOutdated(StoreError):
+    """A read-only open of a database written by an older version: it needs migrations that a reader
+    may not apply. `pending` names them; a writable open (the CLI's `upgrade`) applies them."""
+
+    def __init__(self, path: Path, pending: list[str]) -> None:
+        self.path, self.pending = path, pending
+        super().__init__(f"the database {path} was written by an older version of this program "
+                         f"(schema changes not applied yet: {', '.join(pending)})")
+
+
+# SQLite's primary result codes (the low byte of an extended code) that describe the database
+# or the disk rather than a mistake in the program.
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+
+
+def _primary_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def store_error(exc: BaseException, path: Path | None, doing: str = "use",
+                busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> StoreError | None:
+    """The readable StoreError for a database or disk fault, or None for any other error (a bug
+    should surface as itself, not be dressed up as a disk problem)."""
+    where = f"the database {path}" if path else "the in-memory database"
+    code = _primary_code(exc)
+    text = " ".join(str(exc).split())
+    if code == _SQLITE_FULL:
+        return StoreError(f"cannot write {where}: the disk is full")
+    if code == _SQLITE_READONLY:
+        return StoreError(f"cannot write {where}: it is read-only (check the permissions of the file and its folder)")
+    if code == _SQLITE_NOTADB:
+        return StoreError(f"cannot {doing} {where}: the file is not a SQLite database")
+    if code == _SQLITE_CORRUPT:
+        return StoreError(f"cannot {doing} {where}: it is damaged ({text})")
+    if code == _SQLITE_CANTOPEN:
+        if path is not None and path.is_dir():
+            return StoreError(f"cannot open {where}: it is a directory")
+        return StoreError(f"cannot open {where}: the file or its folder cannot be opened or created")
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StoreError(f"cannot {doing} {where}: another process kept it locked for over {busy_timeout:g} s")
+    if code == _SQLITE_IOERR:
+        return StoreError(f"cannot {doing} {where}: the disk reported an input/output error "
+                          "(it may be full, removed or failing)")
+    if code == _SQLITE_PERM:
+        return StoreError(f"cannot {doing} {where}: permission denied")
+    if code is None and isinstance(exc, sqlite3.DatabaseError) and type(exc) in (
+            sqlite3.DatabaseError, sqlite3.OperationalError):
+        return StoreError(f"cannot {doing} {where}: {text}")
+    return None
+
+
+# Files (device, inode) that passed quick_check in this process. A replaced file has a new inode
+# and is checked again; damage that appears later is still reported by SQLite on the page it hits.
+_CHECKED: set[tuple[int, int]] = set()
+
+
+class StoreConnection:
+    """One SQLite connection, shared between threads: writes are serialised by a lock. The schema
+    methods (`migrate`, `pending_migrations`) come from `migrations.MigrationsMixin`."""
+
+    def __init__(self, path: str | Path | None = None, *, memory: bool = False, readonly: bool = False,
+                 busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S, check: bool = True) -> None:
+        """Open (creating and migrating when writable) the database.
+
+        A writable store is checked with `PRAGMA quick_check` before anything writes to it, so a
+        damaged file is reported instead of being written into. The check reads the whole file
+        (seconds for 10,000 debates, 2.3 GB: bench/store_open.py), so it runs once per file per process; `check=False`
+        skips it for callers that only read.
+
+        `migrated` names the migrations this open applied; `backup_path` is the copy of the database
+        taken before them (None when none was needed: nothing pending, or a new, empty database)."""
+        self.readonly = readonly
+        self.busy_timeout = busy_timeout
+        self.path: Path | None = None if memory else (Path(path) if path else default_db_path())
+        self._lock = threading.RLock()
+        self._seq: dict[str, int] = {}
+        self.migrated: list[str] = []
+        self.backup_path: Path | None = None
+        conn = self._connect(memory)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self.db = sqlite_utils.Database(conn)
+            if not readonly:
+                if check and not memory:
+                    self._quick_check()
+                if not memory:
+                    self._enable_wal()
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.migrated = self.migrate()
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc, "open") from exc
+        except BaseException:
+            conn.close()
+            raise
+
+    @classmethod
+    def for_reading(cls, path: str | Path | None = None, *,
+                    busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> Self:
+        """A read-only store for commands that promise not to change the file: it is never created,
+        migrated or checked by writing. Raises StoreMissing when the file does not exist or holds no
+        tables, StoreOutdated when it needs migrations (a reader may not apply them, and the code
+        reads the current schema only), StoreError when it cannot be read.
+
+        SQLite may still create the empty `-wal` and `-shm` files of a WAL database next to it, as any
+        reader does when no other connection has them open; the database file itself is untouched."""
+        target = Path(path) if path else default_db_path()
+        if not target.exists():
+            raise StoreMissing(f"the database {target} does not exist yet")
+        store = cls(target, readonly=True, busy_timeout=busy_timeout, check=False)
+        try:
+            tables = store.db.table_names()
+            pending = store.pending_migrations()
+        except sqlite3.Error as exc:
+            store.close()
+            raise store._error(exc, "read") from exc
+        if pending:
+            store.close()
+            if not tables:
+                raise StoreMissing(f"the database {target} is empty")
+            raise StoreOutdated(target, pending)
+        return store
+
+    def pending_migrations(self) -> list[str]:  # pragma: no cover - provided by MigrationsMixin
+        raise NotImplementedError
+
+    def migrate(self) -> list[str]:  # pragma: no cover - provided by MigrationsMixin
+        raise NotImplementedError
+
+    def _now(self) -> str:
+        """The time stamp rows are dated with (the DebateStore facade says why it is a method)."""
+        return now()
+
+    def _connect(self, memory: bool) -> sqlite3.Connection:
+        if memory:
+            return sqlite3.connect(":memory:", check_same_thread=False)
+        assert self.path is not None
+        if self.path.is_dir():
+            raise StoreError(f"cannot open the database {self.path}: it is a directory")
+        try:
+            if self.readonly:
+                return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                       timeout=self.busy_timeout)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return sqlite3.connect(str(self.path), check_same_thread=False, timeout=self.busy_timeout)
+        except OSError as exc:
+            raise StoreError(f"cannot create the folder of the database {self.path}: {exc.strerror}") from exc
+        except sqlite3.Error as exc:
+            raise self._error(exc, "open") from exc
+
+    def _error(self, exc: sqlite3.Error, doing: str) -> BaseException:
+        return store_error(exc, self.path, doing, self.busy_timeout) or exc
+
+    def _quick_check(self) -> None:
+        assert self.path is not None
+        try:
+            st = self.path.stat()
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            identity = None  # a new file: nothing to check yet, and its identity is known only later
+        if identity in _CHECKED:
+            return
+        rows = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()]
+        if rows == ["ok"]:
+            if identity is not None:
+                _CHECKED.add(identity)
+            return
+        # Each problem may span lines and starts with a "*** in database main ***" banner.
+        problems = [line.strip() for row in rows for line in str(row).splitlines()
+                    if line.strip() and not line.startswith("***")] or ["unknown problem"]
+        more = f" and {len(problems) - 1} more problems" if len(problems) > 1 else ""
+        raise StoreError(f"cannot open the database {self.path}: it is damaged (quick_check: {problems[0]}{more})")
+
+    def _enable_wal(self) -> None:
+        # Switching a new file to WAL needs the file to itself for a moment; when many processes
+        # open a new file at once SQLite may answer "locked" without waiting, so wait here.
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                self.db.enable_wal()
+                return
+            except sqlite3.OperationalError as exc:
+                if _primary_code(exc) not in (_SQLITE_BUSY, _SQLITE_LOCKED) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction. BEGIN IMMEDIATE takes the write lock first (waiting up to the busy
+        timeout), so everything read inside is still true when it is written. A database or disk
+        fault becomes a StoreError and nothing of the transaction is kept."""
+        with self._lock:
+            if self.db.conn.in_transaction:
+                # Inside a caller's own transaction (a bulk fill batching many writes into one
+                # commit): nest as a savepoint; the caller's commit decides.
+                with self.db.atomic():
+                    yield
+                return
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise self._error(exc, "write") from exc
+            try:
+                yield
+                self.db.conn.commit()
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise self._error(exc, "write") from exc
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        try:
+            self.db.conn.rollback()
+        except sqlite3.Error:  # the fault that got us here may have ended the transaction already
+            pass
+
+    def close(self) -> None:
+        self.db.close()

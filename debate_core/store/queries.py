@@ -1,0 +1,274 @@
+"""Reading debates back: one debate with its steps, reviews and annotations, the filtered and
+searched history, and the figures of the Analytics page, each computed by SQLite so that no page
+reads every debate (bench/store_scale.py measures it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .connection import NotFound, StoreConnection
+from .rows import decode_debate, fts_query, load
+
+
+class QueriesMixin(StoreConnection):
+    """Reads only: nothing here takes the write lock."""
+
+    def get_debate(self, debate_id: str, *, with_steps: bool = True) -> dict[str, Any]:
+        rows = list(self.db.query("SELECT * FROM debates WHERE id = ?", [debate_id]))
+        if not rows:
+            raise NotFound(f"no debate with id {debate_id!r}")
+        d = decode_debate(rows[0])
+        if with_steps:
+            d["steps"] = self.steps(debate_id)
+            d["reviews"] = self.reviews(debate_id)
+            d["annotations"] = self.annotations(debate_id)
+        return d
+
+    def steps(self, debate_id: str) -> list[dict[str, Any]]:
+        out = []
+        for r in self.db.query("SELECT * FROM steps WHERE debate_id = ? ORDER BY seq", [debate_id]):
+            r["prompt"] = load(r["prompt"], [])
+            r["output"] = load(r["output"])
+            r["errors"] = load(r["errors"], [])
+            out.append(r)
+        return out
+
+    def events(self, debate_id: str, after_id: int = 0) -> list[dict[str, Any]]:
+        out = []
+        for r in self.db.query(
+            "SELECT * FROM events WHERE debate_id = ? AND id > ? ORDER BY id", [debate_id, after_id]
+        ):
+            r["data"] = load(r["data"], {})
+            out.append(r)
+        return out
+
+    def reviews(self, debate_id: str) -> list[dict[str, Any]]:
+        return list(self.db.query("SELECT * FROM reviews WHERE debate_id = ? ORDER BY id", [debate_id]))
+
+    def claims(self, debate_id: str) -> list[dict[str, Any]]:
+        out = []
+        for r in self.db.query("SELECT * FROM claims WHERE debate_id = ? ORDER BY round, agent, claim_id", [debate_id]):
+            r["evidence"] = load(r["evidence"], [])
+            r["unverified_evidence"] = load(r["unverified_evidence"], [])
+            out.append(r)
+        return out
+
+    def critiques(self, debate_id: str) -> list[dict[str, Any]]:
+        return list(self.db.query(
+            "SELECT * FROM critiques WHERE debate_id = ? ORDER BY round, critic, target, call, critique_id", [debate_id]
+        ))
+
+    def list_debates(
+        self,
+        *,
+        protocol: str | None = None,
+        status: str | None = None,
+        review_state: str | None = None,
+        reviewer: str | None = None,
+        needs_review: bool | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        search: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        searching = bool(search and search.strip())
+        # With a search, the search index answers every filter too; `+` keeps SQLite from starting
+        # at a filter's own index instead, which would read thousands of wide rows.
+        col = "+d." if searching else "d."
+        where, params = ["1 = 1"], []
+        if protocol:
+            where.append(f"{col}protocol = ?")
+            params.append(protocol)
+        if status:
+            where.append(f"{col}status = ?")
+            params.append(status)
+        if review_state:
+            where.append(f"{col}review_state = ?")
+            params.append(review_state)
+        if reviewer:
+            where.append(f"{col}id IN (SELECT r.debate_id FROM reviews r WHERE r.reviewer = ? COLLATE NOCASE)")
+            params.append(reviewer)
+        if needs_review is not None:
+            where.append(f"{col}needs_human_review = ?")
+            params.append(int(needs_review))
+        if since:
+            where.append("d.created_at >= ?")
+            params.append(since)
+        if until:
+            where.append("d.created_at < ?")
+            params.append(until)
+        if searching:
+            where.append("d.search_rowid IN (SELECT rowid FROM debate_search WHERE debate_search MATCH ?)")
+            params.append(fts_query(search or ""))
+        # Two steps: pick the page of rows from the indexes alone, then read only those wide rows.
+        page = (
+            f"SELECT d.rowid FROM debates d WHERE {' AND '.join(where)}"
+            " ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?"
+        )
+        sql = (
+            "SELECT d.id, d.case_id, d.title, d.question, d.protocol, d.provider, d.model, d.status, d.created_at,"
+            " d.finished_at, d.rounds, d.converged, d.convergence_reason, d.needs_human_review, d.final_answer,"
+            " d.confidence, d.review_state, d.reviewed_by, d.calls, d.input_tokens, d.output_tokens, d.error,"
+            " d.parent_id, d.fork_round, d.paused_at, d.paused_round"
+            f" FROM debates d WHERE d.rowid IN ({page}) ORDER BY d.created_at DESC, d.id DESC"
+        )
+        return list(self.db.query(sql, [*params, int(limit), int(offset)]))
+
+    def count_debates(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
+
+    def escalation_queue(self) -> list[dict[str, Any]]:
+        return self.list_debates(review_state="escalated", limit=500)
+
+    def reviewers(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT reviewer FROM reviews ORDER BY reviewer").fetchall()]
+
+    # The headline measures, defined once for the per-protocol table and the overall figures.
+    _ANALYTICS = """
+               COUNT(*) AS debates,
+               COALESCE(SUM(d.status = 'completed'), 0) AS completed,
+               COALESCE(SUM(d.status = 'failed'), 0) AS failed,
+               COALESCE(SUM(d.status = 'running'), 0) AS running,
+               AVG(CASE WHEN d.status = 'completed' THEN d.needs_human_review END) AS escalation_rate,
+               AVG(CASE WHEN d.converged = 1 THEN d.rounds END) AS rounds_to_converge,
+               AVG(d.input_tokens + d.output_tokens) AS tokens_per_debate,
+               COALESCE(SUM(d.review_state != 'pending'), 0) AS reviewed,
+               AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved', 'settled')
+                        THEN d.review_state IN ('overridden', 'settled') END) AS override_rate,
+               AVG(CASE WHEN d.review_state IN ('accepted', 'overridden', 'escalated', 'approved', 'settled')
+                        THEN d.review_state IN ('accepted', 'approved') END) AS agreement_rate
+    """
+
+    def analytics(self) -> list[dict[str, Any]]:
+        """Per protocol: escalation and override rates, rounds to converge, tokens, reviewer agreement."""
+        return list(self.db.query(
+            f"SELECT d.protocol AS protocol, {self._ANALYTICS} FROM debates d GROUP BY d.protocol ORDER BY d.protocol"))
+
+    def analytics_overall(self) -> dict[str, Any]:
+        """The same measures over every debate, aggregated by SQLite (no debate rows are loaded)."""
+        return next(iter(self.db.query(f"SELECT {self._ANALYTICS} FROM debates d")))
+
+    def token_quartiles(self) -> list[dict[str, Any]]:
+        """Per protocol: the least, lower quartile, median, upper quartile and most tokens per debate,
+        computed in SQL (for the box plot), so the page never reads every debate."""
+        sql = """
+        WITH t AS (
+            SELECT protocol, input_tokens + output_tokens AS tokens,
+                   ROW_NUMBER() OVER (PARTITION BY protocol ORDER BY input_tokens + output_tokens) AS rn,
+                   COUNT(*) OVER (PARTITION BY protocol) AS n
+            FROM debates
+        )
+        SELECT protocol, MIN(tokens) AS low, MAX(tokens) AS high, MAX(n) AS debates,
+               MAX(CASE WHEN rn = (n + 3) / 4 THEN tokens END) AS q1,
+               MAX(CASE WHEN rn = (n + 1) / 2 THEN tokens END) AS median,
+               MAX(CASE WHEN rn = (3 * n + 3) / 4 THEN tokens END) AS q3
+        FROM t GROUP BY protocol ORDER BY protocol
+        """
+        return list(self.db.query(sql))
+
+    def annotations(self, debate_id: str) -> list[dict[str, Any]]:
+        """Every annotation of a debate, oldest first."""
+        if "annotations" not in self.db.table_names():  # a read-only open of a database not migrated yet
+            return []
+        return list(self.db.query("SELECT * FROM annotations WHERE debate_id = ? ORDER BY id", [debate_id]))
+
+    # The annotations that count in the figures: each reviewer's latest on each item.
+    _CURRENT_ANNOTATIONS = """
+        SELECT a.* FROM annotations a WHERE a.id IN (
+            SELECT MAX(id) FROM annotations GROUP BY kind, debate_id, step_id, call, item_id, reviewer COLLATE NOCASE)
+    """
+
+    def severity_confirmation(self) -> list[dict[str, Any]]:
+        """Per severity the critic gave: how many critiques reviewers judged, and how many they
+        confirmed (marked valid without giving another severity)."""
+        if "annotations" not in self.db.table_names():
+            return []
+        sql = f"""
+        WITH cur AS ({self._CURRENT_ANNOTATIONS})
+        SELECT item_severity AS severity, COUNT(*) AS judged,
+               SUM(label = 'valid' AND (severity IS NULL OR severity = item_severity)) AS confirmed,
+               SUM(label = 'valid' AND severity IS NOT NULL AND severity != item_severity) AS regraded,
+               SUM(label = 'invalid') AS rejected,
+               AVG(label = 'valid' AND (severity IS NULL OR severity = item_severity)) AS confirmed_share
+        FROM cur WHERE kind = 'critique' AND item_severity IS NOT NULL
+        GROUP BY item_severity
+        ORDER BY CASE item_severity WHEN 'CRITICAL' THEN 0 WHEN 'MAJOR' THEN 1 WHEN 'MINOR' THEN 2 ELSE 3 END
+        """
+        return list(self.db.query(sql))
+
+    def claim_labels_by_protocol(self) -> list[dict[str, Any]]:
+        """Per protocol: the claims reviewers labelled, and those marked incorrect (by at least one
+        reviewer's latest label), unsupported or needing a source."""
+        if "annotations" not in self.db.table_names():
+            return []
+        sql = f"""
+        WITH cur AS ({self._CURRENT_ANNOTATIONS}),
+        items AS (
+            SELECT d.protocol AS protocol, c.debate_id, c.step_id, c.item_id,
+                   MAX(c.label = 'incorrect') AS incorrect, MAX(c.label = 'unsupported') AS unsupported,
+                   MAX(c.label = 'needs_source') AS needs_source, MAX(c.label = 'correct') AS correct
+            FROM cur c JOIN debates d ON d.id = c.debate_id
+            WHERE c.kind = 'claim'
+            GROUP BY d.protocol, c.debate_id, c.step_id, c.item_id
+        )
+        SELECT protocol, COUNT(*) AS labelled, SUM(incorrect) AS incorrect, SUM(unsupported) AS unsupported,
+               SUM(needs_source) AS needs_source, SUM(correct) AS correct, AVG(incorrect) AS incorrect_share
+        FROM items GROUP BY protocol ORDER BY protocol
+        """
+        return list(self.db.query(sql))
+
+    def trends(self, period: str = "day") -> list[dict[str, Any]]:
+        """Debates started per day or week (weeks start on Monday), with how many completed and the
+        share of completed ones the moderator flagged for a human."""
+        if period not in ("day", "week"):
+            raise ValueError(f"period must be 'day' or 'week', got {period!r}")
+        bucket = ("substr(created_at, 1, 10)" if period == "day"
+                  else "date(substr(created_at, 1, 10), 'weekday 0', '-6 days')")
+        sql = f"""
+        SELECT {bucket} AS period, COUNT(*) AS debates,
+               COALESCE(SUM(status = 'completed'), 0) AS completed,
+               COALESCE(SUM(status = 'completed' AND needs_human_review = 1), 0) AS escalated,
+               AVG(CASE WHEN status = 'completed' THEN needs_human_review END) AS escalation_rate
+        FROM debates WHERE created_at IS NOT NULL GROUP BY period ORDER BY period
+        """
+        return list(self.db.query(sql))
+
+    def reviewer_activity(self) -> list[dict[str, Any]]:
+        """Per reviewer (names matched without regard to case): review actions by kind, overrides,
+        annotations, and the time of the latest of them."""
+        has_annotations = "annotations" in self.db.table_names()
+        ann = ("SELECT reviewer, COUNT(*) AS annotations, SUM(kind = 'claim') AS claim_annotations, "
+               "SUM(kind = 'critique') AS critique_annotations, MAX(ts) AS last "
+               "FROM annotations GROUP BY reviewer COLLATE NOCASE" if has_annotations
+               else "SELECT NULL AS reviewer, 0 AS annotations, 0 AS claim_annotations, "
+                    "0 AS critique_annotations, NULL AS last WHERE 0")
+        sql = f"""
+        WITH acts AS (
+            SELECT reviewer, COUNT(*) AS actions, SUM(action = 'accept') AS accepts,
+                   SUM(action = 'override') AS overrides, SUM(action = 'escalate') AS escalations,
+                   SUM(action = 'approve') AS approvals, SUM(role = 'supervisor') AS as_supervisor, MAX(ts) AS last
+            FROM reviews WHERE action != 'annotate' GROUP BY reviewer COLLATE NOCASE
+        ),
+        ann AS ({ann}),
+        names AS (SELECT reviewer FROM acts UNION SELECT reviewer FROM ann)
+        SELECT n.reviewer AS reviewer, COALESCE(a.actions, 0) AS actions, COALESCE(a.accepts, 0) AS accepts,
+               COALESCE(a.overrides, 0) AS overrides, COALESCE(a.escalations, 0) AS escalations,
+               COALESCE(a.approvals, 0) AS approvals, COALESCE(a.as_supervisor, 0) AS as_supervisor,
+               COALESCE(x.annotations, 0) AS annotations, COALESCE(x.claim_annotations, 0) AS claim_annotations,
+               COALESCE(x.critique_annotations, 0) AS critique_annotations,
+               MAX(COALESCE(a.last, ''), COALESCE(x.last, '')) AS last
+        FROM (SELECT reviewer FROM names GROUP BY reviewer COLLATE NOCASE) n
+        LEFT JOIN acts a ON a.reviewer = n.reviewer COLLATE NOCASE
+        LEFT JOIN ann x ON x.reviewer = n.reviewer COLLATE NOCASE
+        ORDER BY COALESCE(a.actions, 0) + COALESCE(x.annotations, 0) DESC, n.reviewer COLLATE NOCASE
+        """
+        return list(self.db.query(sql))
+
+    def tokens_by_model(self) -> list[dict[str, Any]]:
+        """Per protocol and model the debates were run with: debates and tokens, for pricing."""
+        return list(self.db.query(
+            "SELECT protocol, model, COUNT(*) AS debates, COALESCE(SUM(input_tokens), 0) AS input_tokens,"
+            " COALESCE(SUM(output_tokens), 0) AS output_tokens FROM debates GROUP BY protocol, model"
+            " ORDER BY protocol, model"))

@@ -1,0 +1,121 @@
+"""Reviewers' actions on a debate: review actions (an append-only audit trail guarded by an
+optimistic version check, so two reviewers acting on the same debate at once cannot both win) and
+labels on single claims and critiques. Who may take which action is decided in `debate_core/review.py`,
+what a label may say in `debate_core/annotations.py`; this module writes what they allow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import annotations as annotation_rules
+from .. import review as review_rules
+from ..review import ReviewConflict, ReviewRequest
+from .connection import NotFound
+from .queries import QueriesMixin
+from .rows import SEARCH_ROW
+from .steering import STEERING_ACTIONS
+
+
+class ReviewsMixin(QueriesMixin):
+    """Writes review actions and annotations; an annotation is resolved against the stored rows it names."""
+
+    def annotate(self, debate_id: str, *, kind: str, ref: str, label: str, reviewer: str,
+                 severity: str | None = None, comment: str | None = None) -> dict[str, Any]:
+        """Label one claim (`kind="claim"`) or critique of a debate, named by its reference as the
+        app shows it. The label is kept with the reviewer and the time, and a line is appended to
+        the debate's audit trail; the review state and version are left as they are, so a
+        reviewer's open review form stays valid. Raises AnnotationError for a bad reference,
+        label or severity, NotFound for an unknown debate."""
+        if kind not in ("claim", "critique"):
+            raise annotation_rules.AnnotationError(f"cannot annotate a {kind!r}; annotate a claim or a critique")
+        reviewer = (reviewer or "").strip()
+        if not reviewer:
+            raise annotation_rules.AnnotationError("an annotation needs the reviewer's name")
+        comment = (comment or "").strip() or None
+        if comment and len(comment) > annotation_rules.MAX_COMMENT:
+            raise annotation_rules.AnnotationError(
+                f"the comment is {len(comment)} characters; at most {annotation_rules.MAX_COMMENT} are kept")
+        label, severity = annotation_rules.check_label(kind, label, severity)
+        with self._write():
+            row = self.db.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
+            if not row:
+                raise NotFound(f"no debate with id {debate_id!r}")
+            rows = self.claims(debate_id) if kind == "claim" else self.critiques(debate_id)
+            target = annotation_rules.resolve(kind, ref, rows)
+            now = self._now()
+            entry = {
+                "debate_id": debate_id, "ts": now, "reviewer": reviewer, "kind": kind, "ref": target.ref,
+                "step_id": target.step_id, "call": target.call, "round": target.round, "agent": target.agent,
+                "target": target.target, "item_id": target.item_id, "label": label, "severity": severity,
+                "item_severity": target.severity, "comment": comment,
+            }
+            entry["id"] = self.db["annotations"].insert(entry).last_pk
+            self.db["reviews"].insert({
+                "debate_id": debate_id, "ts": now, "reviewer": reviewer, "role": "reviewer", "action": "annotate",
+                "state_before": row[0], "state_after": row[0],
+                "reason": annotation_rules.audit_text(target, label, severity, comment),
+            })
+        return entry
+
+    def review(
+        self,
+        debate_id: str,
+        *,
+        action: str,
+        reviewer: str,
+        answer: str | None = None,
+        reason: str | None = None,
+        expected_version: int | None = None,
+        supervisor: bool = False,
+    ) -> dict[str, Any]:
+        """Append one review action, with the role rules of `review.submit` (a supervisor's action
+        needs a supervisor named in the settings file). Raises ReviewConflict when
+        `expected_version` is stale, ReviewError when the action is not allowed."""
+        return review_rules.submit(self, debate_id, action=action, reviewer=reviewer, answer=answer,
+                                   reason=reason, expected_version=expected_version, supervisor=supervisor)
+
+    def record_review(self, req: ReviewRequest) -> dict[str, Any]:
+        """Write a validated review action. The state rules are checked inside the write lock,
+        against the state the action is written over, so two reviewers cannot both win."""
+        with self._write():
+            row = self.db.execute(
+                "SELECT status, review_state, final_answer, version FROM debates WHERE id = ?", [req.debate_id]
+            ).fetchone()
+            if not row:
+                raise NotFound(f"no debate with id {req.debate_id!r}")
+            status, state, final_answer, version = row
+            if req.action == review_rules.UNDO:
+                last = next(iter(self.db.query(
+                    # Annotations are audit rows too, but they change no review state: not undone here.
+                    "SELECT * FROM reviews WHERE debate_id = ? AND action NOT IN "
+                    f"('annotate', {', '.join('?' for _ in STEERING_ACTIONS)}) ORDER BY id DESC LIMIT 1",
+                    [req.debate_id, *STEERING_ACTIONS])), None)
+                new_state, new_answer = review_rules.undo_transition(
+                    req, last, status=status, state=state, version=version, final_answer=final_answer)
+                # Who the debate is "reviewed by" goes back with the state: whoever brought it there.
+                before = self.db.execute(
+                    "SELECT reviewer FROM reviews WHERE debate_id = ? AND id < ? AND state_after = ? "
+                    "ORDER BY id DESC LIMIT 1", [req.debate_id, last["id"], new_state]).fetchone()
+                reviewed_by = before[0] if before and new_state != "pending" else None
+            else:
+                new_state, new_answer = review_rules.transition(req, status=status, state=state, version=version,
+                                                                final_answer=final_answer)
+                reviewed_by = req.reviewer
+            cur = self.db.execute(
+                """UPDATE debates SET review_state = ?, final_answer = ?, reviewed_by = ?, version = version + 1,
+                   updated_at = ? WHERE id = ? AND version = ?""",
+                [new_state, new_answer, reviewed_by, self._now(), req.debate_id, version],
+            )
+            if cur.rowcount != 1:
+                raise ReviewConflict(f"debate {req.debate_id} was changed by someone else; reload and try again")
+            entry = {
+                "debate_id": req.debate_id, "ts": self._now(), "reviewer": req.reviewer, "role": req.role,
+                "action": req.action, "state_before": state, "state_after": new_state, "answer_before": final_answer,
+                "answer_after": new_answer, "reason": req.reason,
+            }
+            self.db["reviews"].insert(entry)
+            if new_answer != final_answer:
+                self.db.execute(f"UPDATE debate_search SET answer = ? WHERE rowid = {SEARCH_ROW}",
+                                [new_answer, req.debate_id])
+        return {**entry, "version": version + 1}
