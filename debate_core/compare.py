@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import views
-from .moderator import cross_critique as cc_rules
 from .pricing import PriceTable, debate_cost
+from .protocols.cross_critique.rows import STATE_LABELS, critique_ledger
 from .schemas import SEVERITIES
 from .text import jaccard, tokens
 
@@ -308,7 +308,7 @@ def claim_diff(claims_a: Iterable[dict[str, Any]], claims_b: Iterable[dict[str, 
 def critique_items(d: dict[str, Any]) -> list[dict[str, Any]]:
     """Every critique the debate used (a re-asked step's kept call only) with its state at the end,
     rebuilt from the stored steps the way the debate computed it."""
-    ledger = views.critique_ledger(d.get("steps") or [])
+    ledger = critique_ledger(d.get("steps") or [])
     items = []
     for rec in sorted(ledger.values(), key=lambda r: (r.item.round, r.item.critic, r.item.target, r.item.critique.id)):
         k = rec.item.critique
@@ -329,7 +329,7 @@ def critique_summary(d: dict[str, Any]) -> dict[str, Any]:
         row = by_severity.setdefault(it["severity"], {"raised": 0, "open": 0, "resolved": 0})
         row["raised"] += 1
         row["open" if it["open"] else "resolved"] += 1
-    states = {s: sum(1 for it in items if it["state"] == s) for s in cc_rules.STATE_LABELS}
+    states = {s: sum(1 for it in items if it["state"] == s) for s in STATE_LABELS}
     return {"total": len(items), "by_severity": by_severity, "by_state": states, "items": items}
 
 

@@ -32,7 +32,6 @@ from . import prompts
 from .cases import CaseError, load_case
 from .engine import DebateResult, plain_reason, run_debate_async
 from .ids import runner_info
-from .moderator.baseline import review_threshold
 from .pricing import PriceTable, debate_cost
 from .protocols import BASELINES, CaseUnfit, SettingsError, UnknownProtocol, get_spec
 from .providers import Provider, ReplayProvider, load_cassette, make_provider
@@ -154,7 +153,7 @@ def build_methods(protocol: str, *, presets: Sequence[str] = (), baselines: Sequ
             offered = "; ".join(known) or "none"
             raise EvaluationError(f"{protocol} has no preset {name!r}; its presets are: {offered}")
         methods.append(Method(name, "preset", protocol, apply_preset(known[name], concurrency)))
-    threshold = review_threshold(protocol, spec.options({}))
+    threshold = spec.review_bar(spec.options({}))
     if samples < 1 or samples > 15:
         raise EvaluationError(f"--samples must be from 1 to 15, got {samples}")
     for name in baselines:
@@ -284,7 +283,8 @@ class Judge:
                     "tokens": 0}
         req = StepRequest(
             step_id=JUDGE_STEP, protocol="evaluation", stage="eval_judge", agent="eval_judge",
-            output_model=JudgeOutput,
+            # One score block and its reasoning: the room a debate's judging stage gets.
+            output_model=JudgeOutput, reply_cap=1200,
             messages=prompts.render("eval_judge", question=prompts.data_block("question", case.question),
                                     reference=prompts.data_block("reference", str(reference)),
                                     answer=prompts.data_block("answer", answer)),

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from .files import check_target, ensure_folder, write_text_atomic
-from .moderator import cross_critique as cc_rules
 from .protocols import get_spec
+from .protocols.cross_critique.rows import critique_records, history_text
 from .providers.replay import CASSETTE_FORMAT
 from .steering import Intervention
 
@@ -133,22 +133,11 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
-def _history_text(record: cc_rules.CritiqueRecord) -> str:
-    """A critique's state over time, e.g. "r1.critique.ala.nla open; r2.revise.nla addressed, not confirmed"."""
-    parts = []
-    for h in record.history:
-        text = cc_rules.STATE_LABELS.get(h["state"], h["state"])
-        if h["state"] == cc_rules.RESOLVED and h.get("by"):
-            text += f" ({h['by']})"
-        parts.append(f"{h['step']} {text}")
-    return "; ".join(parts)
-
-
 def claims_csv(store: Any, debate_id: str) -> str:
     """Claims, critiques (with their state now and over time) and the critics' reviews of earlier critiques."""
     debate = store.get_debate(debate_id)
     ledger = {(r.raised_in, r.item.critique.id, r.call): r
-              for r in cc_rules.ledger_from_steps(debate["steps"]).records}
+              for r in critique_records(debate["steps"])}
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["kind", "step", "round", "agent", "target", "id", "target_claim_id", "text", "evidence",
@@ -163,7 +152,7 @@ def claims_csv(store: Any, debate_id: str) -> str:
         state = rec.label() if rec is not None else "not used (re-asked)"
         rows.append(["critique", k["step_id"], k["round"], k["critic"], k["target"], k["critique_id"],
                      k["target_claim_id"], k["description"], "", "", "", k["issue_type"], k["severity"],
-                     k["suggested_fix"], state, _history_text(rec) if rec is not None else ""])
+                     k["suggested_fix"], state, history_text(rec) if rec is not None else ""])
     for step in _final_calls(debate["steps"]):
         for r in (step["output"] or {}).get("previous") or []:
             rows.append(["review", step["step_id"], step["round"], step["agent"], step["target"], r.get("id"), "",
@@ -270,7 +259,7 @@ def transcript_markdown(debate: dict[str, Any]) -> str:
                               *(md_fenced(str(r["note"])) if r.get("note") else []), ""]
             elif key not in ("verified", "unverified_evidence"):
                 lines += [f"{md_inline(key)}:", *_fmt_value(value), ""]
-    records = cc_rules.ledger_from_steps(debate["steps"]).records
+    records = critique_records(debate["steps"])
     if records:
         lines += ["## Critique states", ""]
         for r in records:
@@ -278,7 +267,7 @@ def transcript_markdown(debate: dict[str, Any]) -> str:
             lines += [f"critique {md_inline(k.id)} by {md_inline(r.item.critic)} on "
                       f"{md_inline(f'{r.item.target}.{k.target_claim_id}')} ({md_inline(k.severity)} "
                       f"{md_inline(k.issue_type)}): {md_inline(r.label())}",
-                      *md_fenced(_history_text(r) + (f"\nCritic's note: {r.note}" if r.note else "")), ""]
+                      *md_fenced(history_text(r) + (f"\nCritic's note: {r.note}" if r.note else "")), ""]
     verdict = debate.get("verdict") or {}
     if verdict:
         lines += ["## Verdict", "", "answer:", *md_fenced(str(verdict.get("answer") or "")), "",

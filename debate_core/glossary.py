@@ -11,23 +11,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .protocols import get_spec
+from .protocols import get_spec, specs
 from .steps import parse_step_id
 
-# One step of a stage, as a noun: "Round 2 · revision by Clinical pharmacist".
-STAGE_NOUNS = {
-    "answer": "answer",
-    "critique": "critique",
-    "revise": "revision",
-    "supervisor": "supervisor's final answer",
-    "turn": "turn",
-    "judge_summary": "judge's summary",
-    "hypotheses": "hypotheses",
-    "judge": "judge's scores",
-    "thesis": "thesis",
-    "antithesis": "antithesis",
-    "synthesis": "synthesis",
-    "arbitrate": "ruling",
+# Steps that belong to no protocol's stages, as nouns; a protocol's stages name their own
+# (`StageSpec.noun`): "Round 2 · revision by Clinical pharmacist".
+SHARED_STEP_NOUNS = {
     "final": "final answer",
     "human": "intervention",
 }
@@ -100,6 +89,21 @@ def agent(agent_id: Any, names: Mapping[str, str] | None = None) -> str:
     return (names or {}).get(str(agent_id), str(agent_id).replace("_", " "))
 
 
+def stage_noun(protocol: str | None, stage: str) -> str:
+    """One step of `stage` as a noun, from the protocol's stage spec (else any protocol's that has it)."""
+    found = None
+    if protocol:
+        try:
+            found = get_spec(protocol).stage(stage)
+        except ValueError:  # an unknown protocol
+            found = None
+    if found is None:  # a stage of another protocol, or no protocol given
+        found = next((s for spec in specs() for s in spec.stages if s.name == stage), None)
+    if found is not None and found.noun:
+        return found.noun
+    return SHARED_STEP_NOUNS.get(stage, plain(stage))
+
+
 def step_title(protocol: str | None, step_id: str, names: Mapping[str, str] | None = None) -> str:
     """A step id as a title: `r2.revise.pharmacist` -> 'Round 2 · revision by Clinical pharmacist',
     `r1.critique.nla.ala` -> 'Round 1 · critique by National Law Agent of Adat Law Agent'."""
@@ -107,7 +111,7 @@ def step_title(protocol: str | None, step_id: str, names: Mapping[str, str] | No
         key = parse_step_id(step_id)
     except ValueError:
         return plain(step_id)
-    noun = STAGE_NOUNS.get(key.stage, plain(key.stage))
+    noun = stage_noun(protocol, key.stage)
     who = agent(key.agent, names)
     text = f"{noun} by {who}" if who else noun
     if key.target:

@@ -265,6 +265,7 @@ class DebateRun:
             messages=messages,
             payload={"case": self.case, "settings": self.settings, **(payload or {})},
             call=call,
+            reply_cap=self._reply_cap(stage),
         )
         req.progress = self._progress_reporter(step_id, call)
         self.emit("turn_started", step_id, call=call, stage=stage, agent=key.agent, target=key.target,
@@ -376,6 +377,11 @@ class DebateRun:
             self.emit("turn_progress", step_id, call=call, **update)
 
         return report
+
+    def _reply_cap(self, stage: str) -> int | None:
+        """The stage's reply cap from the spec being run (None without a spec: the provider's default)."""
+        spec_stage = self.spec.stage(stage) if self.spec is not None else None
+        return spec_stage.reply_cap if spec_stage is not None else None
 
     def budget_used(self) -> int:
         """Tokens counted against the budget: this run's, plus those of the debates it resumes."""

@@ -6,7 +6,9 @@ The engine takes round, agent, target and speaker from the step id, never from m
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 _ROUND = re.compile(r"^r(?P<round>\d+)\.(?P<stage>[a-z_]+)(?:\.(?P<agent>[\w-]+))?(?:\.(?P<target>[\w-]+))?$")
 _FINAL = re.compile(r"^final\.(?P<agent>[\w-]+)$")
@@ -27,7 +29,7 @@ def parse_step_id(step_id: str) -> StepKey:
     m = _ROUND.match(step_id)
     if m:
         stage = m["stage"]
-        agent = m["agent"] or (stage if stage == "judge" else None)
+        agent = m["agent"] or stage  # a round step without an agent is its stage's one role (r3.judge)
         return StepKey(step_id, stage, round=int(m["round"]), agent=agent, target=m["target"])
     m = _FINAL.match(step_id)
     if m:
@@ -38,45 +40,41 @@ def parse_step_id(step_id: str) -> StepKey:
     raise ValueError(f"not a step id: {step_id!r}")
 
 
-def answer(agent: str) -> str:
-    return f"r1.answer.{agent}"
+def in_round(round_no: int, stage: str, *parties: str) -> str:
+    """A step of a round: `r2.revise.pharmacist`, `r1.critique.nla.ala` (critic, then target),
+    `r3.judge` (a stage taken by one role, named after it)."""
+    return ".".join([f"r{round_no}", stage, *parties])
 
 
-def critique(round_no: int, critic: str, target: str) -> str:
-    return f"r{round_no}.critique.{critic}.{target}"
-
-
-def revise(round_no: int, agent: str) -> str:
-    return f"r{round_no}.revise.{agent}"
-
-
-def turn(round_no: int, persona: str) -> str:
-    return f"r{round_no}.turn.{persona}"
-
-
-def hypotheses(round_no: int, reasoner: str) -> str:
-    return f"r{round_no}.hypotheses.{reasoner}"
-
-
-def judge(round_no: int) -> str:
-    return f"r{round_no}.judge"
-
-
-def thesis() -> str:
-    return "r1.thesis.generator"
-
-
-def antithesis(round_no: int, critic: str = "critic") -> str:
-    return f"r{round_no}.antithesis.{critic}"
-
-
-def synthesis(round_no: int, synthesizer: str = "synthesizer") -> str:
-    return f"r{round_no}.synthesis.{synthesizer}"
-
-
-def arbitrate(index: int, arbiter: str = "arbiter") -> str:
-    return f"c{index}.arbitrate.{arbiter}"
+def per_contradiction(index: int, stage: str, agent: str) -> str:
+    """A step about one contradiction: `c3.arbitrate.arbiter`."""
+    return f"c{index}.{stage}.{agent}"
 
 
 def final(role: str) -> str:
     return f"final.{role}"
+
+
+# Stored steps (dicts as the store returns them), as every protocol's tables read them
+
+
+def latest_calls(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last call of each step id (a re-asked step keeps only its final answer), in run order.
+    A reviewer's interventions share one step id per round, one call each: every one is kept."""
+    last: dict[Any, dict[str, Any]] = {}
+    for s in steps:
+        key = (s["step_id"], s.get("call")) if s.get("stage") == "human" else s["step_id"]
+        prev = last.get(key)
+        if prev is None or (s.get("call") or 1) >= (prev.get("call") or 1):
+            last[key] = s
+    return sorted(last.values(), key=lambda s: s.get("seq") or 0)
+
+
+def latest_ok_calls_in_order(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every successful call in run order (a re-asked step keeps all its calls: the rules pick one)."""
+    return sorted((s for s in steps if s.get("status") == "ok"), key=lambda s: (s.get("seq") or 0, s.get("call") or 1))
+
+
+def outputs_by_stage(steps: Iterable[dict[str, Any]], stage: str) -> list[dict[str, Any]]:
+    return [s for s in latest_calls(steps) if s.get("stage") == stage and s.get("status") == "ok"
+            and isinstance(s.get("output"), dict)]

@@ -3,6 +3,7 @@ numbers, negation, sentences, set similarity, evidence ids named in free text.""
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections import Counter
@@ -174,3 +175,18 @@ def mentioned_ids(text: str, ids: Iterable[str]) -> list[str]:
         if m:
             found.append((m.start(), eid))
     return [eid for _, eid in sorted(found)]
+
+
+def word_diff(before: str, after: str) -> list[tuple[str, str]]:
+    """Word-level diff as (op, text) pairs, op in {"=", "-", "+"}."""
+    a, b = before.split(), after.split()
+    out: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(("=", " ".join(a[i1:i2])))
+            continue
+        if op in ("delete", "replace"):
+            out.append(("-", " ".join(a[i1:i2])))
+        if op in ("insert", "replace"):
+            out.append(("+", " ".join(b[j1:j2])))
+    return out

@@ -6,7 +6,6 @@ numbers, so the pages only lay them out and the logic can be tested without a br
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 import re
@@ -17,13 +16,15 @@ from types import SimpleNamespace
 from typing import Any
 
 from . import continuation
-from .moderator import cross_critique as cc_rules
-from .moderator.common import short_answer as first_sentence
 from .profiles import resolve
 from .protocols import PROTOCOLS, get_spec, specs
+from .protocols.common import short_answer as first_sentence
+from .protocols.cross_critique.rows import critiques_by_claim_version
 from .review import same_name
-from .schemas import SEVERITIES, Case
+from .schemas import Case
 from .steering import reviewer_slug
+from .steps import latest_calls
+from .text import word_diff as word_diff  # also read here by the app and compare
 
 # ---------------------------------------------------------------------------
 # Labels and colours
@@ -148,18 +149,6 @@ def claim_line(row: Any) -> str:
 # ---------------------------------------------------------------------------
 
 
-def latest_calls(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The last call of each step id (a re-asked step keeps only its final answer), in run order.
-    A reviewer's interventions share one step id per round, one call each: every one is kept."""
-    last: dict[Any, dict[str, Any]] = {}
-    for s in steps:
-        key = (s["step_id"], s.get("call")) if s.get("stage") == "human" else s["step_id"]
-        prev = last.get(key)
-        if prev is None or (s.get("call") or 1) >= (prev.get("call") or 1):
-            last[key] = s
-    return sorted(last.values(), key=lambda s: s.get("seq") or 0)
-
-
 def steps_by_round(steps: Iterable[dict[str, Any]]) -> dict[int | None, list[dict[str, Any]]]:
     """Round number -> steps of that round in run order; None collects final and per-contradiction steps."""
     out: dict[int | None, list[dict[str, Any]]] = defaultdict(list)
@@ -247,7 +236,7 @@ def claim_rows(claims: list[dict[str, Any]], case: dict[str, Any] | None,
     Given the debate's steps, also the critiques of that version of the claim with their state when
     the agent's next version was written (or at the end)."""
     passages = evidence_index(case)
-    on_claim = _critiques_by_claim_version(steps) if steps else {}
+    on_claim = critiques_by_claim_version(steps) if steps else {}
     rows = []
     for c in claims:
         ids = list(c.get("evidence") or [])
@@ -276,118 +265,6 @@ def claim_rows(claims: list[dict[str, Any]], case: dict[str, Any] | None,
         })
     return rows
 
-
-def critique_ledger(steps: list[dict[str, Any]]) -> dict[tuple[str, str], cc_rules.CritiqueRecord]:
-    """(step that raised it, critique id) -> the critique's record with its state over time, rebuilt
-    from the stored steps the way the debate computed it."""
-    ledger = cc_rules.ledger_from_steps(latest_ok_calls_in_order(steps))
-    return {(r.raised_in, r.item.critique.id): r for r in ledger.records}
-
-
-def latest_ok_calls_in_order(steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every successful call in run order (a re-asked step keeps all its calls: the rules pick one)."""
-    return sorted((s for s in steps if s.get("status") == "ok"), key=lambda s: (s.get("seq") or 0, s.get("call") or 1))
-
-
-def _step_order(steps: list[dict[str, Any]]) -> dict[str, int]:
-    order: dict[str, int] = {}
-    for s in latest_ok_calls_in_order(steps):
-        order.setdefault(s["step_id"], len(order))
-    return order
-
-
-def _state_at(record: cc_rules.CritiqueRecord, order: dict[str, int], limit: int) -> str | None:
-    """The record's state label after the steps up to `limit` in run order, None before it was raised."""
-    seen = [h for h in record.history if order.get(h["step"], 1 << 30) <= limit]
-    if not seen:
-        return None
-    last = seen[-1]
-    text = cc_rules.STATE_LABELS.get(last["state"], last["state"])
-    return f"{text} ({last['by']})" if last["state"] == cc_rules.RESOLVED and last.get("by") else text
-
-
-def _critiques_by_claim_version(steps: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
-    """(answer/revise step, claim id) -> "critic Kn SEVERITY: state; ..." for the critiques of that
-    version of the claim, each in its state just before the agent's next version (or at the end)."""
-    records = list(critique_ledger(steps).values())
-    order = _step_order(steps)
-    versions: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for s in latest_calls(steps):
-        if s.get("stage") in ("answer", "revise") and s.get("status") == "ok" and s["step_id"] in order:
-            versions[s.get("agent") or ""].append((order[s["step_id"]], s["step_id"]))
-    out: dict[tuple[str, str], str] = {}
-    for agent, seq in versions.items():
-        seq.sort()
-        for i, (start, sid) in enumerate(seq):
-            end = seq[i + 1][0] - 1 if i + 1 < len(seq) else len(order)
-            for rec in records:
-                if rec.item.target != agent:
-                    continue
-                state = _state_at(rec, order, end)
-                if state is None or (rec.state == cc_rules.RESOLVED and _closed_before(rec, order, start)):
-                    continue
-                key = (sid, rec.item.critique.target_claim_id)
-                text = f"{rec.item.critic} {rec.item.critique.id} {rec.item.critique.severity}: {state}"
-                out[key] = f"{out[key]}; {text}" if key in out else text
-    return out
-
-
-def _closed_before(record: cc_rules.CritiqueRecord, order: dict[str, int], start: int) -> bool:
-    closing = [h for h in record.history if h["state"] == cc_rules.RESOLVED]
-    return bool(closing) and order.get(closing[-1]["step"], 1 << 30) < start
-
-
-def critique_groups(critiques: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """Critiques grouped by the claim they target (target agent + claim id), worst first inside a group.
-    Given the debate's steps, each critique also carries its current `state` label."""
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    ledger = critique_ledger(steps) if steps else {}
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for c in critiques:
-        if ledger:
-            c = {**c, "state": _state_label(ledger, c)}
-        groups[(c.get("target") or "?", c.get("target_claim_id") or "?")].append(c)
-    out = []
-    for (target, claim_id), items in groups.items():
-        items = sorted(items, key=lambda c: (order.get(c.get("severity"), 9), c.get("round") or 0))
-        worst = items[0].get("severity") if items else None
-        out.append({"target": target, "claim": claim_id, "worst": worst, "critiques": items,
-                    "counts": {s: sum(1 for c in items if c.get("severity") == s) for s in SEVERITIES}})
-    out.sort(key=lambda g: (order.get(g["worst"], 9), g["target"], g["claim"]))
-    return out
-
-
-SUPERSEDED = "not used (re-asked)"
-
-
-def _state_label(ledger: dict[tuple[str, str], cc_rules.CritiqueRecord], row: dict[str, Any]) -> str:
-    rec = ledger.get((row.get("step_id"), row.get("critique_id")))
-    if rec is None or (rec.call is not None and row.get("call") is not None and row.get("call") != rec.call):
-        return SUPERSEDED
-    return rec.label()
-
-
-def critique_rows(critiques: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """One row per stored critique. Given the debate's steps, also its state now, its state at the end
-    of each round (open, addressed, not confirmed, maintained, resolved) and the critic's last note."""
-    ledger = critique_ledger(steps) if steps else {}
-    rounds = sorted({h["round"] for r in ledger.values() for h in r.history})
-    rows = []
-    for c in critiques:
-        row = {"round": c.get("round"), "critic": c.get("critic"), "target": c.get("target"),
-               "critique": c.get("critique_id"), "target_claim_id": c.get("target_claim_id"),
-               "issue_type": c.get("issue_type"), "severity": c.get("severity"),
-               "description": c.get("description"), "suggested_fix": c.get("suggested_fix")}
-        if ledger:
-            state = _state_label(ledger, c)
-            rec = None if state == SUPERSEDED else ledger.get((c.get("step_id"), c.get("critique_id")))
-            row["state"] = state
-            for n in rounds:
-                after = rec.state_after(n) if rec is not None else None
-                row[f"after round {n}"] = cc_rules.STATE_LABELS.get(after, "") if after else ""
-            row["critic note"] = rec.note if rec is not None else ""
-        rows.append(row)
-    return rows
 
 
 # ---------------------------------------------------------------------------
@@ -445,94 +322,6 @@ def series(traj: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------
 
 
-def outputs_by_stage(steps: Iterable[dict[str, Any]], stage: str) -> list[dict[str, Any]]:
-    return [s for s in latest_calls(steps) if s.get("stage") == stage and s.get("status") == "ok"
-            and isinstance(s.get("output"), dict)]
-
-
-def judge_score_rows(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Refinement: every judge score joined with the hypothesis it scores (same round, same reasoner)."""
-    hyps: dict[tuple[int, str], list[dict[str, Any]]] = {}
-    for s in outputs_by_stage(steps, "hypotheses"):
-        hyps[(s.get("round") or 0, s.get("agent") or "")] = s["output"].get("hypotheses") or []
-    rows = []
-    for s in outputs_by_stage(steps, "judge"):
-        rnd = s.get("round") or 0
-        for sc in s["output"].get("scores") or []:
-            reasoner = str(sc.get("reasoner") or "")
-            idx = sc.get("index")
-            listed = hyps.get((rnd, reasoner), [])
-            hyp = listed[idx] if isinstance(idx, int) and 0 <= idx < len(listed) else {}
-            rows.append({
-                "round": rnd, "reasoner": reasoner, "index": idx, "score": sc.get("score"),
-                "hypothesis": hyp.get("hypothesis", "(no such hypothesis)"), "category": hyp.get("category"),
-                "confidence": hyp.get("confidence"),
-                "strengths": "; ".join(sc.get("strengths") or []),
-                "weaknesses": "; ".join(sc.get("weaknesses") or []),
-                "feedback": sc.get("feedback") or "",
-            })
-    rows.sort(key=lambda r: (r["round"], -(r["score"] or 0)))
-    return rows
-
-
-def hypothesis_rows(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    rows = []
-    for s in outputs_by_stage(steps, "hypotheses"):
-        for i, h in enumerate(s["output"].get("hypotheses") or []):
-            rows.append({"round": s.get("round"), "reasoner": s.get("agent"), "index": i,
-                         "hypothesis": h.get("hypothesis"), "category": h.get("category"),
-                         "confidence": h.get("confidence"), "evidence": list(h.get("evidence") or []),
-                         "changes_made": h.get("changes_made") or ""})
-    return rows
-
-
-def persona_rows(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Panel: one row per turn with the persona's stance taken from its step, not from the model."""
-    rows = []
-    for s in outputs_by_stage(steps, "turn"):
-        out = s["output"]
-        rows.append({"round": s.get("round"), "persona": s.get("agent"), "stance": out.get("stance") or "",
-                     "key_points": list(out.get("key_points") or []), "message": out.get("message") or "",
-                     "planning": out.get("planning") or "", "reflection": out.get("reflection") or ""})
-    return rows
-
-
-def dialectic_rounds(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Dialectic: per round the rule under test, the critic's answer and the synthesis, with the rule diff."""
-    theses = {s.get("round"): s["output"] for s in outputs_by_stage(steps, "thesis")}
-    antis = {s.get("round"): s["output"] for s in outputs_by_stage(steps, "antithesis")}
-    syns = {s.get("round"): s["output"] for s in outputs_by_stage(steps, "synthesis")}
-    rounds = sorted(r for r in set(theses) | set(antis) | set(syns) if r is not None)
-    out = []
-    prev_rule = (theses.get(1) or {}).get("rule")
-    for r in rounds:
-        syn = syns.get(r)
-        rule = (syn or {}).get("rule")
-        out.append({
-            "round": r, "thesis": theses.get(r), "antithesis": antis.get(r), "synthesis": syn,
-            "before": prev_rule, "after": rule,
-            "diff": word_diff(prev_rule or "", rule or "") if prev_rule and rule else [],
-        })
-        if rule:
-            prev_rule = rule
-    return out
-
-
-def word_diff(before: str, after: str) -> list[tuple[str, str]]:
-    """Word-level diff as (op, text) pairs, op in {"=", "-", "+"}."""
-    a, b = before.split(), after.split()
-    out: list[tuple[str, str]] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(("=", " ".join(a[i1:i2])))
-            continue
-        if op in ("delete", "replace"):
-            out.append(("-", " ".join(a[i1:i2])))
-        if op in ("insert", "replace"):
-            out.append(("+", " ".join(b[j1:j2])))
-    return out
-
-
 def diff_markdown(diff: list[tuple[str, str]]) -> str:
     """Markdown for a word diff: removals struck through in red, additions in green, text escaped."""
     parts = []
@@ -545,47 +334,6 @@ def diff_markdown(diff: list[tuple[str, str]]) -> str:
         else:
             parts.append(esc)
     return " ".join(parts)
-
-
-def contradiction_rows(debate: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Arbitration: each contradiction with its arbiter's resolution (by contradiction number)."""
-    result = debate.get("result") or {}
-    described: dict[int, dict[str, Any]] = {}
-    for i, c in enumerate(result.get("contradictions") or [], start=1):
-        if isinstance(c, dict):
-            described[int(c.get("index") or i)] = c
-    rows = []
-    for s in outputs_by_stage(steps, "arbitrate"):
-        m = re.match(r"^c(\d+)\.", s["step_id"])
-        idx = int(m.group(1)) if m else 0
-        out = s["output"]
-        c = described.get(idx, {})
-        rows.append({
-            "contradiction": idx,
-            "metric": c.get("metric_name") or c.get("metric"),
-            "severity": c.get("severity"),
-            "agent1": _finding(c, "agent1"),
-            "agent2": _finding(c, "agent2"),
-            "why": "; ".join(str(r) for r in c.get("reasons") or []),
-            "resolution": out.get("resolution"), "action": out.get("action"),
-            "recommended_value": None if out.get("recommended_value") is None else str(out.get("recommended_value")),
-            "recommended_citation": out.get("recommended_citation"),
-            "confidence": out.get("confidence"), "explanation": out.get("explanation"),
-        })
-    rows.sort(key=lambda r: r["contradiction"])
-    return rows
-
-
-def _finding(c: dict[str, Any], who: str) -> str:
-    """One side of a contradiction as 'agent: value unit (citation)', from the flat fields the contradiction-arbitration source protocol uses."""
-    name = c.get(f"{who}_name")
-    if name is None:
-        return ""
-    value = c.get(f"{who}_value")
-    unit = c.get(f"{who}_unit") or ""
-    text = f"{name}: {'' if value is None else value}{unit if unit == '%' else ' ' + unit}".rstrip()
-    cite = c.get(f"{who}_citation") or c.get(f"{who}_source")
-    return f"{text} ({cite})" if cite else text
 
 
 # ---------------------------------------------------------------------------
@@ -800,20 +548,11 @@ def plot_thresholds(debate: dict[str, Any]) -> dict[str, tuple[float, str]]:
     """The moderator's thresholds that the per-round plots can show, read from the debate's own
     options (or the protocol's defaults): measure -> (value, label)."""
     try:
-        options = get_spec(debate.get("protocol") or "").options((debate.get("settings") or {}).get("options") or {})
+        spec = get_spec(debate.get("protocol") or "")
+        options = spec.options((debate.get("settings") or {}).get("options") or {})
     except Exception:  # noqa: BLE001 - a debate with options this version no longer reads draws no lines
         return {}
-    out: dict[str, tuple[float, str]] = {}
-    change = getattr(options, "answer_change_threshold", None)
-    if change is not None:
-        out["answer_change"] = (float(change), f"stable below {change:.0%}")
-    jac = getattr(options, "convergence_threshold", None)
-    if jac is not None and debate.get("protocol") == "dialectic":
-        out["jaccard"] = (float(jac), f"converged at {jac:g}")
-    plateau = getattr(options, "plateau_points", None)
-    if plateau is not None:
-        out["improvement"] = (float(plateau), f"plateau below {plateau:g} points")
-    return out
+    return spec.plot_thresholds(options) if spec.plot_thresholds is not None else {}
 
 
 # ---------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from helpers import small_case
 
 from debate_core import inputs, views
 from debate_core.cases import CaseError
+from debate_core.protocols import get_spec
+from debate_core.protocols.cross_critique import rows as cc_rows
 from debate_core.store import DebateStore
 
 
@@ -74,7 +76,7 @@ def test_critique_groups_by_target_claim_worst_first():
         {"target": "nla", "target_claim_id": "C2", "severity": "MAJOR", "round": 1},
         {"target": "ala", "target_claim_id": "C1", "severity": "CRITICAL", "round": 2},
     ]
-    groups = views.critique_groups(crit)
+    groups = cc_rows.critique_groups(crit)
     assert [(g["target"], g["claim"], g["worst"]) for g in groups] == [("ala", "C1", "CRITICAL"), ("nla", "C2", "MAJOR")]
     assert [c["severity"] for c in groups[0]["critiques"]] == ["CRITICAL", "MINOR"]
 
@@ -143,7 +145,7 @@ def test_contradiction_rows_join_findings_and_rulings():
     steps = [{"step_id": "c1.arbitrate.arbiter", "stage": "arbitrate", "status": "ok", "seq": 1, "call": 1,
               "output": {"resolution": "both_valid", "action": "use_both", "recommended_value": 0.12,
                          "confidence": 0.8, "explanation": "Different periods."}}]
-    [row] = views.contradiction_rows(debate, steps)
+    [row] = get_spec("arbitration").rows["contradictions"](debate, steps)
     assert (row["metric"], row["agent1"], row["agent2"]) == ("unemployment", "A: 0.1% (GCC-STAT)", "B: 0.12% (World Bank)")
     assert (row["resolution"], row["action"], row["recommended_value"]) == ("both_valid", "use_both", "0.12")
 

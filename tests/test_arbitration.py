@@ -6,10 +6,10 @@ from debate_core.cases import load_case, parse_case
 from debate_core.contradictions import detect_contradictions
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
-from debate_core.moderator.arbitration import decide, value_reported
+from debate_core.protocols.arbitration.models import Resolution
+from debate_core.protocols.arbitration.rules import decide, value_reported
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings, Limiter
-from debate_core.schemas import Resolution
 
 QATAR = "data/cases/arbitration_qatar_labour.json"
 AGREEING = "data/cases/arbitration_agreeing_reports.json"

@@ -285,7 +285,7 @@ def test_too_deep_json_is_bad_input_and_a_byte_order_mark_is_accepted(tmp_path):
 
 def test_an_error_inside_a_protocol_fails_the_debate_keeps_its_steps_and_resumes(tmp_path, monkeypatch, caplog):
     from debate_core.engine import run_debate
-    from debate_core.moderator import cross_critique as rules
+    from debate_core.protocols.cross_critique import rules
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
@@ -446,7 +446,7 @@ def test_an_unexpected_error_at_the_command_line_is_a_failed_debate_without_a_tr
     db = tmp_path / "d.db"
     script = (
         "import sys\n"
-        "from debate_core.moderator import cross_critique as rules\n"
+        "from debate_core.protocols.cross_critique import rules\n"
         "def broken(*a, **k):\n"
         "    raise ZeroDivisionError('division by zero')\n"
         "rules.assess = broken\n"

@@ -19,7 +19,8 @@ from helpers import open_tab
 from debate_core import cli, export
 from debate_core.cases import load_case, sample_cases
 from debate_core.engine import resume_debate, run_debate
-from debate_core.protocols import PROTOCOLS, get_spec, specs
+from debate_core.offline import handler_for
+from debate_core.protocols import BASELINES, PROTOCOLS, get_spec, specs
 from debate_core.providers import make_provider
 from debate_core.providers.base import Provider, StepFailed, StepRequest, StepResult
 from debate_core.runtime import DebateSettings
@@ -71,6 +72,23 @@ def test_every_protocol_is_registered_with_a_spec_and_fits_a_sample_case():
             settings = DebateSettings(rounds=preset.get("rounds"), agents=preset.get("agents"),
                                       options=dict(preset.get("options") or {}))
             spec.validate(settings)
+
+
+@pytest.mark.parametrize("name", [*PROTOCOLS, *BASELINES])
+def test_its_spec_carries_its_stages_words_caps_offline_agent_and_review_threshold(name):
+    spec = get_spec(name)
+    folder = f"debate_core.protocols.{'baselines' if name in BASELINES else name}"
+    assert spec.offline_agent == f"{folder}.agent"
+    for stage in spec.stages:
+        # The offline provider finds an agent for every stage through the spec alone.
+        assert handler_for(name, stage.name) is not None, f"{name}: no offline agent for {stage.name}"
+        assert stage.reply_cap > 0, f"{name}.{stage.name}"
+        if name in PROTOCOLS:
+            assert stage.noun, f"{name}.{stage.name} has no plain-words noun"
+    if spec.review_threshold is not None:
+        key, scale = spec.review_threshold
+        assert key in spec.options_model.model_fields and scale > 0
+        assert 0 < spec.review_bar(spec.options({})) <= 1
 
 
 @pytest.mark.parametrize(("name", "path"), FIT, ids=[f"{n}-{p.stem}" for n, p in FIT])

@@ -14,10 +14,10 @@ from helpers import small_case
 
 from debate_core.cases import load_case
 from debate_core.engine import run_debate
-from debate_core.moderator import cross_critique as rules
-from debate_core.offline import cross_critique as offline
 from debate_core.protocols import cross_critique as protocol
 from debate_core.protocols import get_spec
+from debate_core.protocols.cross_critique import agent as offline
+from debate_core.protocols.cross_critique import rules
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings
 from debate_core.schemas import AgentOutput

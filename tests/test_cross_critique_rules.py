@@ -23,7 +23,8 @@ from helpers import (
 
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
-from debate_core.moderator import cross_critique as rules
+from debate_core.protocols.cross_critique import rows as cc_rows
+from debate_core.protocols.cross_critique import rules
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
 from debate_core.schemas import Critique
@@ -470,11 +471,10 @@ def closure_calls():
 
 
 def test_the_critique_table_shows_each_critiques_state_over_time(tmp_path):
-    from debate_core import views
 
     store, result = stored(tmp_path, closure_calls())
     debate = store.get_debate(result.debate_id)
-    rows = {(r["critic"], r["critique"]): r for r in views.critique_rows(store.critiques(result.debate_id), debate["steps"])
+    rows = {(r["critic"], r["critique"]): r for r in cc_rows.critique_rows(store.critiques(result.debate_id), debate["steps"])
             if r["target"] == "nla"}
     k1, k2 = rows[("ala", "K1")], rows[("ala", "K2")]
     assert [k1[f"after round {n}"] for n in (1, 2, 3)] == ["open", "addressed, not confirmed", "resolved"]
@@ -483,9 +483,9 @@ def test_the_critique_table_shows_each_critiques_state_over_time(tmp_path):
     # The view rebuilds from the stored steps exactly what the debate computed.
     assert {(c["critic"], c["target"], c["id"]): c["state"] for c in result.summary["critiques"]} == {
         (r.item.critic, r.item.target, r.item.critique.id): r.state
-        for r in views.critique_ledger(debate["steps"]).values()}
+        for r in cc_rows.critique_ledger(debate["steps"]).values()}
     assert result.converged and result.rounds == 3
-    groups = views.critique_groups(store.critiques(result.debate_id), debate["steps"])
+    groups = cc_rows.critique_groups(store.critiques(result.debate_id), debate["steps"])
     assert {c["critique_id"]: c["state"] for g in groups if g["target"] == "nla" for c in g["critiques"]}["K3"] == \
         "resolved (edited, MINOR)"
 
@@ -527,8 +527,8 @@ def test_exports_carry_previous_and_the_critique_states_and_the_cassette_replays
 
 
 def offline_review(target_claims, earlier, raised_before=()):
-    from debate_core.offline import cross_critique as offline
     from debate_core.protocols.cross_critique import DEFAULT_AGENTS
+    from debate_core.protocols.cross_critique import agent as offline
     from debate_core.schemas import AgentOutput, Critique
 
     nla, ala = DEFAULT_AGENTS

@@ -7,8 +7,8 @@ import pytest
 from debate_core.cases import CASES_DIR, load_case, parse_case
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
-from debate_core.moderator import dialectic as rules
-from debate_core.moderator.dialectic import ENGINE_ISSUE_PREFIX, check_asp, looks_like_asp, rule_diff
+from debate_core.protocols.dialectic import rules
+from debate_core.protocols.dialectic.rules import ENGINE_ISSUE_PREFIX, check_asp, looks_like_asp, rule_diff
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
 
@@ -195,7 +195,7 @@ def test_offline_debate_on_the_sample_case_converges_on_the_expected_rule():
 
 def test_offline_critic_finds_real_syntax_errors():
     case = load_case(CASES_DIR / "dialectic_contract_enforceability.json")
-    from debate_core.offline.dialectic import antithesis, synthesis
+    from debate_core.protocols.dialectic.agent import antithesis, synthesis
 
     out = antithesis({"case": case, "thesis": {"rule": NO_PERIOD}})
     assert out["recommendation"] == "revise"
@@ -290,7 +290,7 @@ def test_offline_plain_language_rule_names_the_passages_conditions_and_exception
 
 
 def test_offline_critic_names_a_passage_condition_the_rule_misses_and_the_synthesizer_adds_it():
-    from debate_core.offline.dialectic import antithesis, synthesis
+    from debate_core.protocols.dialectic.agent import antithesis, synthesis
 
     case = _plain_case()
     thin = "A tenant may sublet the flat only if the landlord gave written consent (P1)."
@@ -316,7 +316,7 @@ def test_offline_agents_say_so_when_the_passages_state_no_condition():
 
 def test_offline_generator_does_not_write_asp_without_declared_predicates():
     case = _plain_case(question="Write one ASP rule stating when a tenant may sublet the flat.")
-    from debate_core.offline.dialectic import thesis as generator
+    from debate_core.protocols.dialectic.agent import thesis as generator
 
     out = generator({"case": case})
     assert not looks_like_asp(out["rule"])
@@ -325,7 +325,7 @@ def test_offline_generator_does_not_write_asp_without_declared_predicates():
 
 
 def test_offline_asp_without_group_labels_takes_conditions_and_defeaters_from_the_passages():
-    from debate_core.offline.dialectic import vocabulary
+    from debate_core.protocols.dialectic.agent import vocabulary
 
     case = parse_case({
         "id": "t-asp", "title": "loan", "question": "Write one ASP rule defining may_lend(B) with the predicates.",

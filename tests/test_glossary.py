@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from debate_core import glossary
-from debate_core.moderator import cross_critique as rules
-from debate_core.moderator.common import short_answer
 from debate_core.protocols import PROTOCOLS, get_spec
+from debate_core.protocols.common import short_answer
+from debate_core.protocols.cross_critique import rules
 from debate_core.text import clip_words
 
 

@@ -41,21 +41,89 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def test_protocols_and_moderators_never_import_the_offline_agents():
+PROTOCOLS_DIR = PACKAGE / "protocols"
+ROOT = PACKAGE.parent
+
+
+def protocol_folders() -> list[str]:
+    """The protocol folders under debate_core/protocols/ (`common` is the rules they share)."""
+    return sorted(p.name for p in PROTOCOLS_DIR.iterdir() if (p / "__init__.py").exists() and p.name != "__pycache__")
+
+
+def _is_agent(path: Path) -> bool:
+    rel = path.relative_to(PROTOCOLS_DIR).parts
+    return len(rel) >= 2 and (rel[1] == "agent.py" or rel[1] == "agent")
+
+
+def test_specs_flows_and_rules_never_import_the_offline_agents():
+    # Only a protocol's agent (agent.py or agent/) reaches the offline helpers; its spec, flow and
+    # rules never import an agent (the offline provider finds it through `ProtocolSpec.offline_agent`).
     offenders = []
-    for folder in ("protocols", "moderator"):
-        for path in sorted((PACKAGE / folder).rglob("*.py")):
-            bad = sorted(m for m in imported_modules(path) if m.startswith("debate_core.offline"))
-            if bad:
-                offenders.append(f"{path.relative_to(PACKAGE)}: {', '.join(bad)}")
+    for path in sorted(PROTOCOLS_DIR.rglob("*.py")):
+        if _is_agent(path):
+            continue
+        bad = sorted(m for m in imported_modules(path) if m.startswith("debate_core.offline")
+                     or any(m.startswith(f"debate_core.protocols.{name}.agent") for name in protocol_folders()))
+        if bad:
+            offenders.append(f"{path.relative_to(PACKAGE)}: {', '.join(bad)}")
     assert offenders == []
 
 
 def test_the_import_scan_sees_relative_imports():
-    # The offline arbiter does import its moderator; the scan must resolve that relative import.
-    found = imported_modules(PACKAGE / "offline" / "arbitration.py")
-    assert "debate_core.moderator.arbitration.authority_order" in found
+    # The offline arbiter does import its moderator rules; the scan must resolve that relative import.
+    found = imported_modules(PROTOCOLS_DIR / "arbitration" / "agent.py")
+    assert "debate_core.protocols.arbitration.rules.authority_order" in found
     assert "debate_core.offline.register" in found
+
+
+def test_each_protocol_is_one_folder_with_its_spec_rules_agent_and_rows():
+    from debate_core.protocols import BASELINES, PROTOCOLS, get_spec
+
+    folders = {get_spec(name).offline_agent.rsplit(".", 2)[1] for name in (*PROTOCOLS, *BASELINES)}
+    assert folders == {*PROTOCOLS, "baselines"}
+    assert set(protocol_folders()) == folders
+    for name in folders:
+        for part in ("rules", "agent"):
+            assert (PROTOCOLS_DIR / name / f"{part}.py").exists() or (PROTOCOLS_DIR / name / part / "__init__.py").exists()
+    # The folders cut by kind of code are gone: the offline package keeps only what agents share.
+    assert not (PACKAGE / "moderator").exists()
+    assert sorted(p.name for p in (PACKAGE / "offline").iterdir() if p.suffix == ".py") == ["__init__.py", "reading.py"]
+
+
+def test_nothing_outside_a_protocol_folder_imports_its_rules_or_its_agents():
+    # Other code reads a protocol through its spec (stages, reply caps, nouns, offline agent, review
+    # threshold, rows) or its public modules (rows.py), never through its moderator rules or its agent.
+    files = [*sorted(PACKAGE.rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
+             *sorted((ROOT / "pages").rglob("*.py")), *sorted((ROOT / "bench").rglob("*.py")),
+             *sorted((ROOT / "scripts").rglob("*.py")), ROOT / "app.py"]
+    offenders = []
+    for path in files:
+        if not path.exists():
+            continue
+        if path.is_relative_to(PACKAGE):
+            scanned = imported_modules(path)
+        else:  # outside the package: only absolute imports can reach it
+            scanned = {n for n in _absolute_imports(path)}
+        for name in protocol_folders():
+            if path.is_relative_to(PROTOCOLS_DIR / name):
+                continue
+            bad = sorted(m for m in scanned for part in ("rules", "agent")
+                         if m == f"debate_core.protocols.{name}.{part}"
+                         or m.startswith(f"debate_core.protocols.{name}.{part}."))
+            if bad:
+                offenders.append(f"{path.relative_to(ROOT)}: {', '.join(bad)}")
+    assert offenders == []
+
+
+def _absolute_imports(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
 
 
 def test_the_store_does_not_load_the_engine():
@@ -66,7 +134,7 @@ def test_the_store_does_not_load_the_engine():
 
 
 # What the store sits below: it is handed events and rows, so it must not know who produces them.
-ABOVE_THE_STORE = ("debate_core.engine", "debate_core.protocols", "debate_core.runtime", "debate_core.moderator",
+ABOVE_THE_STORE = ("debate_core.engine", "debate_core.protocols", "debate_core.runtime",
                    "debate_core.offline", "debate_core.providers", "debate_core.cli", "debate_core.worker",
                    "debate_core.evaluation")
 

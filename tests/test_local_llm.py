@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from debate_core.protocols.cross_critique.models import SupervisorOutput
 from debate_core.providers import StepFailed, make_provider
 from debate_core.providers.base import StepRequest
-from debate_core.schemas import SupervisorOutput
 from debate_core.store import DebateStore
 
 BASE_URL = os.environ.get("LOCAL_LLM_BASE_URL")

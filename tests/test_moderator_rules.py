@@ -1,4 +1,4 @@
-"""Every protocol's stopping and verdict rules are named, documented functions in its moderator."""
+"""Every protocol's stopping and verdict rules are named, documented functions in its rules module."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from debate_core.protocols import specs
 SPECS = {s.name: s for s in specs()}
 # Contradiction detection is arbitration's first rule and lives in its own module
 # (section 1 of the contradiction-arbitration source protocol).
-RULE_MODULES = ("debate_core.moderator.", "debate_core.contradictions")
+# The rest are in the protocol's own `rules` (a module, or a package for the panel) or in the rules
+# every protocol shares (protocols/common.py).
+RULE_MODULE = re.compile(r"debate_core\.(contradictions|protocols\.common|protocols\.\w+\.rules(\.\w+)?)")
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
@@ -22,7 +24,7 @@ def test_every_listed_rule_is_a_documented_moderator_function_the_protocol_uses(
     assert spec.moderator, f"{name} lists no moderator rules"
     for rule in spec.moderator:
         where = f"{name}: {rule.__module__}.{rule.__name__}"
-        assert rule.__module__.startswith(RULE_MODULES), f"{where} is not in a moderator module"
+        assert RULE_MODULE.fullmatch(rule.__module__), f"{where} is not in a rules module"
         assert inspect.getdoc(rule), f"{where} has no docstring"
         # Used by the protocol itself, or by another listed rule (decide checks value_reported).
         callers = [protocol_source, *(inspect.getsource(r) for r in spec.moderator if r is not rule)]

@@ -33,11 +33,12 @@ from fault_server import (
 
 from debate_core import engine, prompts, steps
 from debate_core.cases import CASES_DIR, load_case
-from debate_core.protocols.base import ProtocolSpec
+from debate_core.protocols.base import ProtocolSpec, StageSpec
+from debate_core.protocols.cross_critique.models import CritiqueOutput, SupervisorOutput
 from debate_core.protocols.validation import NoOptions
 from debate_core.providers import make_provider
 from debate_core.runtime import DebateSettings, Outcome
-from debate_core.schemas import AgentOutput, Case, CritiqueOutput, Evidence, SupervisorOutput, Verdict
+from debate_core.schemas import AgentOutput, Case, Evidence, Verdict
 from debate_core.store import DebateStore
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789abcdef"
@@ -79,8 +80,8 @@ async def _probe_run(run: Any) -> Outcome:
                               {"agent": agent, "step": step_id, "question": run.case.question, "evidence": evidence})
 
     agents = run.agent_ids([{"id": "a"}, {"id": "b"}])
-    await run.gather(*(call(steps.answer(a["id"]), AgentOutput, a["id"]) for a in agents))
-    await call(steps.critique(2, "a", "b"), CritiqueOutput, "a")
+    await run.gather(*(call(steps.in_round(1, "answer", a["id"]), AgentOutput, a["id"]) for a in agents))
+    await call(steps.in_round(2, "critique", "a", "b"), CritiqueOutput, "a")
     final = await call(steps.final("supervisor"), SupervisorOutput, "supervisor")
     return Outcome(rounds=2, converged=True, convergence_reason="probe finished",
                    verdict=Verdict(answer=final.answer, confidence=final.confidence, needs_human_review=False))
@@ -89,7 +90,11 @@ async def _probe_run(run: Any) -> Outcome:
 PROBE = ProtocolSpec(
     name="probe", title="Probe", description="a protocol that asks a few steps of the fault server",
     default_agents=({"id": "a"}, {"id": "b"}), min_agents=2, max_agents=2, min_rounds=1, max_rounds=2,
-    default_rounds=2, options_model=NoOptions, run=_probe_run, stages=(),
+    default_rounds=2, options_model=NoOptions, run=_probe_run,
+    # Each stage's reply cap reaches the server as max_tokens (test_each_step_gets_its_reply_cap...).
+    stages=(StageSpec("answer", "Answer", AgentOutput, reply_cap=1500),
+            StageSpec("critique", "Critique", CritiqueOutput, reply_cap=1200),
+            StageSpec("final", "Supervisor", SupervisorOutput, reply_cap=700)),
 )
 PROBE_STEPS = ["r1.answer.a", "r1.answer.b", "r2.critique.a.b", "final.supervisor"]
 

@@ -11,7 +11,7 @@ import pytest
 from debate_core.cases import load_case, parse_case
 from debate_core.engine import run_debate
 from debate_core.events import MemorySink
-from debate_core.moderator.panel import infer_label_from_debate
+from debate_core.protocols.panel.rules import infer_label_from_debate
 from debate_core.providers import ReplayProvider
 from debate_core.runtime import DebateSettings
 

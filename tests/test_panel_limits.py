@@ -8,10 +8,10 @@ from pathlib import Path
 
 from debate_core.cases import parse_case
 from debate_core.engine import run_debate
-from debate_core.moderator import panel as mod
-from debate_core.offline.panel import handlers
-from debate_core.offline.panel.reading import clause_polarity, read_case
+from debate_core.protocols.panel import rules as mod
 from debate_core.protocols.panel import shared_context
+from debate_core.protocols.panel.agent import handlers
+from debate_core.protocols.panel.agent.reading import clause_polarity, read_case
 
 EN = Path(__file__).resolve().parent.parent / "data" / "cases" / "panel_laptop_review.json"
 TEXT = "The screen is gorgeous and the battery easily lasts a full day, but the keyboard started failing within a week and support never answered my emails."

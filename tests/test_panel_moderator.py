@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from debate_core.moderator import panel as mod
-from debate_core.moderator.panel import AspectSentiment, StageSignal, ValidatorSignal
-from debate_core.schemas import DebateSummary
+from debate_core.protocols.panel import rules as mod
+from debate_core.protocols.panel.models import DebateSummary
+from debate_core.protocols.panel.rules import AspectSentiment, StageSignal, ValidatorSignal
 
 
 def stage(label, conf, span=None, aspects=()):

@@ -6,7 +6,7 @@ import string
 
 import pytest
 
-from debate_core.offline.panel.phrasing import MESSAGES, say
+from debate_core.protocols.panel.agent.phrasing import MESSAGES, say
 
 
 def fields(template: str) -> set[str]:

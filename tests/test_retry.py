@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
+from debate_core.protocols.cross_critique.models import CritiqueOutput
 from debate_core.providers.base import Provider, RawReply, StepFailed, StepRequest, parse_json_text
-from debate_core.schemas import CritiqueOutput
 
 
 class Scripted(Provider):

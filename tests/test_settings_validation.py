@@ -51,7 +51,7 @@ def test_bad_options_name_the_key_in_one_plain_line(protocol, options, message):
 
 def test_options_come_back_typed_with_the_protocols_defaults():
     from debate_core.contradictions import VALUE_THRESHOLD
-    from debate_core.moderator import cross_critique as rules
+    from debate_core.protocols.cross_critique import rules
 
     cc = validate_options("cross_critique", {"max_claims": "8"})
     assert cc.max_claims == 8 and cc.min_critiques == rules.MIN_CRITIQUES and cc.convergence_mode == "any"

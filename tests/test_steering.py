@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_core.moderator import cross_critique as rules
+from debate_core.protocols.cross_critique import rules
 from debate_core.schemas import AgentOutput
 from debate_core.store import DebateStore
 

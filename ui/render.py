@@ -13,6 +13,7 @@ import streamlit as st
 
 from debate_core import export, glossary, views
 from debate_core.protocols import get_spec
+from debate_core.protocols.cross_critique.rows import critique_groups, critique_rows
 from debate_core.store import DebateStore, NotFound
 from ui import desk, plots, stages
 
@@ -289,7 +290,7 @@ def passages(case: dict[str, Any] | None, ids: list[str] | None = None, *, title
 def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | None = None,
               names: dict[str, str] | None = None, claims_: list[dict[str, Any]] | None = None,
               case: dict[str, Any] | None = None, key: str = "done") -> None:
-    groups = views.critique_groups(critiques_, steps)
+    groups = critique_groups(critiques_, steps)
     if not groups:
         st.info("No critiques yet. Protocols with critique steps (cross critique) show them here, "
                 "grouped by the claim they target.")
@@ -320,7 +321,7 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
                 if c.get("suggested_fix"):
                     st.markdown(f"*Fix:* {esc(c.get('suggested_fix'))}")
     with st.expander("All critiques as a table"):
-        rows = [r for r in views.critique_rows(critiques_, steps) if r.get("severity") in shown]
+        rows = [r for r in critique_rows(critiques_, steps) if r.get("severity") in shown]
         for r in rows:
             r["critic"], r["target"] = glossary.agent(r["critic"], names), glossary.agent(r["target"], names)
         st.dataframe(rows, hide_index=True)

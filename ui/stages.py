@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from debate_core import glossary, views
+from debate_core.protocols import get_spec
 
 esc = views.md_escape
 
@@ -147,7 +148,7 @@ def _turn(out: dict[str, Any]) -> None:
 
 @protocol_view("panel")
 def _panel_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
-    personas = views.persona_rows(steps)
+    personas = get_spec("panel").rows["personas"](steps)
     if not personas:
         return False
     st.subheader("Persona stances", anchor=False)
@@ -184,7 +185,7 @@ def _judge(out: dict[str, Any]) -> None:
 @protocol_view("refinement")
 def _refinement_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
     names = debate.get("agent_names") or {}
-    scores = _numbered(views.judge_score_rows(steps), names)
+    scores = _numbered(get_spec("refinement").rows["judge_scores"](steps), names)
     if scores:
         st.subheader("Judge scores per hypothesis", anchor=False)
         st.dataframe(scores, hide_index=True, column_config={
@@ -192,7 +193,7 @@ def _refinement_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> boo
             "hypothesis": st.column_config.TextColumn("hypothesis", width="large"),
         })
         return True
-    rows = _numbered(views.hypothesis_rows(steps), names)
+    rows = _numbered(get_spec("refinement").rows["hypotheses"](steps), names)
     if rows:
         st.subheader("Hypotheses", anchor=False)
         st.dataframe(rows, hide_index=True)
@@ -231,7 +232,7 @@ def _antithesis(out: dict[str, Any]) -> None:
 
 @protocol_view("dialectic")
 def _dialectic_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
-    rounds = views.dialectic_rounds(steps)
+    rounds = get_spec("dialectic").rows["rounds"](steps)
     if not rounds:
         return False
     st.subheader("Thesis, antithesis, synthesis", anchor=False)
@@ -272,7 +273,7 @@ def _resolution(out: dict[str, Any]) -> None:
 
 @protocol_view("arbitration")
 def _arbitration_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
-    rows = views.contradiction_rows(debate, steps)
+    rows = get_spec("arbitration").rows["contradictions"](debate, steps)
     if not rows:
         return False
     for r in rows:

@@ -5,7 +5,7 @@ understand a question the way a model would, so each one measures its own readin
 is weak: the share of the question's content words its chosen passages cover, how many passages it
 could cite, whether it found numbers to compare, and which of the question's aspects it matched.
 A weak reading caps the agent's confidence and names, in plain words, what it could not assess;
-the moderators send such verdicts to a human (debate_core/moderator/common.py).
+the moderators send such verdicts to a human (debate_core/protocols/common.py).
 """
 
 from __future__ import annotations

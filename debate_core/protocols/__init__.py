@@ -1,7 +1,9 @@
 """Protocol registry: every protocol is one `ProtocolSpec` (see `base.py`), and callers read only specs.
 
-A protocol module exports `SPEC`; listing its name in PROTOCOLS is all the CLI, the worker, the app,
-the exports and the conformance tests need to take a new protocol in (docs/ENGINE.md).
+A protocol is one folder, `protocols/<name>/` (its spec and flow, rules, models, offline agent and
+rows), whose package exports `SPEC`; listing its name in PROTOCOLS is all the CLI, the worker, the
+app, the exports, the offline provider and the conformance tests need to take a new protocol in
+(docs/ENGINE.md).
 """
 
 from __future__ import annotations

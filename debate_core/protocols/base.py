@@ -18,11 +18,14 @@ from pydantic import BaseModel
 
 from ..core.settings import DebateSettings
 from ..profiles import case_profiles
+from ..providers.base import DEFAULT_REPLY_CAP
+from .common import LOW_CONFIDENCE
 from .validation import validate_agents, validate_options, validate_settings
 
 if TYPE_CHECKING:  # only for annotations
     from ..runtime import DebateRun, Outcome
     from ..schemas import Case
+
 
 class CaseUnfit(ValueError):
     """A case that lacks what the protocol needs. The message names the missing field."""
@@ -30,12 +33,16 @@ class CaseUnfit(ValueError):
 
 @dataclass(frozen=True)
 class StageSpec:
-    """One kind of step: its step-id stage, a title in plain words and the output model it returns."""
+    """One kind of step: its step-id stage, a title in plain words, the output model it returns, the
+    reply cap (tokens) a model gets for it and the noun that names one such step in plain words
+    ("Round 2 · revision by ...", glossary.step_title)."""
 
     name: str
     title: str
     output_model: type[BaseModel] | None
     description: str = ""
+    reply_cap: int = DEFAULT_REPLY_CAP
+    noun: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ class Projection:
 
     Each function maps (step key, output dict) to a list of row dicts (empty for a stage it does not
     project); the runtime calls them and hands the rows to the store inside the step's event, so the
-    store needs no protocol knowledge. Scores (refinement's judge) are read from the step outputs."""
+    store needs no protocol knowledge. Scores (a judge's) are read from the step outputs."""
 
     claims: Callable[[Any, dict[str, Any]], list[dict[str, Any]]] | None = None
     critiques: Callable[[Any, dict[str, Any]], list[dict[str, Any]]] | None = None
@@ -87,6 +94,19 @@ class ProtocolSpec:
     # The reviewer interventions (steering.py) the protocol applies while paused; every protocol
     # can be paused, stopped, continued and forked.
     interventions: tuple[str, ...] = ()
+    # The module holding its rule-based offline agents (they register per stage with
+    # `debate_core.offline.register`); the offline provider imports it on first use.
+    offline_agent: str | None = None
+    # The option that sets the confidence below which its verdict goes to a human, and the scale it
+    # is written on (a score of 0-100, say); a baseline compared with it is held to the same bar.
+    # None: its moderator uses the common threshold.
+    review_threshold: tuple[str, float] | None = None
+    # Its protocol-specific tables for the app, by name: each builds rows from the stored steps
+    # (and the debate). See `rows.py` in the protocol's folder.
+    rows: Mapping[str, Callable[..., list[dict[str, Any]]]] = field(default_factory=dict)
+    # The moderator's thresholds the per-round plots draw, from the validated options:
+    # measure -> (value, label).
+    plot_thresholds: Callable[[Any], dict[str, tuple[float, str]]] | None = None
 
     # -- stages ------------------------------------------------------------------------------
     def stage(self, name: str) -> StageSpec | None:
@@ -95,6 +115,15 @@ class ProtocolSpec:
     def stage_title(self, name: str | None) -> str:
         found = self.stage(name or "")
         return found.title if found else (name or "step")
+
+    def review_bar(self, options: Mapping[str, Any] | Any) -> float:
+        """The confidence (0-1) below which this protocol's moderator sends a verdict to a human, read
+        from its validated `options` (a model or a dict); the common threshold when it has no option."""
+        if self.review_threshold is None:
+            return LOW_CONFIDENCE
+        key, scale = self.review_threshold
+        value = options.get(key) if isinstance(options, Mapping) else getattr(options, key, None)
+        return LOW_CONFIDENCE if value is None else round(float(value) / scale, 4)
 
     # -- settings ----------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any] | None) -> BaseModel:

@@ -62,34 +62,18 @@ class StepRequest:
     # Replies to this request that did not finish in time, over all its attempts: a step that
     # times out is retried a bounded number of times, however many re-asks it also needs.
     timeouts: int = 0
+    # The stage's reply cap (StageSpec.reply_cap), set by the runtime; None: DEFAULT_REPLY_CAP.
+    reply_cap: int | None = None
 
     def report(self, **update: Any) -> None:
         if self.progress is not None:
             self.progress(update)
 
 
-# Reply caps per output model: room for the largest answer the prompts ask for, so a model that
-# keeps generating (a tiny local model can, inside a grammar) is stopped instead of running until
-# the timeout. An answer with 10 claims fits in about 1,500 tokens.
-REPLY_CAPS: dict[str, int] = {
-    "AgentOutput": 1500,       # answer + up to 10 claims with evidence ids and confidences
-    "CritiqueOutput": 1200,    # up to ~8 critiques with a description and a fix each
-    "SupervisorOutput": 700,   # answer, confidence, rationale, agreed and disputed claim ids
-    "DebateTurn": 800,         # planning, reflection, message, key points
-    "DebateSummary": 700,
-    "HypothesesOutput": 1500,  # 3-5 hypotheses with reasoning
-    "JudgeOutput": 1200,       # one score block per hypothesis
-    "Thesis": 600,
-    "Antithesis": 900,
-    "Synthesis": 700,
-    "Resolution": 600,
-}
+# A reply's cap (tokens) when its stage names none: each protocol's StageSpec carries its own, room
+# for the largest answer its prompt asks for, so a model that keeps generating (a tiny local model
+# can, inside a grammar) is stopped instead of running until the timeout.
 DEFAULT_REPLY_CAP = 1000
-
-
-def reply_cap_for(output_model: type[BaseModel]) -> int:
-    """The reply cap (tokens) of a step whose output is `output_model`."""
-    return REPLY_CAPS.get(output_model.__name__, DEFAULT_REPLY_CAP)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 Works against OpenAI or any OpenAI-compatible server (vLLM, Ollama, llama.cpp) via base URL.
 
-Three concerns live here, each with one owner:
+Its concerns, each with one owner: this module (the provider, structured output and method
+fallback) or the module named in brackets.
 
 - Structured output: `ChatOpenAI.with_structured_output(schema, method=..., include_raw=True)`.
   The method is chosen per server (OpenAI: `json_schema`; others: `function_calling`) and, when a
@@ -10,114 +11,70 @@ Three concerns live here, each with one owner:
   json_object only, so `json_schema` fails), the provider falls back to the next method and
   remembers that for the rest of its life. Validation and the bounded re-ask loop stay in
   `Provider.complete`; this module only says what the model returned and, when the reply is
-  unusable before validation (cut off, no tool call and no text), why.
+  unusable before validation (cut off, no tool call and no text), why (`openai_stream.to_raw`).
 - Transport faults: ChatOpenAI's own retries are off (`max_retries=0`) so there is one policy:
   429, 5xx, refused connections and malformed responses are retried here with exponential
   back-off and jitter, honouring Retry-After, within a number of tries and a total wait. A server
-  that stays down raises `TransportError`, which fails the step cleanly.
+  that stays down raises `TransportError`, which fails the step cleanly. (`openai_transport`:
+  which statuses are retried or refuse a method, Retry-After, `RetryPolicy`.)
 - Time: every call streams. A reply that does not finish within `timeout` seconds, or stops
   sending tokens for `stall_timeout` seconds, is not a transport fault: it is retried
   `timeout_retries` times (once by default), then fails with what arrived and the token count.
   The clocks start when the call gets its slot (`max_concurrency`), so queued calls burn none.
+  (`openai_stream`: reading the stream under both clocks.)
 - Local servers: a base URL on this machine or a private network starts at one call in flight
   (llama-cpp-python serves one at a time; llama-server reports its slots at /props), because a
-  second call sent to a one-slot server only waits there while its timeout runs.
+  second call sent to a one-slot server only waits there while its timeout runs. (`openai_local`.)
 - Secrets: the API key is held as a `SecretStr`, never returned by `public_config()` and
-  scrubbed from every error message this module produces.
+  scrubbed from every error message this module produces. (`openai_redact`.)
+
+The names other code imports from here (`is_local_url`, `METHODS`, `RetryPolicy`, ...) stay
+importable from here wherever they live (see `__all__`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import ipaddress
 import json
 import logging
-import os
-import random
-import re
-import time
 import weakref
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
 from ..credentials import ServerCredentials
 from ..credentials import server_credentials as read_server_credentials
-from .base import Provider, RawReply, StepRequest, TransportError, messages_tokens, reply_cap_for
+from .base import DEFAULT_REPLY_CAP, Provider, RawReply, StepRequest, TransportError, messages_tokens
+from .openai_local import DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S, default_method, is_local_url, probe_parallelism
+from .openai_redact import public_url, redact, short
+from .openai_stream import NotFinished, Stream, not_finished_message, read_stream, to_raw
+from .openai_transport import MethodRefused, RetryPolicy, refuses, retriable, retry_after_seconds
+
+# The names other modules and tests import from here, wherever they now live.
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "LOCAL_TIMEOUT_S",
+    "METHODS",
+    "MIN_REPLY_TOKENS",
+    "OpenAIProvider",
+    "RetryPolicy",
+    "default_method",
+    "is_local_url",
+    "parse_agent_models",
+    "probe_parallelism",
+    "public_url",
+    "redact",
+    "retry_after_seconds",
+]
 
 log = logging.getLogger(__name__)
 
 # Also the fallback order: a refused method gives way to the next one.
 METHODS = ("json_schema", "function_calling", "json_mode")
 
-# Words a server's error message uses when it refuses the structured-output method itself, as
-# opposed to failing for another reason (a plain 500 must be retried, not trigger a fallback).
-_REFUSAL_WORDS = {
-    "json_schema": ("response_format", "json_schema", "structured output"),
-    "function_calling": ("tool", "function"),
-    "json_mode": ("response_format", "json_object"),
-}
-_REFUSAL_STATUS = frozenset({400, 415, 422, 500, 501})
-_RETRY_STATUS = frozenset({408, 409, 425, 429})
-
 # Below this many tokens left for the reply a structured answer cannot fit; calling is pointless.
 MIN_REPLY_TOKENS = 32
-
-_KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9]{0,3})[A-Za-z0-9_\-]{8,}")
-
-
-DEFAULT_TIMEOUT_S = 120.0  # seconds per call to a hosted API
-LOCAL_TIMEOUT_S = 80.0  # seconds per call to a server on this machine or the local network
-
-
-def is_local_url(base_url: str | None) -> bool:
-    """A server on this machine or a private network (llama.cpp, Ollama, vLLM run there)."""
-    if not base_url:
-        return False
-    host = (urlsplit(base_url).hostname or "").lower()
-    if host == "localhost" or host.endswith((".localhost", ".local")):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_link_local
-
-
-def probe_parallelism(base_url: str, timeout: float = 1.5) -> tuple[int, str]:
-    """How many requests a local server runs at once, and how that is known. Never fails.
-
-    llama-server reports its `--parallel` slots at /props (`total_slots`); Ollama's parallelism
-    (OLLAMA_NUM_PARALLEL) is read from this process's environment for a server on Ollama's port;
-    anything else (llama-cpp-python among them) is taken to serve one request at a time."""
-    import httpx  # like openai and langchain below: loaded only when a server is called
-
-    root = base_url.rstrip("/")
-    root = root[: -len("/v1")] if root.endswith("/v1") else root
-    try:
-        # Only the configured server, only once, briefly; a local address never goes through a proxy.
-        with httpx.Client(timeout=timeout, trust_env=False) as client:
-            response = client.get(f"{root}/props")
-        if response.status_code == 200:
-            slots = response.json().get("total_slots")
-            if isinstance(slots, int) and slots >= 1:
-                return slots, f"the server reports {slots} slot(s)"
-    except (httpx.HTTPError, ValueError, AttributeError):
-        pass
-    parallel = os.environ.get("OLLAMA_NUM_PARALLEL", "")
-    if urlsplit(base_url).port == 11434 and parallel.isdigit() and int(parallel) >= 1:
-        return int(parallel), f"OLLAMA_NUM_PARALLEL is {parallel}"
-    return 1, "it is taken to serve one request at a time"
-
-
-def default_method(base_url: str | None) -> str:
-    if not base_url or "api.openai.com" in base_url:
-        return "json_schema"
-    return "function_calling"
 
 
 def parse_agent_models(spec: Any) -> dict[str, str]:
@@ -141,70 +98,6 @@ def parse_agent_models(spec: Any) -> dict[str, str]:
             raise ValueError(f"agent model override {agent}={model} needs both an agent id and a model")
         out[agent] = model
     return out
-
-
-def redact(text: str, secret: str | None = None) -> str:
-    """Remove the key (and anything shaped like an OpenAI key) from text that may be shown or stored."""
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return _KEY_LIKE.sub(r"\1***", text)
-
-
-def public_url(url: str | None) -> str | None:
-    """A base URL fit for storing: user info (user:password@) removed."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
-    """Seconds the server asks us to wait: `retry-after-ms`, `retry-after` as seconds or HTTP date."""
-    if not headers:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-@dataclass
-class RetryPolicy:
-    """Transport retries: `retries` after the first try, at most `max_wait` seconds of waiting per call."""
-
-    retries: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 20.0
-    max_wait: float = 60.0
-
-    def delay(self, retry_no: int, retry_after: float | None = None) -> float:
-        if retry_after is not None:
-            # The server said when; a little jitter keeps concurrent callers from returning together.
-            return retry_after + random.uniform(0.0, min(1.0, 0.1 * retry_after + 0.05))
-        backoff = min(self.max_delay, self.base_delay * (2 ** (retry_no - 1)))
-        return backoff / 2 + random.uniform(0.0, backoff / 2)
-
-
-class _MethodRefused(Exception):
-    pass
 
 
 class OpenAIProvider(Provider):
@@ -339,7 +232,7 @@ class OpenAIProvider(Provider):
                 "model": model,
                 "api_key": self._api_key,
                 "temperature": self.temperature,
-                # A backstop only: `_stream` keeps the whole-call and stall clocks itself.
+                # A backstop only: `read_stream` keeps the whole-call and stall clocks itself.
                 "timeout": self.timeout + 10.0,
                 "stream_chunk_timeout": None,
                 "streaming": True,
@@ -391,8 +284,8 @@ class OpenAIProvider(Provider):
         return llm.bind(**kwargs)
 
     def reply_cap(self, req: StepRequest) -> int | None:
-        """The step's reply cap: `max_tokens` when set, else the cap of its output model."""
-        return self.max_tokens or reply_cap_for(req.output_model)
+        """The step's reply cap: `max_tokens` when set, else its stage's (StageSpec.reply_cap)."""
+        return self.max_tokens or req.reply_cap or DEFAULT_REPLY_CAP
 
     def _output_cap(self, req: StepRequest, messages: list[dict[str, str]]) -> int | None:
         """Tokens the reply may use: the step's cap and what the per-call bound leaves after the prompt."""
@@ -452,10 +345,10 @@ class OpenAIProvider(Provider):
             lc_messages = self._lc_messages(messages, req.output_model, method)
             try:
                 stream = await self._invoke(runnable, lc_messages, req, method)
-            except _MethodRefused as exc:
+            except MethodRefused as exc:
                 self._fall_back(method, str(exc))
                 continue
-            return self._to_raw(stream, method, cap)
+            return to_raw(stream, method, cap)
         raise TransportError(f"{self._where()} refused every structured output method ({', '.join(METHODS)})")
 
     def _fall_back(self, method: str, detail: str) -> None:
@@ -469,7 +362,7 @@ class OpenAIProvider(Provider):
             log.warning("%s refused method %s (%s); using %s from now on", self._where(), method, detail,
                         self.method_in_use)
 
-    async def _invoke(self, runnable: Any, lc_messages: list[Any], req: StepRequest, method: str) -> _Stream:
+    async def _invoke(self, runnable: Any, lc_messages: list[Any], req: StepRequest, method: str) -> Stream:
         """One streamed reply, with the two retry policies: transport faults (429, 5xx, refused or
         dropped connections, malformed responses) back off and retry within `retry`; a reply that
         does not finish in time (the whole-call timeout, or a stall) is retried `timeout_retries` times."""
@@ -483,10 +376,11 @@ class OpenAIProvider(Provider):
         while True:
             tries += 1
             retry_after: float | None = None
-            stream = _Stream(req)
+            stream = Stream(req)
             try:
-                return await self._stream(runnable, lc_messages, stream)
-            except _NotFinished as exc:
+                return await read_stream(runnable, lc_messages, stream, timeout=self.timeout,
+                                         stall_timeout=self.stall_timeout)
+            except NotFinished as exc:
                 timeouts += 1
                 req.timeouts += 1
                 if req.timeouts > self.timeout_retries:
@@ -495,29 +389,29 @@ class OpenAIProvider(Provider):
                 log.warning("%s: %s; trying once more", req.step_id, exc)
                 continue
             except openai.APIStatusError as exc:
-                detail = self._redact(f"HTTP {exc.status_code}: {_short(exc.message)}")
-                if self.method_fallback and _refuses(exc, method):
-                    raise _MethodRefused(detail) from exc
-                if not _retriable(exc.status_code):
+                detail = self._redact(f"HTTP {exc.status_code}: {short(exc.message)}")
+                if self.method_fallback and refuses(exc, method):
+                    raise MethodRefused(detail) from exc
+                if not retriable(exc.status_code):
                     raise TransportError(f"{self._where()} refused the request for {req.step_id} ({detail})") from exc
                 retry_after = retry_after_seconds(exc.response.headers)
             except openai.APITimeoutError:
-                # The HTTP client's own timeout, a backstop behind the clocks in `_stream`.
+                # The HTTP client's own timeout, a backstop behind the clocks in `read_stream`.
                 timeouts += 1
                 req.timeouts += 1
-                message = self._not_finished_message(stream)
+                message = not_finished_message(self.timeout, stream)
                 if req.timeouts > self.timeout_retries:
                     raise TransportError(message, raw=stream.text, output_tokens=stream.tokens) from None
                 log.warning("%s: %s; trying once more", req.step_id, message)
                 continue
             except (openai.APIConnectionError, httpx.TransportError) as exc:
                 cause = exc.__cause__ if isinstance(exc, openai.APIConnectionError) and exc.__cause__ else exc
-                detail = self._redact(f"connection failed ({_short(str(cause) or type(cause).__name__)})")
+                detail = self._redact(f"connection failed ({short(str(cause) or type(cause).__name__)})")
             except openai.OpenAIError as exc:
-                raise TransportError(self._redact(f"{self._where()}: {type(exc).__name__}: {_short(str(exc))}")) from exc
+                raise TransportError(self._redact(f"{self._where()}: {type(exc).__name__}: {short(str(exc))}")) from exc
             except (ValueError, TypeError, KeyError) as exc:
                 # A 200 whose body is not a chat completion stream (an HTML page, an error object).
-                detail = self._redact(f"malformed response ({type(exc).__name__}: {_short(str(exc))})")
+                detail = self._redact(f"malformed response ({type(exc).__name__}: {short(str(exc))})")
             if tries - timeouts > self.retry.retries:
                 raise TransportError(
                     f"{self._where()} gave no usable answer for {req.step_id} after {tries} tries "
@@ -532,191 +426,3 @@ class OpenAIProvider(Provider):
             log.warning("%s: %s; retry %d in %.2f s", req.step_id, detail, tries, delay)
             await asyncio.sleep(delay)
             waited += delay
-
-    def _not_finished_message(self, stream: _Stream) -> str:
-        return f"the model did not finish within {self.timeout:g} s ({stream.tokens} tokens received)"
-
-    async def _stream(self, runnable: Any, lc_messages: list[Any], stream: _Stream) -> _Stream:
-        """Read the reply as it streams, under two clocks: the whole call (`timeout`) and, once the
-        stream has begun, the gap between chunks (`stall_timeout`). Prompt processing before the
-        first token counts against the whole-call timeout only: a large prompt on a slow server is
-        not a stall."""
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        stream.started = started
-        # A new try starts from nothing: what a live view shows of an earlier try is gone.
-        stream.req.report(tokens=0, text="", elapsed_s=0.0, tokens_per_s=None)
-
-        async def consume() -> None:
-            async for chunk in runnable.astream(lc_messages):
-                stream.add(chunk, loop.time())
-
-        task = asyncio.ensure_future(consume())
-        try:
-            while True:
-                now = loop.time()
-                deadline, stalled = started + self.timeout, False
-                if self.stall_timeout and stream.last_chunk_at is not None:
-                    stall_deadline = stream.last_chunk_at + self.stall_timeout
-                    if stall_deadline < deadline:
-                        deadline, stalled = stall_deadline, True
-                if now >= deadline:
-                    if stalled:
-                        raise _NotFinished(f"the model stalled: no token for {self.stall_timeout:g} s "
-                                           f"({stream.tokens} tokens received)")
-                    raise _NotFinished(self._not_finished_message(stream))
-                # Chunks move the stall deadline on, so look again at least four times per stall period.
-                wait = deadline - now if not self.stall_timeout else min(deadline - now, self.stall_timeout / 4)
-                done, _ = await asyncio.wait({task}, timeout=wait)
-                if done:
-                    task.result()  # re-raises what the stream raised
-                    return stream
-        finally:
-            if not task.done():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-
-    # -- reading the reply ----------------------------------------------------
-    @staticmethod
-    def _to_raw(stream: _Stream, method: str, cap: int | None) -> RawReply:
-        msg = stream.message()
-        if msg is None:
-            return RawReply(text="", error="the server sent an empty reply; a structured answer is required")
-        usage = getattr(msg, "usage_metadata", None) or {}
-        tokens = {"input_tokens": usage.get("input_tokens"), "output_tokens": usage.get("output_tokens")}
-        if tokens["output_tokens"] is None and stream.tokens:
-            tokens["output_tokens"] = stream.tokens
-        finish = stream.finish_reason
-        if finish == "length":
-            return RawReply(text=stream.text, error=_cut_off_message(cap), **tokens)
-        if finish == "content_filter":
-            return RawReply(text=stream.text, error="the server's content filter stopped the reply", **tokens)
-        if stream.tool_args:
-            # The streamed arguments, parsed strictly here: the chat model's own merge of tool-call
-            # chunks completes truncated JSON, which would let a cut-off reply pass as valid.
-            args_text = stream.tool_args
-            try:
-                args = json.loads(args_text, strict=False)
-            except json.JSONDecodeError:
-                if _reached_cap(stream, cap):
-                    return RawReply(text=args_text, error=_cut_off_message(cap), **tokens)
-                return RawReply(text=args_text, **tokens)  # fed back with the parse error
-            return RawReply(text=args_text, data=args if isinstance(args, dict) else None, **tokens)
-        text = _content_text(msg.content)
-        refusal = (getattr(msg, "additional_kwargs", None) or {}).get("refusal")
-        if refusal:
-            return RawReply(text=str(refusal), error=f"the model refused to answer: {_short(str(refusal))}", **tokens)
-        if not text.strip():
-            what = "no tool call and no text" if method == "function_calling" else "no text"
-            return RawReply(text="", error=f"the reply had {what}; a structured answer is required", **tokens)
-        if _reached_cap(stream, cap) and not _parses(text):
-            return RawReply(text=text, error=_cut_off_message(cap), **tokens)
-        # Text without a tool call (or JSON-mode text) still goes through parsing and validation.
-        return RawReply(text=text, **tokens)
-
-
-class _NotFinished(Exception):
-    """The reply did not finish in time (the whole-call timeout or a stall)."""
-
-
-class _Stream:
-    """A reply as it streams: its chunks, the text so far (content, or a tool call's arguments) and
-    its pace, reported to the step's progress callback as it grows."""
-
-    def __init__(self, req: StepRequest) -> None:
-        self.req = req
-        self.chunks: list[Any] = []
-        self.parts: list[str] = []
-        self.arg_parts: list[str] = []
-        self.tokens = 0
-        self.input_tokens: int | None = None
-        self.started = 0.0
-        self.first_token_at: float | None = None
-        self.last_chunk_at: float | None = None
-        self.finish_reason: str | None = None
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    @property
-    def tool_args(self) -> str:
-        """The first tool call's arguments as streamed (one tool is forced; others are ignored)."""
-        return "".join(self.arg_parts)
-
-    def add(self, chunk: Any, now: float) -> None:
-        self.chunks.append(chunk)
-        self.last_chunk_at = now
-        meta = getattr(chunk, "response_metadata", None) or {}
-        self.finish_reason = meta.get("finish_reason") or self.finish_reason
-        usage = getattr(chunk, "usage_metadata", None) or {}
-        if usage.get("input_tokens"):
-            self.input_tokens = usage["input_tokens"]
-        delta = _content_text(chunk.content) if chunk.content else ""
-        for tc in getattr(chunk, "tool_call_chunks", None) or []:
-            if (tc.get("index") or 0) == 0 and tc.get("args"):
-                self.arg_parts.append(tc["args"])
-                delta += tc["args"]
-        if not delta:
-            return
-        # Servers stream about one token per chunk (llama.cpp exactly one), so chunks count tokens.
-        self.tokens += 1
-        self.parts.append(delta)
-        if self.first_token_at is None:
-            self.first_token_at = now
-        generating = now - self.first_token_at
-        self.req.report(tokens=self.tokens, text=self.text, elapsed_s=round(now - self.started, 2),
-                        tokens_per_s=round(self.tokens / generating, 1) if generating > 0 else None)
-
-    def message(self) -> Any:
-        if not self.chunks:
-            return None
-        from langchain_core.messages.ai import add_ai_message_chunks  # heavy: loaded when used
-
-        return add_ai_message_chunks(self.chunks[0], *self.chunks[1:]) if len(self.chunks) > 1 else self.chunks[0]
-
-
-def _reached_cap(stream: _Stream, cap: int | None) -> bool:
-    """A reply that streamed as many tokens as its cap allows was cut off there, whatever finish
-    reason the server gave: llama-cpp-python ends a capped tool-call stream with "tool_calls", not
-    "length", and the model is then told its JSON is broken instead of that it was too long."""
-    return bool(cap) and stream.tokens >= int(cap) - 1
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text, strict=False)
-    except ValueError:
-        return False
-    return True
-
-
-def _cut_off_message(cap: int | None) -> str:
-    limit = f" of {cap} tokens" if cap else ""
-    return f"the reply was cut off at the output limit{limit}; give a shorter answer that is complete JSON"
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, Iterable):
-        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
-        return "".join(parts)
-    return str(content or "")
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _retriable(status: int) -> bool:
-    return status in _RETRY_STATUS or status >= 500
-
-
-def _refuses(exc: Any, method: str) -> bool:
-    if exc.status_code not in _REFUSAL_STATUS:
-        return False
-    body = exc.body if isinstance(exc.body, str) else json.dumps(exc.body, default=str) if exc.body else ""
-    message = f"{exc.message} {body}".lower()
-    return any(word in message for word in _REFUSAL_WORDS[method])

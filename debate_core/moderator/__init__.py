@@ -1,1 +1,0 @@
-"""Rule-based verdicts and escalation (no LLM), one module per protocol family."""

@@ -1,0 +1,232 @@
+"""Dialectic (the dialectic (thesis-antithesis-synthesis) source protocol): engine-side ASP checks and the rule-based verdict.
+
+The critic is a model and may wave an unparsable rule through, so the engine checks every rule
+that looks like ASP with clingo itself. A rule that does not parse (or cannot be grounded because
+a variable is unsafe) is a critical issue the engine adds to the critic's list; the debate cannot
+converge on it and a final rule that still fails escalates to a human.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...convergence import Stop
+from ...schemas import Verdict
+from ..common import low_confidence_reason, short_answer, unassessed_reason
+
+ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
+# The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
+JACCARD_THRESHOLD = 0.85
+# A final rule held with less confidence than this goes to a human.
+REVIEW_BELOW_CONFIDENCE = 0.5
+
+# A rule "is ASP" when it has a rule neck (`:-`), starts with a directive (`#`) or starts like an
+# atom (`name(` or `not name(`).
+# Plain-language rules ("A tenant may sublet only if ...") never start with `word(`, so they are
+# left alone instead of being reported as syntax errors.
+_ATOM_START = re.compile(r"^\s*(?:not\s+)?-?[a-z_][A-Za-z0-9_']*\s*\(")
+_LITERAL = re.compile(r"(?:\bnot\s+)?-?[a-z_][A-Za-z0-9_']*\s*\([^()]*\)")
+
+
+def looks_like_asp(rule: str) -> bool:
+    return ":-" in rule or rule.lstrip().startswith("#") or bool(_ATOM_START.match(rule))
+
+
+@dataclass(frozen=True)
+class AspCheck:
+    is_asp: bool
+    ok: bool
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"is_asp": self.is_asp, "ok": self.ok, "error": self.error}
+
+
+def _first_error(messages: list[str], fallback: str) -> str:
+    for m in messages:
+        text = " ".join(m.split())
+        if "error" in text:
+            return text.replace("<string>:", "").replace("<block>:", "")
+    return fallback
+
+
+def check_asp(rule: str, mode: str = "auto") -> AspCheck:
+    """Parse (and, when safe to do so, ground) a rule with clingo.
+
+    mode: "auto" checks rules that look like ASP, "always" checks every rule, "off" checks none.
+    """
+    if mode == "off" or (mode == "auto" and not looks_like_asp(rule)):
+        return AspCheck(is_asp=mode != "off" and looks_like_asp(rule), ok=True)
+    if "#" in rule:
+        # Directives are not part of a rule, and #script would run code inside the checker.
+        return AspCheck(True, False, "directives (#...) are not allowed in a rule")
+    # clingo is heavy and needed only for a rule written in ASP: loaded here, not at the top.
+    import clingo
+    import clingo.ast
+
+    messages: list[str] = []
+    try:
+        clingo.ast.parse_string(rule, lambda _stm: None, logger=lambda _c, m: messages.append(m), message_limit=5)
+    except RuntimeError:
+        return AspCheck(True, False, "syntax error: " + _first_error(messages, "clingo could not parse the rule"))
+    if ".." in rule:
+        # Intervals can make grounding arbitrarily large; the syntax check above is enough here.
+        return AspCheck(True, True)
+    messages.clear()
+    ctl = clingo.Control(["--warn=none"], logger=lambda _c, m: messages.append(m), message_limit=5)
+    try:
+        ctl.add("base", [], rule)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        return AspCheck(True, False, "cannot be grounded: " + _first_error(messages, "clingo rejected the rule"))
+    return AspCheck(True, True)
+
+
+def engine_issue(check: AspCheck) -> str | None:
+    """The critical issue the engine adds to the critic's list for a rule that is not valid ASP."""
+    if check.ok:
+        return None
+    return f"{ENGINE_ISSUE_PREFIX} the rule is not valid ASP ({check.error}); it must parse before it can be accepted."
+
+
+def rule_literals(rule: str) -> list[str]:
+    """Head and body literals of an ASP-looking rule, whitespace-normalised, in order."""
+    return [" ".join(m.group(0).split()) for m in _LITERAL.finditer(rule)]
+
+
+def rule_diff(before: str, after: str) -> dict[str, list[str]]:
+    """Which literals a revision added and removed: what a reviewer wants to see between rounds."""
+    a, b = rule_literals(before), rule_literals(after)
+    return {"added": [x for x in b if x not in a], "removed": [x for x in a if x not in b]}
+
+
+def stabilised(jaccard: float, threshold: float = JACCARD_THRESHOLD) -> bool:
+    """The thesis and its synthesis are similar enough to count as the same rule."""
+    return jaccard >= threshold
+
+
+def stabilised_but_not_valid(jaccard: float, rule_parses: bool, threshold: float = JACCARD_THRESHOLD) -> bool:
+    """The rule stopped changing but does not parse: the engine refuses to converge on it."""
+    return stabilised(jaccard, threshold) and not rule_parses
+
+
+def stop_reason(
+    *,
+    round_no: int,
+    max_rounds: int,
+    recommendation: str,
+    jaccard: float | None = None,
+    rule_parses: bool = True,
+    threshold: float = JACCARD_THRESHOLD,
+) -> Stop | None:
+    """Whether the debate stops now, and why; None carries on.
+
+    The dialectic source protocol's convergence check: "Similar to previous? (Jaccard > 0.85) → CONVERGE; Critic accepts?
+    → CONVERGE; Max rounds reached? → STOP". A critic's accept stops before any synthesis (there is
+    nothing to merge); `jaccard` is None until the round's synthesis exists, and only then do the
+    similarity and the round budget count. A rule that stabilised but is not valid ASP does not
+    converge (see `stabilised_but_not_valid`).
+    """
+    if recommendation == "accept":
+        return Stop(True, "Critic accepted thesis")
+    if jaccard is None:
+        return None
+    if stabilised(jaccard, threshold) and rule_parses:
+        return Stop(True, f"Convergence score {jaccard:.2f} exceeded threshold")
+    if round_no >= max_rounds:
+        return Stop(False, f"Max rounds ({max_rounds}) reached")
+    return None
+
+
+def _words(literals: list[str]) -> str:
+    names = [m.group(1).replace("_", " ") if (m := re.match(r"(?:not\s+)?-?([a-z_][A-Za-z0-9_']*)", lit)) else lit
+             for lit in literals]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def rule_in_words(rule: str, check: AspCheck) -> str:
+    """The first sentence of the verdict: the rule stated in words. A plain-language rule already is;
+    an ASP rule is read out ("X holds for C when a, b and c hold, unless d or e holds") and then given."""
+    if not check.is_asp:
+        return rule.strip()
+    head_text, neck, body_text = rule.partition(":-")
+    head = rule_literals(head_text)
+    if not head:
+        return f"The rule, as written in ASP: {rule.strip()}"
+    body = rule_literals(body_text) if neck else []
+    positive = [b for b in body if not b.startswith("not ")]
+    negated = [b for b in body if b.startswith("not ")]
+    args = head[0][head[0].index("(") + 1:head[0].rindex(")")].strip()
+    sentence = f"{_words(head)} holds for {args}" if args else f"{_words(head)} holds"
+    if positive:
+        sentence += f" when {_words(positive)} " + ("holds" if len(positive) == 1 else "all hold")
+    if negated:
+        sentence += ", unless " + _words(negated).replace(" and ", " or ") + " holds"
+    sentence = sentence[0].upper() + sentence[1:]
+    return f"{sentence}. As an ASP rule: {rule.strip()}"
+
+
+def low_confidence(speaker: str, confidence: float, threshold: float) -> str | None:
+    """Rule: "a final rule its author holds with low confidence goes to a human"; the reason or None."""
+    return low_confidence_reason({speaker: confidence}, threshold)
+
+
+def not_assessed(uncertainties: Sequence[str]) -> str | None:
+    """Rule: "a final rule whose agents could not assess part of the case goes to a human"; the reason or None."""
+    return unassessed_reason(uncertainties)
+
+
+def verdict(
+    *,
+    final_rule: str,
+    final_confidence: float,
+    final_check: AspCheck,
+    last_recommendation: str | None,
+    converged: bool,
+    convergence_reason: str,
+    rounds: int,
+    max_rounds_escalates: bool = True,
+    min_confidence: float = 0.0,
+    final_speaker: str = "the final rule's author",
+    uncertainties: Sequence[str] = (),
+) -> Verdict:
+    """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
+    the critic never accepted it within the round budget, its confidence is below `min_confidence`,
+    or the agents said what they could not assess."""
+    reasons: list[str] = []
+    rules: list[str] = []
+    if not final_check.ok:
+        reasons.append(f"The final rule is not valid ASP: {final_check.error}")
+        rules.append("final_rule_unparsable")
+    if last_recommendation == "reject":
+        reasons.append("The critic's last word on the rule was reject")
+        rules.append("critic_rejected")
+    if not converged and max_rounds_escalates:
+        reasons.append(f"No convergence after {rounds} round(s): the critic never accepted the rule")
+        rules.append("max_rounds_without_acceptance")
+    low = low_confidence(final_speaker, final_confidence, min_confidence)
+    if low:
+        reasons.append(low[0].upper() + low[1:])
+        rules.append("low_confidence")
+    unassessed = not_assessed(uncertainties)
+    if unassessed:
+        reasons.append(unassessed[0].upper() + unassessed[1:])
+        rules.append("not_assessed")
+    if not rules:
+        rules.append("converged_rule_accepted")
+    check_note = "parses with clingo" if final_check.is_asp and final_check.ok else (
+        "is not checked as ASP" if not final_check.is_asp else "does not parse")
+    rationale = f"{convergence_reason}. The final rule {check_note}."
+    return Verdict(
+        answer=rule_in_words(final_rule, final_check),
+        short_answer=short_answer(rule_in_words(final_rule, final_check)),
+        confidence=round(max(0.0, min(1.0, final_confidence)), 4),
+        needs_human_review=bool(reasons),
+        escalation_reasons=reasons,
+        rationale=rationale,
+        applied_rules=rules,
+    )

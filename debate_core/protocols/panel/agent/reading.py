@@ -1,0 +1,437 @@
+"""Reading the evidence: clauses, lexicon polarity with negation and contrast, and each aspect's
+mentions across the sentence under review and the case's passages.
+
+Nothing here knows a domain. Aspects come from the case (its signals and the aspects the question
+lists); sentiment comes from VADER's general lexicon (data/lexicons/) with its negation rule. A clause
+the lexicon cannot score takes, in turn, the earlier stage's label for its aspect (when that stage
+was reasonably sure) or the opposite of the clause a contrast word ("but", "-지만") sets it against.
+What the reading could not settle it says in plain words: an aspect the text never mentions, an
+aspect whose sentiment it could not read, and irony, which no word list can read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .... import lexicons
+from ....offline import reading as measure
+from ....text import bm25_rank
+from ..rules import TermIndex, normalize_text
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_LATIN = re.compile(r"[A-Za-z]")
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+# VADER's rules: a negation in the three words before a sentiment word scales it by -0.74, and a
+# clause is positive or negative when its normalised score passes +/-0.05 (Hutto and Gilbert, 2014).
+_NEGATION_WINDOW = 3
+_NEGATION_SCALAR = -0.74
+_COMPOUND_ALPHA = 15.0
+_COMPOUND_THRESHOLD = 0.05
+# Suffixes tried, with what replaces them, when a word is not in the lexicon as written ("drops" -> "drop").
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"))
+# An earlier stage's aspect label is borrowed for a clause the lexicon cannot score only from this
+# confidence up: below it the stage itself was unsure (the shared low-confidence line).
+SIGNAL_MIN_CONFIDENCE = 0.5
+# How much an aspect's label is worth by where it came from; an earlier stage's label counts as its
+# own confidence. The judge's confidence rests on these.
+SOURCE_STRENGTH = {"lexicon": 1.0, "rating": 0.8, "contrast": 0.6}
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?。])\s+|\n+")
+# Korean contrast endings and conjunctions are grammar ("-는데", "-지만", "하지만", ...), not vocabulary.
+_KO_CONTRAST = r"(?<=는데)[,\s]+|(?<=지만)[,\s]+|,\s*(?:하지만|그런데|그러나|다만|반면)\s+"
+_EN_CONTRAST = ",?\\s+(?=(?:" + "|".join(re.escape(w).replace("\\ ", "\\s+") for w in sorted(
+    lexicons.contrasts(), key=len, reverse=True)) + ")\\b)"
+_CONTRAST_SPLIT = re.compile(_KO_CONTRAST + "|" + _EN_CONTRAST, re.IGNORECASE)
+_RATING = re.compile(r"([^\W\d_]+)\s*[:：]?\s*(\d(?:\.\d+)?)\s*/\s*5\b")
+_CAVEAT = re.compile(
+    r"\b(?:however|but|except|unless|only|not|no|risk|limited|uncertain|may|tidak|namun|kecuali|bukan)\b"
+    r"|다만|그러나|예외|않|없",
+    re.IGNORECASE,
+)
+# Where the question lists its aspects: "each aspect (A, B)", "측면(A, B)".
+_ASKED_ASPECTS = re.compile(r"(?:aspects?|측면)[^()（）]{0,40}[(（]([^()（）]+)[)）]", re.IGNORECASE)
+_QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]")
+# Issues an earlier stage may name that a word list cannot settle.
+_IRONY_ISSUE = re.compile(r"iron|sarcas|반어|풍자|비꼬", re.IGNORECASE)
+
+
+def language_of(*texts: str) -> str:
+    blob = " ".join(t for t in texts if t)
+    return "ko" if len(_HANGUL.findall(blob)) > len(_LATIN.findall(blob)) * 0.3 else "en"
+
+
+def _valence(word: str) -> float | None:
+    table = lexicons.valence()
+    if word in table:
+        return table[word]
+    for suffix, repl in _INFLECTIONS:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)] + repl
+            if base in table:
+                return table[base]
+    return None
+
+
+def _negated(words: list[str], i: int) -> bool:
+    negs = lexicons.negations()
+    return any(w in negs or w.endswith("n't") for w in words[max(0, i - _NEGATION_WINDOW):i])
+
+
+def clause_score(clause: str, skip: frozenset[str] = frozenset()) -> tuple[float, list[str]]:
+    """The clause's VADER-style score (the sum of its words' valences, negated words scaled) and its
+    cues. Words in `skip` (the aspects' own names: "support", "cancelling") are what is judged, not
+    a judgement, and are not scored."""
+    words = _WORD.findall(clause.lower())
+    total, cues = 0.0, []
+    for i, w in enumerate(words):
+        v = None if w in skip else _valence(w)
+        if v is None:
+            continue
+        if _negated(words, i):
+            v *= _NEGATION_SCALAR
+            w = f"not {w}"
+        total += v
+        cues.append(w)
+    return total, cues
+
+
+def clause_polarity(clause: str, skip: frozenset[str] = frozenset()) -> tuple[str, list[str]]:
+    """A clause's polarity from the lexicon, with negation; "neutral" with no cues when it has no
+    sentiment word at all (which callers read as "not read", not as "neutral")."""
+    total, cues = clause_score(clause, skip)
+    if not cues:
+        return "neutral", []
+    compound = total / (total * total + _COMPOUND_ALPHA) ** 0.5
+    if compound >= _COMPOUND_THRESHOLD:
+        return "positive", cues
+    if compound <= -_COMPOUND_THRESHOLD:
+        return "negative", cues
+    return "neutral", cues
+
+
+def clauses(text: str) -> list[str]:
+    return [c for _, c in _clauses_with_contrast(text)]
+
+
+def _clauses_with_contrast(text: str) -> list[tuple[bool, str]]:
+    """Clauses, each with whether a contrast word joins it to the clause before it."""
+    out: list[tuple[bool, str]] = []
+    for sent in _SENTENCE_SPLIT.split(text or ""):
+        parts = [c.strip(" ,") for c in _CONTRAST_SPLIT.split(sent) if c and c.strip(" ,")]
+        out += [(i > 0, c) for i, c in enumerate(parts)]
+    return out
+
+
+_OPPOSITE = {"positive": "negative", "negative": "positive"}
+
+
+@dataclass
+class Mention:
+    evidence_id: str | None  # None: the review sentence itself, when no passage holds it
+    clause: str
+    polarity: str
+    cues: list[str]
+    target: bool  # from the sentence under review
+    source: str = "lexicon"  # lexicon, rating, contrast, signal or none (not read)
+    strength: float = 1.0
+
+
+@dataclass
+class AspectView:
+    aspect: str
+    mentions: list[Mention] = field(default_factory=list)
+    stage1: tuple[str, float] | None = None
+
+    def ids(self, polarity: str, *, target: bool | None = None) -> list[str]:
+        return list(dict.fromkeys(
+            m.evidence_id for m in self.read_mentions
+            if m.polarity == polarity and m.evidence_id and (target is None or m.target == target)
+        ))
+
+    @property
+    def read_mentions(self) -> list[Mention]:
+        return [m for m in self.mentions if m.source != "none"]
+
+    def count(self, polarity: str) -> int:
+        return sum(1 for m in self.read_mentions if m.polarity == polarity)
+
+    def _pool(self) -> list[Mention]:
+        own = [m for m in self.read_mentions if m.target]
+        return own or self.read_mentions
+
+    @property
+    def determined(self) -> bool:
+        """Whether the reading found the aspect's sentiment at all (a sentiment word, a rating, a
+        contrast or a confident earlier stage)."""
+        return bool(self._pool())
+
+    @property
+    def in_target(self) -> bool:
+        return any(m.target for m in self.mentions)
+
+    @property
+    def label(self) -> str:
+        """The sentence under review decides; without it the other passages' majority does."""
+        pool = self._pool()
+        pos = sum(1 for m in pool if m.polarity == "positive")
+        neg = sum(1 for m in pool if m.polarity == "negative")
+        return "positive" if pos > neg else "negative" if neg > pos else "neutral"
+
+    @property
+    def strength(self) -> float:
+        """How well the label is read: the best source among the mentions that decide it."""
+        pool = [m for m in self._pool() if m.polarity == self.label]
+        return max((m.strength for m in pool), default=0.0)
+
+    def quote(self, polarity: str, skip: set[str] = frozenset()) -> Mention | None:
+        ranked = sorted((m for m in self.read_mentions if m.polarity == polarity),
+                        key=lambda m: (not m.target, len(m.clause)))
+        fresh = [m for m in ranked if quote_text(m.clause) not in skip]
+        return (fresh or ranked or [None])[0]
+
+    def fresh_quote(self, polarity: str, skip: set[str]) -> Mention | None:
+        """A quote nobody has used yet, or None: the panel does not agree by repeating one sentence."""
+        ranked = sorted((m for m in self.read_mentions if m.polarity == polarity),
+                        key=lambda m: (not m.target, len(m.clause)))
+        return next((m for m in ranked if quote_text(m.clause) not in skip), None)
+
+
+@dataclass
+class Reading:
+    lang: str
+    text: str
+    aspects: list[AspectView]
+    index: TermIndex
+    stage1_ate: tuple[str, float] | None
+    issues: list[str]
+    ranked: list[str]  # evidence ids by relevance to the question (passage-level debates)
+    gaps: list[str] = field(default_factory=list)
+    irony: bool = False
+    measured: measure.Reading | None = None
+
+    def by_name(self, name: str) -> AspectView | None:
+        return next((a for a in self.aspects if a.aspect == name), None)
+
+    @property
+    def overall(self) -> str:
+        labels = {a.label for a in self.aspects if a.determined}
+        if {"positive", "negative"} <= labels:
+            return "mixed"
+        for label in ("positive", "negative"):
+            if label in labels:
+                return label
+        return "neutral"
+
+    @property
+    def weak(self) -> bool:
+        return self.irony or (self.measured is not None and self.measured.weak) or bool(self.gaps)
+
+    def confidence(self) -> float:
+        """The reading's own confidence in its overall label: the middle, raised by how well each
+        aspect was read, and capped when the reading is weak."""
+        read = [a.strength for a in self.aspects]
+        base = 0.45 + 0.4 * (sum(read) / len(read)) if read else 0.3
+        if self.weak:
+            return round(min(base, measure.WEAK_CONFIDENCE_CAP), 4)
+        return round(base, 4)
+
+    def uncertainties(self) -> list[str]:
+        notes = [f"could not assess: {gap}" for gap in self.gaps]
+        if self.measured is not None:
+            # The shared measure's "the aspects X" repeats, more briefly, a gap already named above.
+            notes += [n for n in self.measured.uncertainties()
+                      if n not in notes and not n.startswith("could not assess: the aspects ")]
+        return notes
+
+
+def _short(text: str, limit: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def quote_text(clause: str) -> str:
+    return _short(clause.rstrip(" .!?。"))
+
+
+def _signal(ctx: dict[str, Any], key: str) -> dict[str, Any]:
+    value = ctx.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def asked_aspects(question: str) -> list[str]:
+    """The aspects a question lists in parentheses after the word "aspect" (or "측면")."""
+    out: list[str] = []
+    for m in _ASKED_ASPECTS.finditer(question or ""):
+        out += [a.strip(" .") for a in re.split(r"[,、/]|\band\b", m.group(1)) if a.strip(" .")]
+    return list(dict.fromkeys(out))
+
+
+def target_text(case: Any, context: dict[str, Any]) -> str:
+    """The text under review: the signals' text, else a long quotation in the question."""
+    text = str(context.get("text") or "")
+    if text and text != case.question:
+        return text
+    m = _QUOTED.search(case.question or "")
+    return m.group(1) if m else ""
+
+
+def _stage_labels(atsa: list[Any]) -> dict[str, tuple[str, float]]:
+    out: dict[str, tuple[str, float]] = {}
+    for s in atsa:
+        if isinstance(s, dict) and (s.get("aspect") or s.get("aspect_term")):
+            out[str(s.get("aspect") or s.get("aspect_term"))] = (str(s.get("polarity")), float(s.get("confidence", 0)))
+    return out
+
+
+def _read_clauses(body: str, index: TermIndex, signal: dict[str, tuple[str, float]] | None
+                  ) -> list[tuple[str, list[str], str, list[str], str, float]]:
+    """Each clause of a passage that names an aspect: (clause, aspects, polarity, cues, source, strength).
+
+    The lexicon reads a clause first. A clause it cannot score takes, when the passage is the text
+    under review (`signal` given), the earlier stage's label for its aspects if that stage was sure
+    enough and they agree; else the opposite of the clause a contrast word sets it against."""
+    parts = _clauses_with_contrast(body)
+    read: list[list[Any]] = []
+    for _contrasted, clause in parts:
+        found = index.find(clause)
+        pol, cues = clause_polarity(clause, aspect_words(index))
+        if cues:
+            read.append([clause, found, pol, cues, "lexicon", SOURCE_STRENGTH["lexicon"]])
+            continue
+        labels = {signal[a] for a in found if signal and a in signal and signal[a][1] >= SIGNAL_MIN_CONFIDENCE}
+        if len({pol for pol, _ in labels}) == 1:
+            pol, conf = min(labels, key=lambda x: x[1])
+            read.append([clause, found, pol, [], "signal", conf])
+        else:
+            read.append([clause, found, "neutral", [], "none", 0.0])
+    for i, (contrasted, _clause) in enumerate(parts):
+        if read[i][4] != "none":
+            continue
+        # The clause a contrast word joins to this one: the one before (this clause opens with "but")
+        # or the one after (the next clause does).
+        neighbours = ([i - 1] if contrasted and i > 0 else []) + \
+            ([i + 1] if i + 1 < len(parts) and parts[i + 1][0] else [])
+        for j in neighbours:
+            if read[j][4] in ("lexicon", "signal") and read[j][2] in _OPPOSITE:
+                read[i][2:6] = [_OPPOSITE[read[j][2]], [f"contrast with \"{quote_text(read[j][0])}\""],
+                                "contrast", SOURCE_STRENGTH["contrast"]]
+                break
+    return [tuple(r) for r in read if r[1]]
+
+
+def aspect_words(index: TermIndex) -> frozenset[str]:
+    """The words of the aspects' names and synonyms."""
+    words = {w for t in index.aspect_terms for w in _WORD.findall(t.lower())}
+    words |= {w for syn in index.synonym_hints.values() for t in syn for w in _WORD.findall(str(t).lower())}
+    return frozenset(words)
+
+
+def _irony_suspected(target: list[tuple[str, list[str], str, list[str], str, float]], context: dict[str, Any],
+                     issues: list[str]) -> bool:
+    """A word list cannot read irony. It is suspected when the text's lexicon polarity meets a cue
+    that points the other way: an earlier stage naming irony or sarcasm, earlier stages reading the
+    text as opposite polarities, or exclamations of praise next to a clause the lexicon finds negative."""
+    lexical = {r[2] for r in target if r[4] == "lexicon" and r[2] in _OPPOSITE}
+    if not lexical:
+        return False
+    if any(_IRONY_ISSUE.search(i) for i in issues):
+        return True
+    stages = {str(_signal(context, k).get("label") or "") for k in ("stage1_ate", "stage2_ate")}
+    if {"positive", "negative"} <= stages:
+        return True
+    praised = any(r[2] == "positive" and r[4] == "lexicon" and "!" in r[0] for r in target)
+    return praised and "negative" in lexical
+
+
+def read_case(case: Any, context: dict[str, Any]) -> Reading:
+    text = target_text(case, context)
+    lang = str(context.get("language") or "") or language_of(case.question, text, *(e.text for e in case.evidence))
+    atsa = _signal(context, "stage1_atsa").get("aspect_sentiments") or []
+    asked = asked_aspects(case.question)
+    terms = list(context.get("aspect_terms") or [])
+    terms += [s.get("aspect") or s.get("aspect_term") for s in atsa if isinstance(s, dict)]
+    terms += asked
+    index = TermIndex.build([t for t in terms if isinstance(t, str)], context.get("synonym_hints") or {})
+    views = {t: AspectView(t) for t in index.aspect_terms}
+    stage = _stage_labels(atsa)
+    for name, label in stage.items():
+        if name in views:
+            views[name].stage1 = label
+
+    norm_text = normalize_text(text)
+    units: list[tuple[str | None, str, bool]] = []
+    held = False
+    for ev in case.evidence:
+        target = bool(norm_text) and norm_text in normalize_text(ev.text)
+        held = held or target
+        units.append((ev.id, ev.text, target))
+    if text and not held:
+        units.insert(0, (None, text, True))
+    target_read: list[tuple[str, list[str], str, list[str], str, float]] = []
+    used: list[str] = []
+    for ev_id, body, target in units:
+        for m in _RATING.finditer(body):
+            score = float(m.group(2))
+            pol = "positive" if score >= 4.0 else "negative" if score <= 3.0 else "neutral"
+            for aspect in index.find(m.group(1)):
+                views[aspect].mentions.append(Mention(ev_id, m.group(0), pol, [m.group(0)], False, "rating",
+                                                      SOURCE_STRENGTH["rating"]))
+        body = _RATING.sub(" ", body)
+        target_norm = norm_text if target else ""
+        for clause, found, pol, cues, source, strength in _read_clauses(body, index, stage if target else None):
+            in_target = bool(target_norm) and normalize_text(clause) in target_norm
+            if in_target:
+                target_read.append((clause, found, pol, cues, source, strength))
+            if source != "none":
+                used.append(clause)
+            for aspect in found:
+                views[aspect].mentions.append(Mention(ev_id, clause, pol, cues, in_target, source, strength))
+    stage1 = _signal(context, "stage1_ate")
+    s1 = (str(stage1["label"]), float(stage1.get("confidence", 0))) if stage1.get("label") else None
+    issues = []
+    for issue in _signal(context, "validator").get("issues") or []:
+        if isinstance(issue, dict):
+            issues.append(" ".join(str(issue.get(k) or "") for k in ("type", "description")).strip() or "issue")
+        else:
+            issues.append(str(issue))
+    ranked = [r.id for r in bm25_rank(case.question, {e.id: e.text for e in case.evidence}) if r.score > 0]
+    aspects = list(views.values())
+    reading = Reading(lang, text, aspects, index, s1, issues, ranked)
+    if aspects:
+        _measure(reading, case, text, used, asked, target_read, context)
+    return reading
+
+
+def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str],
+             target_read: list[tuple[str, list[str], str, list[str], str, float]], context: dict[str, Any]) -> None:
+    """What the reading could not settle, in plain words, and the shared measure of it."""
+    gaps: list[str] = []
+    wanted = [a.aspect for a in r.aspects]
+    # Where there is a text under review, an aspect counts as found only when that text names it.
+    matched = [a.aspect for a in r.aspects if (a.in_target if text else a.mentions)]
+    for a in r.aspects:
+        if a.aspect not in matched:
+            where = "the text under review does not mention it" if text else "no passage mentions it"
+            gaps.append(f"the aspect {a.aspect} ({where})")
+    undecided = [a for a in r.aspects if a.aspect in matched and not a.determined]
+    # An aspect whose sentiment was not read matters only while it could still change the overall
+    # label: once the text is both positive and negative, it is mixed whatever that aspect is.
+    if undecided and r.overall != "mixed":
+        gaps.append("the sentiment towards " + ", ".join(a.aspect for a in undecided)
+                    + " (no sentiment word, rating or contrast in its clause)")
+    r.irony = _irony_suspected(target_read, context, r.issues)
+    if r.irony:
+        gaps.append("whether the text is ironic or sarcastic: its words read one way while other cues point "
+                    "the other, and a word list cannot read irony")
+    r.gaps = gaps
+    passages = {m.evidence_id or "text" for a in r.aspects for m in a.read_mentions}
+    # The question is measured against what the reading used (the text under review, the clauses it
+    # read) and the claims it answers with (the overall label, each aspect's label).
+    claims = [f"The overall sentiment is {r.overall}."] + \
+        [f"The sentiment towards {a.aspect} is {a.label}." for a in r.aspects if a.determined]
+    answered = [text, *used, *claims]
+    r.measured = measure.read(case.question, answered, passages=len(passages), aspects_asked=wanted,
+                              aspects_matched=matched)

@@ -1,0 +1,157 @@
+"""When the panel's verdict goes to a human and whether the debate converged (sections 2.3 and 6 of the
+persona-panel source protocol).
+
+The source protocol ends the debate with the judge: "모든 라운드 종료 후 심판 에이전트가 토론을 요약·판단한다"
+(after all rounds the judge summarises and judges the debate), and its moderator rules decide the
+label. These functions read the judge's summary and the moderator's decision; they call no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ...common import LOW_CONFIDENCE, UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
+from ..models import DebateSummary
+from .rules import ModeratorOutput
+from .signals import ValidatorSignal
+
+# How a judge says it found no consensus, in English or Korean.
+NO_CONSENSUS = re.compile(
+    r"no consensus|not reach|did not agree|no agreement|합의(?:하지|되지|에 이르지|가 없|없음|불가|\s*실패)",
+    re.IGNORECASE,
+)
+# A judge-only verdict (no stage signals) has no rule behind it: its confidence starts at the middle
+# and moves at most this far with the balance of agreements, so it stays within 0.2..0.8.
+JUDGE_ONLY_BASE_CONFIDENCE = 0.5
+JUDGE_ONLY_CONFIDENCE_SPREAD = 0.3
+
+
+def judge_has_consensus(summary: DebateSummary | None) -> bool:
+    """The judge reports a consensus (section 2.3 of the source protocol: the summary carries ``consensus``) unless it is empty
+    or says in words that none was reached."""
+    if summary is None:
+        return False
+    text = summary.consensus.strip()
+    return bool(text) and not NO_CONSENSUS.search(text)
+
+
+def escalation_reasons(decision: ModeratorOutput, summary: DebateSummary | None, debated: bool,
+                       validator: ValidatorSignal | None, review_conf: float) -> list[str]:
+    """Why the moderator's decision goes to a human, in the order a reviewer should read them.
+
+    Section 6.3 of the source protocol, Rule Z: "stage1_ate.confidence == 0 그리고 stage2_ate.confidence == 0 이면 즉시
+    final_label="neutral", confidence=0" (insufficient signal), so nothing else is worth checking.
+    Otherwise a confidence below ``review_conf`` (by default Rule E's "confidence < 0.55"), a
+    "mixed" label only Rule M produced, a judge without consensus, and a panel consensus Rule E
+    could not apply because the confidence was too high each escalate.
+    """
+    rules = decision.applied_rules
+    flags = decision.arbiter_flags
+    if "RuleZ" in rules:
+        return ["insufficient_signal: RuleZ fired, both Stage1 and Stage2 confidences are 0"]
+    reasons = []
+    if decision.confidence < review_conf:
+        reasons.append(f"low_confidence: the final confidence {decision.confidence:.2f} is below {review_conf:.2f}")
+    if decision.final_label == "mixed" and "RuleM" in rules:
+        by_validator = flags.validator_override_applied and validator is not None and \
+            validator.suggested_label == "mixed"
+        by_panel = flags.debate_inferred_label == "mixed"
+        if not (by_validator or by_panel):
+            reasons.append("unresolved_conflict: 'mixed' comes only from Stage1 and Stage2 disagreeing (RuleM); "
+                           "neither the validator nor the panel confirms a mixed reading")
+    if debated and not judge_has_consensus(summary):
+        reasons.append("no_consensus: the judge reported no consensus")
+    if flags.rule_e_block_reason == "confidence_too_high":
+        reasons.append(f"panel_dissent: the panel's consensus ({flags.debate_inferred_label}) differs from the "
+                       f"final label ({decision.final_label}), which RuleE kept at confidence {decision.confidence:.2f}")
+    return reasons
+
+
+def judge_only_escalation_reasons(summary: DebateSummary) -> list[str]:
+    """Without stage signals no moderator rule runs; the source protocol's judge "요약·판단한다" alone, so only a
+    missing consensus sends the verdict to a human."""
+    return [] if judge_has_consensus(summary) else ["no_consensus: the judge reported no consensus"]
+
+
+def judge_only_confidence(agreements: int, disagreements: int) -> float:
+    """The confidence of a verdict that is only the judge's consensus (section 2.3 of the source protocol: ``key_agreements``,
+    ``key_disagreements``): the middle, moved by the balance of agreements over disagreements."""
+    total = agreements + disagreements
+    balance = (agreements - disagreements) / total if total else 0.0
+    return round(JUDGE_ONLY_BASE_CONFIDENCE + JUDGE_ONLY_CONFIDENCE_SPREAD * balance, 4)
+
+
+def convergence(debated: bool, summary: DebateSummary | None, final_label: str | None, inferred: str | None,
+                rounds: int) -> tuple[bool, str]:
+    """Whether the panel converged, and why.
+
+    Section 2.3 of the source protocol: "모든 라운드 종료 후 심판 에이전트가 토론을 요약·판단한다" (after all rounds the judge
+    summarises and judges), so the panel converges when the judge reports a consensus that agrees
+    with the moderator's label (Rule E infers the judge's label: "debate_summary에서
+    _infer_label_from_debate로 레이블 추론"). With ``enable_debate`` off nothing converges.
+    """
+    if not debated:
+        return False, "debate disabled (enable_debate=false): the moderator decided from the stage signals alone"
+    if not judge_has_consensus(summary):
+        return False, f"the judge reported no consensus after {rounds} round(s)"
+    if final_label is None:
+        return True, f"the judge reported a consensus after {rounds} round(s)"
+    if inferred is None:
+        return True, "the judge reported a consensus without naming a sentiment label"
+    if inferred == final_label:
+        return True, f"the judge's consensus agrees with the moderator's label ({final_label})"
+    return False, f"the judge's consensus ({inferred}) differs from the moderator's label ({final_label})"
+
+
+# "could not assess: X" inside a longer text (a key point, a rationale), up to the end of its sentence.
+_UNASSESSED = re.compile(re.escape(UNASSESSED_PREFIX) + r"\s*(.+?)(?:\.\s|\.$|\n|$)", re.IGNORECASE)
+
+
+def panel_uncertainties(turns: Sequence[dict[str, Any]], summary: DebateSummary | None) -> list[str]:
+    """What the panel said it could not assess: the judge's uncertainties, then every "could not
+    assess: ..." in the speakers' key points, without repeats."""
+    found: list[str] = list(summary.uncertainties) if summary is not None else []
+    for turn in turns:
+        for point in turn.get("key_points") or []:
+            found += [f"{UNASSESSED_PREFIX} {m}" for m in _UNASSESSED.findall(str(point))]
+    return [f"{UNASSESSED_PREFIX} {item}" for item in unassessed(found)]
+
+
+def panel_low_confidence_reason(summary: DebateSummary | None, judge: str = "the judge") -> str | None:
+    """Rule: a judge that states a confidence below the shared low line sends the verdict to a human."""
+    if summary is None or summary.confidence is None:
+        return None
+    return low_confidence_reason({judge: summary.confidence}, LOW_CONFIDENCE)
+
+
+def panel_unassessed_reason(turns: Sequence[dict[str, Any]], summary: DebateSummary | None) -> str | None:
+    """Rule: a verdict the panel could not fully assess goes to a human, naming what it could not assess."""
+    return unassessed_reason(panel_uncertainties(turns, summary), who="the panel")
+
+
+def panel_reading_reasons(turns: Sequence[dict[str, Any]], summary: DebateSummary | None,
+                          judge: str = "the judge") -> list[str]:
+    """The shared rules on the panel's own reading: low stated confidence, then what it could not assess."""
+    return [r for r in (panel_low_confidence_reason(summary, judge), panel_unassessed_reason(turns, summary)) if r]
+
+
+def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = ()) -> str:
+    """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
+    keyboard negative." followed by what the panel could not assess."""
+    by_label: dict[str, list[str]] = {}
+    for aspect, polarity in aspects:
+        by_label.setdefault(polarity, []).append(aspect)
+    detail = "; ".join(f"{', '.join(names)} {pol}" for pol, names in by_label.items())
+    answer = f"The overall sentiment is {label}" + (f": {detail}." if detail else ".")
+    items = unassessed(uncertainties)
+    if items:
+        answer += " The panel could not assess: " + "; ".join(items) + "."
+    return answer
+
+
+def label_sentence(label: str | None) -> str:
+    """Rule: the panel's short answer is its final label said as a sentence ("The overall sentiment
+    is mixed.")."""
+    return f"The overall sentiment is {label or 'undecided'}."

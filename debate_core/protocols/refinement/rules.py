@@ -1,0 +1,157 @@
+"""Hypothesis refinement (the hypothesis-refinement source protocol): judge-score validation, consensus, and the rule-based verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...convergence import Stop, score_plateau
+from ...schemas import Verdict
+from ...text import jaccard, terms
+from .. import common
+from ..common import short_answer
+
+REVIEW_SCORE_THRESHOLD = 70.0
+CONSENSUS_OVERLAP = 0.5
+# The hypothesis-refinement source protocol: a score plateau is a top-score gain below 5 points.
+SCORE_PLATEAU_POINTS = 5.0
+
+
+def normalise_reasoner(name: str) -> str:
+    return name.strip().lower()
+
+
+def judge_coverage_problems(scores: Iterable[Any], expected: Mapping[str, int]) -> list[str]:
+    """What is wrong with a judge's score list, given how many hypotheses each reasoner gave.
+
+    Every hypothesis must be scored exactly once; a score for an unknown reasoner or an index
+    outside that reasoner's list refers to nothing and makes the evaluation unusable.
+    """
+    known = {normalise_reasoner(r): r for r in expected}
+    seen: dict[tuple[str, int], int] = {}
+    problems: list[str] = []
+    for s in scores:
+        key = normalise_reasoner(s.reasoner)
+        if key not in known:
+            problems.append(f"unknown reasoner {s.reasoner!r} (expected one of: {', '.join(expected)})")
+            continue
+        reasoner = known[key]
+        if not 0 <= s.index < expected[reasoner]:
+            problems.append(f"{reasoner} has hypotheses 0..{expected[reasoner] - 1}, index {s.index} is out of range")
+            continue
+        seen[(reasoner, s.index)] = seen.get((reasoner, s.index), 0) + 1
+    for (reasoner, index), count in seen.items():
+        if count > 1:
+            problems.append(f"{reasoner}#{index} is scored {count} times")
+    missing = [f"{r}#{i}" for r, n in expected.items() for i in range(n) if (r, i) not in seen]
+    if missing:
+        problems.append(f"not scored: {', '.join(missing)}")
+    return problems
+
+
+def consensus(tops: Sequence[Mapping[str, Any]], min_overlap: float = CONSENSUS_OVERLAP) -> tuple[bool, float]:
+    """All top hypotheses agree: same category and every pair shares at least `min_overlap` of its
+    content terms (Jaccard over stemmed content words of the hypothesis text). Returns the verdict
+    and the lowest pairwise overlap."""
+    if len(tops) < 2:
+        return False, 0.0
+    lowest = 1.0
+    for i, a in enumerate(tops):
+        for b in tops[i + 1:]:
+            lowest = min(lowest, jaccard(terms(a["hypothesis"]), terms(b["hypothesis"])))
+    same_category = len({t["category"] for t in tops}) == 1
+    return same_category and lowest >= min_overlap, round(lowest, 4)
+
+
+def stop_reason(
+    top_scores: Sequence[float],
+    *,
+    agreed: bool,
+    lowest_overlap: float,
+    category: str,
+    max_rounds: int,
+    plateau_points: float = SCORE_PLATEAU_POINTS,
+) -> Stop | None:
+    """Whether the refinement stops after the latest round (`top_scores` has one entry per round), and
+    why; None carries on.
+
+    The hypothesis-refinement source protocol: "Debate stops early if: 1. Score plateau: Top score improves < 5 points 2. Consensus
+    reached: All reasoners agree on same hypothesis", and in any case at `max_rounds`. A plateau
+    needs two rounds to compare: round 1 is not measured against a score of 0. `agreed`,
+    `lowest_overlap` and `category` are the round's `consensus` and its top hypothesis' category.
+    """
+    if score_plateau(top_scores, plateau_points):
+        gain = round(top_scores[-1] - top_scores[-2], 2)
+        return Stop(True, f"Score plateau: top score changed by {gain:+.1f} points (< {plateau_points:g})")
+    if agreed:
+        return Stop(True, f"Consensus: all reasoners' top hypotheses agree "
+                          f"(category {category}, overlap {lowest_overlap:.2f})")
+    if len(top_scores) >= max_rounds:
+        return Stop(False, f"Max rounds ({max_rounds}) reached")
+    return None
+
+
+def reasoner_confidence_reason(final: Mapping[str, Any], threshold: float = common.LOW_CONFIDENCE) -> str | None:
+    """Rule: "the best hypothesis goes to a human when its own reasoner is not confident in it"."""
+    return common.low_confidence_reason({f"the reasoner {final['source']}": float(final["confidence"])}, threshold)
+
+
+def reasoner_unassessed_reason(final: Mapping[str, Any]) -> str | None:
+    """Rule: "the best hypothesis goes to a human when its reasoner said what it could not assess"
+    (lines of its reasoning that start with "could not assess:")."""
+    lines = str(final.get("reasoning") or "").splitlines()
+    return common.unassessed_reason(lines, who=f"the reasoner {final['source']}")
+
+
+def verdict(
+    *,
+    final: Mapping[str, Any],
+    converged: bool,
+    convergence_reason: str,
+    rounds: int,
+    review_threshold: float = REVIEW_SCORE_THRESHOLD,
+    escalate_without_convergence: bool = True,
+) -> Verdict:
+    """The best hypothesis, escalated when it scores below `review_threshold`, the debate did not
+    converge, its evidence is not in the case, its reasoner is not confident in it, or its reasoner
+    said what it could not assess. The answer starts with the hypothesis: the root cause first."""
+    reasons: list[str] = []
+    applied: list[str] = []
+    score = float(final["judge_score"])
+    if score < review_threshold:
+        reasons.append(f"Final judge score {score:.0f}/100 is below the review threshold {review_threshold:.0f}")
+        applied.append("final_score_below_threshold")
+    if not converged and escalate_without_convergence:
+        reasons.append(f"No plateau or consensus within {rounds} round(s)")
+        applied.append("no_convergence_at_max_rounds")
+    if final.get("unverified_evidence"):
+        reasons.append(f"The final hypothesis cites evidence ids not in the case: {', '.join(final['unverified_evidence'])}")
+        applied.append("unverified_evidence")
+    if not final.get("verified_evidence"):
+        reasons.append("The final hypothesis cites no evidence from the case")
+        applied.append("no_verified_evidence")
+    low = reasoner_confidence_reason(final)
+    if low:
+        reasons.append(low[0].upper() + low[1:])
+        applied.append("low_reasoner_confidence")
+    unassessed = reasoner_unassessed_reason(final)
+    if unassessed:
+        reasons.append(unassessed[0].upper() + unassessed[1:])
+        applied.append("reasoner_could_not_assess")
+    if not applied:
+        applied.append("converged_with_sufficient_score")
+    answer = final["hypothesis"]
+    if final.get("resolution"):
+        answer += f"\nResolution: {final['resolution']}"
+    rationale = (f"{convergence_reason}. Best hypothesis from {final['source']} (round {final['rounds_refined']}), "
+                 f"judge score {score:.0f}/100, self-reported confidence {final['confidence']:.2f}.")
+    return Verdict(
+        answer=answer,
+        short_answer=short_answer(final["hypothesis"]),
+        # The judge's score, not the reasoner's self-assessment, is the calibrated confidence.
+        confidence=round(max(0.0, min(1.0, score / 100.0)), 4),
+        needs_human_review=bool(reasons),
+        escalation_reasons=reasons,
+        rationale=rationale,
+        applied_rules=applied,
+    )
