@@ -16,8 +16,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from . import continuation
+from . import protocols as registry
 from .profiles import resolve
-from .protocols import PROTOCOLS, get_spec, specs
+from .protocols import get_spec, specs
 from .protocols.common import short_answer as first_sentence
 from .protocols.cross_critique.rows import critiques_by_claim_version
 from .review import same_name
@@ -447,7 +448,8 @@ def fitting_protocols(case: Case) -> list[str]:
 
 
 def protocol_catalogue() -> list[dict[str, Any]]:
-    return [protocol_info(name) for name in PROTOCOLS]
+    # Read at call time: the registry's list is the one line a new protocol adds.
+    return [protocol_info(name) for name in registry.PROTOCOLS]
 
 
 # ---------------------------------------------------------------------------
