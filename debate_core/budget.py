@@ -30,14 +30,14 @@ if TYPE_CHECKING:
     from .core.settings import DebateSettings
     from .pricing import PriceTable
 
-# 200,000 tokens per debate. Every sample case in data/cases/ runs well inside it with its default
-# settings: the largest, a three-round cross critique on adat_minangkabau_inheritance, used about
-# 67,000 tokens (offline run, estimated tokens), a three-agent cross critique on it about 118,000.
-# Real models write longer replies and are re-asked now and then, so the default leaves room for
-# that. It stops the runaway cases the default was made for: six cross-critique agents on the same
-# case use about 484,000 tokens, and a debate with a large evidence set had an estimated 1.9 million
-# input tokens. At a small model's prices (0.15 and 0.60 per million) it is at most about 0.12 in
-# the price table's currency; at a large model's (2.50 and 10.00), at most 2.00.
+# 200,000 tokens per debate. Every sample case runs well inside it with its default settings: the
+# largest, a three-round cross critique, used about 67,000 tokens (offline run, estimated tokens),
+# the same with three agents about 118,000. Real models write longer replies and are re-asked now
+# and then, so the default leaves room for that. It stops the runaway cases the default was made
+# for: six cross-critique agents on that case use about 484,000 tokens, and a debate with a large
+# evidence set had an estimated 1.9 million input tokens. At a small model's prices (0.15 and 0.60
+# per million) it is at most about 0.12 in the price table's currency; at a large model's (2.50
+# and 10.00), at most 2.00.
 DEFAULT_MAX_TOTAL_TOKENS = 200_000
 
 DEFAULT, SET = "default", "set"

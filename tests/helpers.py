@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from debate_core.schemas import Case
@@ -86,3 +88,16 @@ def open_tab(app: Any, label: str, key: str = "done") -> Any:
     """Switch the debate page to one of its tabs (only the tab on view is drawn) and rerun it."""
     app.session_state[f"tabs-{key}"] = label
     return app.run()
+
+
+def count_debates(db: Path) -> int:
+    """Debates stored in a database file, read without the store (0 when there is none yet)."""
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()

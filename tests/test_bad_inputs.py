@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import small_case
+from helpers import count_debates, small_case
 
 from debate_core import files, inputs
 from debate_core.cases import CaseError, case_from_bytes, load_case
@@ -39,18 +38,6 @@ READERS = {
 }
 
 
-def debates_in(db: Path) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
-
-
 def one_line(code: int, err: str, *expected: str) -> str:
     assert code == 2, err
     assert "Traceback" not in err
@@ -65,7 +52,7 @@ def refused(capsys, db: Path, argv: list[str], *expected: str) -> str:
     """Run the CLI in-process: exit 2, one line naming the problem, no debate stored."""
     code = main(["--db", str(db), *argv])
     line = one_line(code, capsys.readouterr().err, *expected)
-    assert debates_in(db) == 0
+    assert count_debates(db) == 0
     return line
 
 
@@ -115,7 +102,7 @@ def test_row_fifo_is_refused_at_once(tmp_path, kind):
     # No writer ever opens the FIFO: a reader that opened it would hang until the timeout.
     proc = cli("--db", str(db), *argv(str(fifo)))
     one_line(proc.returncode, proc.stderr, f"{what} {fifo} is a FIFO (named pipe), not a regular file")
-    assert debates_in(db) == 0
+    assert count_debates(db) == 0
 
 
 def test_row_case_over_the_size_limit_names_the_limit_and_how_to_raise_it(tmp_path, capsys, monkeypatch):

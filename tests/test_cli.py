@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import count_debates
 
 from debate_core.cases import sample_cases
 from debate_core.cli import main
@@ -61,18 +62,6 @@ def cli_process(*args: str, db: Path, check: bool = False, preexec_fn=None) -> s
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
-
-
-def count_debates(db: Path) -> int:
-    if not db.exists():
-        return 0
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
 
 
 def test_run_json_prints_the_result_object(tmp_path):

@@ -10,22 +10,14 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "debate_core"
 
 
-def imported_modules(path: Path, *, typing_only: bool = True) -> set[str]:
+def imported_modules(path: Path) -> set[str]:
     """Absolute names of the debate_core modules a file imports (relative imports resolved), those
-    inside functions included. `typing_only=False` leaves out the imports under `if TYPE_CHECKING:`,
-    which never run."""
+    inside functions and under `if TYPE_CHECKING:` included."""
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     package = parts[:-1]  # a module's package; for __init__.py the package itself
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped: set[int] = set()
-    if not typing_only:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and _is_type_checking(node.test):
-                skipped.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
     out: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -34,11 +26,6 @@ def imported_modules(path: Path, *, typing_only: bool = True) -> set[str]:
             out.add(module)
             out.update(f"{module}.{a.name}" for a in node.names)
     return out
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 PROTOCOLS_DIR = PACKAGE / "protocols"
@@ -166,8 +153,8 @@ KNOWN_CIRCLES: list[frozenset[str]] = []
 
 
 def module_graph() -> dict[str, set[str]]:
-    """debate_core module -> the debate_core modules it imports, at the top or inside a function
-    (only `if TYPE_CHECKING:` imports are left out: they never run). Importing `a.b.c` also runs
+    """debate_core module -> the debate_core modules it imports, at the top, inside a function or
+    for annotations only (a module that needs another's types belongs above it). Importing `a.b.c` also runs
     the packages `a.b` and `a` first, so those count as imported too, unless the importer is inside
     them (then they are already being imported)."""
     modules: dict[str, Path] = {}
@@ -183,7 +170,7 @@ def module_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets: set[str] = set()
-        for imported in imported_modules(path, typing_only=False):
+        for imported in imported_modules(path):
             found = module_of(imported)
             while found:  # the module and each package above it
                 if not (name + ".").startswith(found + "."):
@@ -256,7 +243,7 @@ def test_the_graph_sees_imports_inside_functions_and_the_packages_they_run():
     # core.settings, whose package runs first.
     assert "debate_core.app_settings" in graph["debate_core.review"]
     assert {"debate_core.core", "debate_core.core.settings"} <= graph["debate_core.profiles"]
-    # Imports only for annotations never run, so they join no circle.
+    # The settings checks read a spec through a structural type, so they sit below base.py.
     assert "debate_core.protocols.base" not in graph["debate_core.protocols.validation"]
 
 

@@ -11,7 +11,7 @@ import difflib
 import json
 import types
 import typing
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
@@ -19,13 +19,22 @@ from pydantic.fields import FieldInfo
 # AGENT_ID and SettingsError live in core.settings; older callers still import them from here.
 from ..core.settings import AGENT_ID, DebateSettings, SettingsError
 
-if TYPE_CHECKING:  # only for annotations: base imports this module
-    from .base import ProtocolSpec
+
+class SpecLimits(Protocol):
+    """What these checks read of a protocol's spec. A structural type, so this module needs nothing
+    from base.py, which builds ProtocolSpec on top of it."""
+
+    name: str
+    min_agents: int
+    max_agents: int | None
+    options_model: type[BaseModel]
+
+    def rounds(self, asked: int | None, warn: Any = None) -> int: ...
 
 MIN_ROUNDS, MAX_ROUNDS_ASKED = 1, 10  # each protocol caps the rounds further, with a warning
 
 
-def validate_settings(spec: ProtocolSpec, settings: DebateSettings) -> DebateSettings:
+def validate_settings(spec: SpecLimits, settings: DebateSettings) -> DebateSettings:
     """Check rounds, agents, limits and options; return the settings unchanged, or raise SettingsError."""
     _check_whole_number("rounds", settings.rounds, MIN_ROUNDS, MAX_ROUNDS_ASKED, optional=True)
     _check_whole_number("concurrency", settings.concurrency, 1, None)
@@ -45,7 +54,7 @@ def validate_settings(spec: ProtocolSpec, settings: DebateSettings) -> DebateSet
     return settings
 
 
-def validate_agents(spec: ProtocolSpec, agents: list[Any]) -> list[str]:
+def validate_agents(spec: SpecLimits, agents: list[Any]) -> list[str]:
     """Agent ids: letters, digits, '_' and '-', unique, as many as the protocol takes. Returns the ids."""
     protocol = spec.name
     if not isinstance(agents, list):
@@ -75,7 +84,7 @@ def validate_agents(spec: ProtocolSpec, agents: list[Any]) -> list[str]:
     return ids
 
 
-def validate_options(spec: ProtocolSpec, options: dict[str, Any] | None) -> BaseModel:
+def validate_options(spec: SpecLimits, options: dict[str, Any] | None) -> BaseModel:
     """The protocol's typed options, or SettingsError naming the first bad or unknown key."""
     protocol = spec.name
     model: type[BaseModel] = spec.options_model or NoOptions
