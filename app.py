@@ -17,7 +17,7 @@ _ROOT = str(Path(__file__).resolve().parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from debate_core import views  # noqa: E402
+from debate_core.present import views  # noqa: E402
 from debate_core.store import StoreError  # noqa: E402
 from ui import common  # noqa: E402
 

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import benchlib
 from benchlib import Figure
+from debate_core.jobs.debates import run_debate
 
-from debate_core.engine import run_debate
-from debate_core.events import MemorySink
+from debate_core.core.events import MemorySink
+from debate_core.engine.runtime import DebateSettings, Limiter
 from debate_core.protocols import PROTOCOLS
 from debate_core.providers import ReplayProvider
-from debate_core.runtime import DebateSettings, Limiter
 from debate_core.store import DebateStore
 
 GOAL = 1.10

@@ -23,8 +23,9 @@ from pathlib import Path
 import benchlib
 from benchlib import Figure
 
-from debate_core import evaluation, export
-from debate_core.runtime import Limiter
+from debate_core.engine.runtime import Limiter
+from debate_core.evaluation import harness as evaluation
+from debate_core.present import export
 from debate_core.store import DebateStore
 
 GOAL = 1.30

@@ -30,11 +30,11 @@ from pathlib import Path
 
 import benchlib
 from benchlib import Figure
+from debate_core.jobs.debates import run_debate, run_debate_async
 
-from debate_core.engine import run_debate, run_debate_async
-from debate_core.events import MemorySink
+from debate_core.core.events import MemorySink
+from debate_core.engine.runtime import Limiter
 from debate_core.providers import ReplayProvider
-from debate_core.runtime import Limiter
 
 WALL_GOAL = 1.2
 # Growth of the retained Python heap per 100 debates that still counts as flat: one debate's

@@ -1,7 +1,7 @@
 """Outcomes of the offline agents on every case with `expected`: right, silent wrong, over-flagged.
 
 Each case runs once, offline, under the protocol it was written for (its `protocol` field), and its
-verdict is scored against `expected` (debate_core/scoring.py):
+verdict is scored against `expected` (debate_core/evaluation/scoring.py):
 - right: the answer has the label and every must-mention group (flagged or not);
 - silent wrong: not sent to a human, yet wrong, or the case needed a human;
 - over-flagged: right, on a case that needed no human, yet sent to one.
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import benchlib  # noqa: F401 - puts the repository on sys.path
 
-from debate_core.engine import run_debate
-from debate_core.evaluation import case_files, case_protocol, labelled_cases, score_result
+from debate_core.evaluation.harness import case_files, case_protocol, labelled_cases, score_result
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols import PROTOCOLS, get_spec
 from debate_core.providers import make_provider
 from debate_core.store import DebateStore

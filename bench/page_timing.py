@@ -173,7 +173,7 @@ def measure(url: str, large_id: str, large_title: str, repeat: int) -> dict[str,
 
 
 def _title_shown(db: Path, debate_id: str) -> str:
-    from debate_core import views
+    from debate_core.present import views
     from debate_core.store import DebateStore
 
     store = DebateStore(db, readonly=True)

@@ -27,13 +27,13 @@ from typing import Any
 import benchlib
 
 from debate_core import store as store_module
-from debate_core.app_settings import AppSettings, save_settings
-from debate_core.cases import load_case, sample_cases
-from debate_core.engine import run_debate
-from debate_core.events import Event, MemorySink
+from debate_core.core.app_settings import AppSettings, save_settings
+from debate_core.core.cases import load_case, sample_cases
+from debate_core.core.events import Event, MemorySink
+from debate_core.core.schemas import Case
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
 from debate_core.providers import ReplayProvider, make_provider
-from debate_core.runtime import DebateSettings
-from debate_core.schemas import Case
 from debate_core.store import DebateStore
 
 GENERATOR_VERSION = 2

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core import pricing, views
+from debate_core.core import pricing
+from debate_core.present import views
 from ui import common, cost, plots
 
 common.page_setup()

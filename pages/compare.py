@@ -1,7 +1,7 @@
 """Compare two debates side by side: verdicts, claims added, removed and changed, critiques by
 severity, both debates' rounds on one plot, tokens and cost. `?a=ID&b=ID` opens a pair directly.
 
-The comparison itself is `debate_core.compare`; this page only lays it out. Model text goes
+The comparison itself is `debate_core.present.compare`; this page only lays it out. Model text goes
 through `st.text`, tables or `views.md_escape`, never as HTML.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import compare, views
-from debate_core.schemas import SEVERITIES
+from debate_core.core.schemas import SEVERITIES
+from debate_core.present import compare, views
 from debate_core.store import NotFound
 from ui import common, plots
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core import views
+from debate_core.present import views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound
 from ui import annotations, common, cost, desk, render, review, steer

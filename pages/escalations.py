@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core import views
-from debate_core.app_settings import settings_path
+from debate_core.core.app_settings import settings_path
+from debate_core.present import views
 from debate_core.store import NotFound
 from ui import common, desk, review
 

@@ -9,7 +9,10 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import eval_report, evaluation, views, worker
+from debate_core.evaluation import harness as evaluation
+from debate_core.evaluation import report as eval_report
+from debate_core.jobs import worker
+from debate_core.present import views
 from debate_core.protocols import BASELINES, PROTOCOLS, get_spec
 from ui import common
 

@@ -8,7 +8,7 @@ from collections import Counter
 
 import streamlit as st
 
-from debate_core import views
+from debate_core.present import views
 from debate_core.protocols import PROTOCOLS
 from debate_core.store import REVIEW_STATES
 from ui import common, render

@@ -6,9 +6,9 @@ import json
 
 import streamlit as st
 
-from debate_core import export, inputs, profiles, views, worker
-from debate_core.app_settings import AppSettingsError, save_preset, save_team
-from debate_core.cases import (
+from debate_core.core import inputs, profiles
+from debate_core.core.app_settings import AppSettingsError, save_preset, save_team
+from debate_core.core.cases import (
     TOO_DEEP,
     CaseError,
     case_from_bytes,
@@ -17,13 +17,15 @@ from debate_core.cases import (
     read_json_text,
     sample_cases,
 )
-from debate_core.credentials import key_plan
-from debate_core.files import CASE_BYTES, PASSAGES, FileProblem
+from debate_core.core.credentials import key_plan
+from debate_core.core.files import CASE_BYTES, PASSAGES, FileProblem
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs import worker
+from debate_core.present import export, views
 from debate_core.protocols import SettingsError as OptionsError
 from debate_core.protocols import get_spec, validate_settings
 from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
-from debate_core.runtime import DebateSettings
 from debate_core.store import StoreError
 from ui import common
 from ui.cost import budget_input

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core import views, worker
-from debate_core.app_settings import AppSettings, SettingsError, load_settings, save_settings, settings_path
+from debate_core.core.app_settings import (
+    AppSettings,
+    SettingsError,
+    load_settings,
+    save_settings,
+    settings_path,
+)
+from debate_core.jobs import worker
+from debate_core.present import views
 from debate_core.providers.openai_provider import METHODS
 from ui import common, prices
 

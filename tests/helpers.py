@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from debate_core.schemas import Case
+from debate_core.core.schemas import Case
 
 CASSETTE = "debate-cassette/1"
 
@@ -71,8 +71,8 @@ def finished_event_data(step_id: str, output: dict[str, Any], protocol: str = "c
                         **extra: Any) -> dict[str, Any]:
     """A `turn_finished` event's data as the runtime records it: the output plus the rows the
     protocol's spec projects from it (claims, critiques)."""
+    from debate_core.core.steps import parse_step_id
     from debate_core.protocols import get_spec
-    from debate_core.steps import parse_step_id
 
     key, projection = parse_step_id(step_id), get_spec(protocol).projection
     data: dict[str, Any] = {"call": 1, "raw": "{}", "output": output, **extra}

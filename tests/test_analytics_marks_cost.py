@@ -9,9 +9,9 @@ from helpers import open_tab
 from test_annotations import _open as open_debate
 from test_annotations import debate_in
 
-from debate_core import pricing
-from debate_core.app_settings import AppSettings, load_settings, save_prices, save_settings
-from debate_core.cases import load_case
+from debate_core.core import pricing
+from debate_core.core.app_settings import AppSettings, load_settings, save_prices, save_settings
+from debate_core.core.cases import load_case
 from debate_core.store import DebateStore
 from ui.prices import rows_to_prices
 

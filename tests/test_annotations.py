@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from debate_core.jobs.debates import run_debate
 from helpers import (
     ALA_R1,
     NLA_R1,
@@ -21,11 +22,11 @@ from helpers import (
 )
 from streamlit.testing.v1 import AppTest
 
-from debate_core import annotations as rules
-from debate_core import cli, export
-from debate_core.engine import run_debate
+from debate_core import cli
+from debate_core.core import annotation_rules as rules
+from debate_core.engine.runtime import DebateSettings
+from debate_core.present import export
 from debate_core.providers import ReplayProvider
-from debate_core.runtime import DebateSettings
 from debate_core.store import DebateStore, NotFound
 
 PAIR = [{"id": "nla"}, {"id": "ala"}]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from helpers import small_case
 
-from debate_core import views
-from debate_core.app_settings import AppSettings, save_settings
+from debate_core.core.app_settings import AppSettings, save_settings
+from debate_core.present import views
 from debate_core.store import DebateStore
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from helpers import small_case
 from streamlit.testing.v1 import AppTest
 
-from debate_core import views
-from debate_core.cases import load_case
-from debate_core.schemas import Case
+from debate_core.core.cases import load_case
+from debate_core.core.schemas import Case
+from debate_core.present import views
 
 CASE = Path(__file__).resolve().parent.parent / "data" / "cases" / "adat_minangkabau_inheritance.json"
 

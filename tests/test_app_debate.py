@@ -6,9 +6,10 @@ import pytest
 from helpers import open_tab, small_case
 from streamlit.testing.v1 import AppTest
 
-from debate_core import views, worker
+from debate_core.core.schemas import Case
+from debate_core.jobs import worker
+from debate_core.present import views
 from debate_core.providers import make_provider
-from debate_core.schemas import Case
 from debate_core.store import DebateStore
 
 HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)> **bold** [link](http://example.invalid)"
@@ -258,7 +259,7 @@ def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_deb
         < badges.index(":gray-badge[pending]")
     why = lines[at["why"]]
     # One plain sentence per rule that sent it to a human (the reasons, whole, are one click away).
-    from debate_core import glossary
+    from debate_core.present import glossary
 
     flagging = [r for r in debate["verdict"]["applied_rules"] if glossary.is_flagging(r)]
     assert why.count("\n- ") == min(len(flagging), 3) >= 1 and "S6" not in why
@@ -267,7 +268,7 @@ def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_deb
     # Escalated by a reviewer then approved: the review badge follows, the moderator's stays.
     store = DebateStore(db_path)
     store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")
-    from debate_core.app_settings import AppSettings, save_settings
+    from debate_core.core.app_settings import AppSettings, save_settings
     save_settings(AppSettings(supervisors=["sue"]), db_path)
     store.review(debate_id, action="approve", reviewer="Sue", supervisor=True)
     store.close()
@@ -297,7 +298,7 @@ def test_undo_round_trip_through_the_store(app, make_debate, db_path):
 
 
 def test_role_check_on_an_escalated_debate(app, make_debate, db_path):
-    from debate_core.app_settings import AppSettings, save_settings
+    from debate_core.core.app_settings import AppSettings, save_settings
 
     debate_id = make_debate()
     store = DebateStore(db_path)
@@ -326,7 +327,7 @@ def test_the_reviewer_name_survives_a_reload_through_the_link(app, make_debate):
 
 
 def test_critiques_show_their_claim_and_filter_by_severity(app, make_debate):
-    from debate_core.cases import load_case
+    from debate_core.core.cases import load_case
 
     # A sample whose offline critics raise critiques of more than one severity.
     debate_id = make_debate(load_case("data/cases/adat_minangkabau_inheritance.json"))

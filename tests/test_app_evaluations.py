@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from test_evaluation import PRICES, SCENARIO, build
 
-from debate_core import evaluation, worker
-from debate_core.pricing import parse_price_table
+from debate_core.core.pricing import parse_price_table
+from debate_core.evaluation import harness as evaluation
+from debate_core.jobs import worker
 from debate_core.store import DebateStore
 
 

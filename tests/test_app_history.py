@@ -7,8 +7,8 @@ import datetime as dt
 from helpers import small_case
 from streamlit.testing.v1 import AppTest
 
-from debate_core import views
-from debate_core.schemas import Case
+from debate_core.core.schemas import Case
+from debate_core.present import views
 from debate_core.store import DebateStore
 
 

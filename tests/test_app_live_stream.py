@@ -15,9 +15,10 @@ import time
 from helpers import small_case
 from streamlit.testing.v1 import AppTest
 
-from debate_core import views, worker
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs import worker
+from debate_core.present import views
 from debate_core.providers.base import Provider, RawReply, StepRequest
-from debate_core.runtime import DebateSettings
 from debate_core.store import DebateStore
 
 HOSTILE = "<b>bold</b> <script>alert(1)</script>"

@@ -6,7 +6,8 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from debate_core import export, worker
+from debate_core.jobs import worker
+from debate_core.present import export
 from debate_core.store import DebateStore
 
 HTML_PASSAGE = "<script>alert('x')</script><b>bold</b> [link](http://example.invalid) :red[red] $x^2$"
@@ -147,7 +148,7 @@ def test_replay_of_a_stored_debate_reaches_the_same_verdict(app, db_path):
 
 
 def test_options_agents_and_saved_presets(app, db_path):
-    from debate_core.app_settings import load_settings
+    from debate_core.core.app_settings import load_settings
 
     app.run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()
@@ -221,7 +222,7 @@ def test_bad_options_and_agent_ids_are_named_and_keep_start_disabled(app, db_pat
 
 
 def test_a_saved_team_of_profiles_is_reused_with_another_protocol(app, db_path):
-    from debate_core.app_settings import load_settings
+    from debate_core.core.app_settings import load_settings
 
     app.run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()

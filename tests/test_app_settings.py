@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from debate_core.app_settings import AppSettings, load_settings, save_settings, settings_path
+from debate_core.core.app_settings import AppSettings, load_settings, save_settings, settings_path
 
 
 def _open(app):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from debate_core import worker
-from debate_core.app_settings import AppSettings, save_settings
+from debate_core.core.app_settings import AppSettings, save_settings
+from debate_core.jobs import worker
 from debate_core.store import DebateStore
 
 

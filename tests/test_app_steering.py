@@ -10,16 +10,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from debate_core.jobs.debates import run_debate
 from helpers import open_tab
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
-from debate_core import worker
-from debate_core.cases import load_case
-from debate_core.engine import run_debate
+from debate_core.core.cases import load_case
+from debate_core.core.steering import SteeringError
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs import worker
 from debate_core.providers import make_provider
-from debate_core.runtime import DebateSettings
-from debate_core.steering import SteeringError
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +106,7 @@ def test_new_debate_with_a_pause_ends_paused_and_its_page_offers_the_steer_panel
     app.run()
     app.session_state["reviewer_name"] = "Alice"
     _ok(app.run())
-    from debate_core.cases import sample_cases
+    from debate_core.core.cases import sample_cases
 
     app.selectbox(key="nd-sample").set_value(str(next(p for p in sample_cases() if p.name == CASE.name))).run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()
@@ -358,7 +358,7 @@ def test_history_lists_paused_debates_first_and_shows_lineage(app, db_path, paus
 
 
 def test_a_steered_debate_and_its_fork_read_in_words_on_every_tab(app, db_path, paused):
-    from debate_core.continuation import intervene
+    from debate_core.jobs.continuation import intervene
 
     store = DebateStore(db_path)
     intervene(store, paused, reviewer="Alice", kind="critique", target="nla.C2", severity="MAJOR", text="Unclear.")
@@ -440,7 +440,7 @@ def test_a_continued_debate_is_owned_by_this_process_while_it_runs(db_path):
 
 
 def test_a_continuation_that_crashes_is_saved_as_failed_not_left_running(db_path, paused, monkeypatch):
-    import debate_core.continuation as continuation
+    import debate_core.jobs.continuation as continuation
 
     def explode(store, plan, sink=None):
         raise RuntimeError("disk on fire")

@@ -9,8 +9,9 @@ import zipfile
 import pytest
 from helpers import small_case
 
-from debate_core import inputs, views
-from debate_core.cases import CaseError
+from debate_core.core import inputs
+from debate_core.core.cases import CaseError
+from debate_core.present import views
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique import rows as cc_rows
 from debate_core.store import DebateStore

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from debate_core.contradictions import (
+from debate_core.protocols.arbitration.contradictions import (
     detect_contradictions,
     interpretation_conflict,
     metric_key,

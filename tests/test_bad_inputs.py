@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from helpers import count_debates, small_case
 
-from debate_core import files, inputs
-from debate_core.cases import CaseError, case_from_bytes, load_case
 from debate_core.cli import main
-from debate_core.files import FileProblem, write_text_atomic
+from debate_core.core import files, inputs
+from debate_core.core.cases import CaseError, case_from_bytes, load_case
+from debate_core.core.files import FileProblem, write_text_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = str(ROOT / "data" / "cases" / "adat_minangkabau_inheritance.json")

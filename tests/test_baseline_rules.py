@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from debate_core.engine.spec import LOW_CONFIDENCE
 from debate_core.protocols import get_spec
 from debate_core.protocols.baselines import rules
-from debate_core.protocols.common import LOW_CONFIDENCE
 
 
 def test_each_protocol_lends_its_own_review_threshold():

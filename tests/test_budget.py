@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 from fault_server import FaultServer, NameScript
 
-from debate_core import budget, cli
-from debate_core.app_settings import save_prices
-from debate_core.budget import DEFAULT_MAX_TOTAL_TOKENS
-from debate_core.cases import CASES_DIR
+from debate_core import cli
+from debate_core.core.app_settings import save_prices
+from debate_core.core.cases import CASES_DIR
+from debate_core.engine import budget
+from debate_core.engine.budget import DEFAULT_MAX_TOTAL_TOKENS
+from debate_core.engine.runtime import DebateSettings
 from debate_core.providers import make_provider
 from debate_core.providers.openai_provider import OpenAIProvider
-from debate_core.runtime import DebateSettings
 from debate_core.store import DebateStore
 
 WILL = str(CASES_DIR / "national_will_formalities.json")
@@ -92,7 +93,7 @@ def test_an_explicit_budget_always_wins() -> None:
 
 
 def test_the_budget_cost_is_at_the_dearest_price_and_unknown_without_one() -> None:
-    from debate_core.pricing import parse_price_table
+    from debate_core.core.pricing import parse_price_table
 
     table = parse_price_table({"currency": "EUR", "models": {"gpt-4o-mini": {"input": 0.15, "output": 0.60},
                                                              "gpt-4o": {"input": 2.5, "output": 10.0}}})
@@ -248,8 +249,8 @@ def test_new_debate_page_shows_the_budget_and_its_cost_for_a_paid_url(app: Any, 
 
 def test_the_worker_stores_the_default_budget_of_a_paid_provider(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from debate_core import worker
-    from debate_core.cases import load_case
+    from debate_core.core.cases import load_case
+    from debate_core.jobs import worker
 
     # No test reaches a paid server: the offline provider stands in for one here.
     monkeypatch.setattr(budget, "provider_is_paid", lambda provider: True)

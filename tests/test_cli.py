@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from helpers import count_debates
 
-from debate_core.cases import sample_cases
 from debate_core.cli import main
+from debate_core.core.cases import sample_cases
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,7 +273,7 @@ def test_too_deep_json_is_bad_input_and_a_byte_order_mark_is_accepted(tmp_path):
 
 
 def test_an_error_inside_a_protocol_fails_the_debate_keeps_its_steps_and_resumes(tmp_path, monkeypatch, caplog):
-    from debate_core.engine import run_debate
+    from debate_core.jobs.debates import run_debate
     from debate_core.protocols.cross_critique import rules
 
     def broken(*args, **kwargs):
@@ -282,7 +282,7 @@ def test_an_error_inside_a_protocol_fails_the_debate_keeps_its_steps_and_resumes
     monkeypatch.setattr(rules, "assess", broken)
     db = tmp_path / "d.db"
     store = DebateStore(db)
-    from debate_core.cases import load_case
+    from debate_core.core.cases import load_case
 
     result = run_debate(load_case(CASE), "cross_critique", store=store)
     assert result.status == "failed"
@@ -325,7 +325,7 @@ def _running_row(db: Path, pid: int) -> str:
     """A debate stored as running by process `pid` on this host, as a CLI run would leave it."""
     import socket
 
-    from debate_core.cases import load_case
+    from debate_core.core.cases import load_case
 
     store = DebateStore(db)
     return store.create_debate(load_case(CASE), "cross_critique", {"provider": "offline"},
@@ -416,7 +416,7 @@ def test_ctrl_c_names_the_debate_and_marks_it_interrupted(tmp_path):
 
 
 def test_resume_refuses_stored_settings_that_no_longer_validate(tmp_path):
-    from debate_core.cases import load_case
+    from debate_core.core.cases import load_case
 
     db = tmp_path / "d.db"
     store = DebateStore(db)
@@ -515,7 +515,7 @@ def test_a_damaged_database_is_refused_before_a_run_writes(tmp_path):
         fh.seek(page_size * (pages // 2))
         fh.write(os.urandom(page_size))
     before = db.read_bytes()
-    # A process checks a file once (debate_core/store.py): a new process checks it again.
+    # A process checks a file once (debate_core/store/): a new process checks it again.
     line = _one_error_line(cli_process("run", str(CASE), "--protocol", "cross_critique", db=db),
                            "it is damaged (quick_check:")
     assert str(db) in line

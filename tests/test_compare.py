@@ -1,4 +1,4 @@
-"""Comparing two stored debates (debate_core/compare.py) and the `diff` command."""
+"""Comparing two stored debates (debate_core/present/compare.py) and the `diff` command."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from debate_core import compare
-from debate_core.cases import load_case
-from debate_core.engine import run_debate
-from debate_core.pricing import debate_cost, parse_price_table
+from debate_core.core.cases import load_case
+from debate_core.core.pricing import debate_cost, parse_price_table
+from debate_core.core.schemas import Case
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
+from debate_core.present import compare
 from debate_core.protocols import get_spec
 from debate_core.providers import make_provider
-from debate_core.runtime import DebateSettings
-from debate_core.schemas import Case
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent

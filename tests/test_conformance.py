@@ -14,17 +14,18 @@ import json
 import re
 
 import pytest
+from debate_core.jobs.debates import resume_debate, run_debate
 from helpers import open_tab
 
-from debate_core import cli, export
-from debate_core.cases import load_case, sample_cases
-from debate_core.engine import resume_debate, run_debate
-from debate_core.offline import handler_for
+from debate_core import cli
+from debate_core.core.cases import load_case, sample_cases
+from debate_core.core.schemas import Case
+from debate_core.engine.runtime import DebateSettings
+from debate_core.present import export
 from debate_core.protocols import BASELINES, PROTOCOLS, get_spec, specs
 from debate_core.providers import make_provider
 from debate_core.providers.base import Provider, StepFailed, StepRequest, StepResult
-from debate_core.runtime import DebateSettings
-from debate_core.schemas import Case
+from debate_core.providers.offline.agents import handler_for
 from debate_core.store import DebateStore
 
 SPECS = {s.name: s for s in specs()}

@@ -12,11 +12,11 @@ import pytest
 from fault_server import FaultServer, NameScript
 from test_openai_faults import WILL_CASE, WILL_VALID
 
-from debate_core import worker
-from debate_core.cases import load_case, sample_cases
-from debate_core.credentials import OPENAI_API, key_plan, normalize_url, server_credentials
+from debate_core.core.cases import load_case, sample_cases
+from debate_core.core.credentials import OPENAI_API, key_plan, normalize_url, server_credentials
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs import worker
 from debate_core.providers import make_provider
-from debate_core.runtime import DebateSettings
 from debate_core.store import DebateStore
 
 SERVER_KEY = "sk-server-own-key-0123456789abcdef"
@@ -93,7 +93,7 @@ def _run(base_url: str, **options) -> tuple[str, set[str]]:
         url = base_url or server.base_url
         prov = make_provider("openai", model="fault-model", base_url=url, timeout=10.0, **options)
         store = DebateStore(memory=True)
-        from debate_core import engine
+        from debate_core.jobs import debates as engine
 
         result = engine.run_debate(load_case(WILL_CASE), "cross_critique", provider=prov,
                                    settings=DebateSettings(rounds=1), store=store)
@@ -111,7 +111,7 @@ def test_the_configured_url_does_receive_it(server_key, monkeypatch) -> None:
     with FaultServer(NameScript(WILL_VALID)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         prov = make_provider("openai", model="fault-model", base_url=server.base_url, timeout=10.0)
-        from debate_core import engine
+        from debate_core.jobs import debates as engine
 
         engine.run_debate(load_case(WILL_CASE), "cross_critique", provider=prov,
                           settings=DebateSettings(rounds=1), store=DebateStore(memory=True))

@@ -10,17 +10,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from debate_core.jobs.debates import run_debate
 from helpers import small_case
 
-from debate_core.cases import load_case
-from debate_core.engine import run_debate
+from debate_core.core.cases import load_case
+from debate_core.core.schemas import AgentOutput
+from debate_core.engine.runtime import DebateSettings
 from debate_core.protocols import cross_critique as protocol
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique import agent as offline
 from debate_core.protocols.cross_critique import rules
 from debate_core.providers import make_provider
-from debate_core.runtime import DebateSettings
-from debate_core.schemas import AgentOutput
 from debate_core.store import DebateStore
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 
+from debate_core.jobs.debates import run_debate
 from helpers import (
     ALA_R1,
     NLA_R1,
@@ -21,13 +22,12 @@ from helpers import (
     small_case,
 )
 
-from debate_core.engine import run_debate
-from debate_core.events import MemorySink
+from debate_core.core.events import MemorySink
+from debate_core.core.schemas import Critique
+from debate_core.engine.runtime import DebateSettings
 from debate_core.protocols.cross_critique import rows as cc_rows
 from debate_core.protocols.cross_critique import rules
 from debate_core.providers import ReplayProvider
-from debate_core.runtime import DebateSettings
-from debate_core.schemas import Critique
 
 # The scripted debates are between two agents with the sample pair's ids.
 PAIR = [{"id": "nla"}, {"id": "ala"}]
@@ -491,7 +491,7 @@ def test_the_critique_table_shows_each_critiques_state_over_time(tmp_path):
 
 
 def test_the_claims_table_shows_the_critiques_of_each_version_of_a_claim(tmp_path):
-    from debate_core import views
+    from debate_core.present import views
 
     store, result = stored(tmp_path, closure_calls())
     debate = store.get_debate(result.debate_id)
@@ -503,7 +503,7 @@ def test_the_claims_table_shows_the_critiques_of_each_version_of_a_claim(tmp_pat
 
 
 def test_exports_carry_previous_and_the_critique_states_and_the_cassette_replays(tmp_path):
-    from debate_core import export
+    from debate_core.present import export
 
     store, result = stored(tmp_path, closure_calls())
     files = export.export_files(store, result.debate_id)
@@ -527,9 +527,9 @@ def test_exports_carry_previous_and_the_critique_states_and_the_cassette_replays
 
 
 def offline_review(target_claims, earlier, raised_before=()):
+    from debate_core.core.schemas import AgentOutput, Critique
     from debate_core.protocols.cross_critique import DEFAULT_AGENTS
     from debate_core.protocols.cross_critique import agent as offline
-    from debate_core.schemas import AgentOutput, Critique
 
     nla, ala = DEFAULT_AGENTS
     items = [rules.AddressedCritique(critic="ala", target="nla", round=1, critique=Critique.model_validate(k)) for k in earlier]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from debate_core.jobs.debates import run_debate
 
-from debate_core.cases import CASES_DIR, load_case, parse_case
-from debate_core.engine import run_debate
-from debate_core.events import MemorySink
+from debate_core.core.cases import CASES_DIR, load_case, parse_case
+from debate_core.core.events import MemorySink
+from debate_core.engine.runtime import DebateSettings
 from debate_core.protocols.dialectic import rules
 from debate_core.protocols.dialectic.rules import ENGINE_ISSUE_PREFIX, check_asp, looks_like_asp, rule_diff
 from debate_core.providers import ReplayProvider
-from debate_core.runtime import DebateSettings
 
 GOOD = "enforceable(C) :- contract(C), offer(C), acceptance(C), consideration(C)."
 BETTER = "enforceable(C) :- contract(C), offer(C), acceptance(C), consideration(C), capacity(C), not duress(C)."
@@ -354,7 +354,7 @@ def test_offline_asp_rule_flags_a_requirement_no_predicate_expresses():
 
 
 def test_dialectic_prompts_carry_each_agents_profile_and_no_domain_words():
-    from debate_core import prompts
+    from debate_core.core import prompts
     from debate_core.providers import make_provider
 
     provider = make_provider("offline")
@@ -382,7 +382,7 @@ def test_dialectic_prompts_carry_each_agents_profile_and_no_domain_words():
 
 
 def test_text_a_question_quotes_at_length_counts_as_read():
-    from debate_core.offline.reading import quoted_material, read
+    from debate_core.providers.offline.reading import quoted_material, read
 
     question = ('A contract says: "The Supplier\'s total liability shall not exceed the charges paid in the '
                 'preceding twelve months." When does the cap bind?')

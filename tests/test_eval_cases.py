@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_core.cases import load_case, sample_cases
+from debate_core.core.cases import load_case, sample_cases
 
 EVAL_DIR = Path(__file__).resolve().parent.parent / "data" / "eval"
 PROTOCOLS = ("cross_critique", "panel", "refinement", "dialectic", "arbitration")
@@ -72,7 +72,7 @@ def test_split_sizes_and_protocol_coverage():
 
 
 def test_the_labelled_set_holds_the_samples_and_at_least_twenty_cases_across_protocols():
-    from debate_core.evaluation import labelled_cases
+    from debate_core.evaluation.harness import labelled_cases
 
     cases = labelled_cases([EVAL_DIR])  # refuses a case id seen twice
     assert len(cases) >= 20

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from debate_core import evaluation
 from debate_core.cli import main
-from debate_core.pricing import parse_price_table
+from debate_core.core.pricing import parse_price_table
+from debate_core.evaluation import harness as evaluation
 from debate_core.store import DebateStore
 
 CASSETTE = "debate-cassette/1"

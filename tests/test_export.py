@@ -10,8 +10,8 @@ import re
 import pytest
 from helpers import finished_event_data, small_case
 
-from debate_core import export
-from debate_core.events import Event
+from debate_core.core.events import Event
+from debate_core.present import export
 from debate_core.store import DebateStore
 
 FORGED_QUESTION = "# Verdict: approved\n<script>alert('x')</script>\nWho keeps the sawah?"

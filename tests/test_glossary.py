@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from debate_core import glossary
+from debate_core.core.text import clip_words
+from debate_core.present import glossary
 from debate_core.protocols import PROTOCOLS, get_spec
 from debate_core.protocols.common import short_answer
 from debate_core.protocols.cross_critique import rules
-from debate_core.text import clip_words
 
 
 def test_every_protocol_rule_in_its_glossary_reads_as_a_sentence():
@@ -47,7 +47,7 @@ def test_short_answer_is_the_first_sentence_without_citations():
 
 
 def test_escalation_reasons_keep_critique_descriptions_whole():
-    from debate_core.schemas import Critique
+    from debate_core.core.schemas import Critique
 
     description = ("Claim C6 contradicts nla.C5, which rests on the UUPA recognition of the hak ulayat "
                    "of customary law communities so far as it still exists and is consistent with the "

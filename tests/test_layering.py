@@ -49,7 +49,7 @@ def test_specs_flows_and_rules_never_import_the_offline_agents():
     for path in sorted(PROTOCOLS_DIR.rglob("*.py")):
         if _is_agent(path):
             continue
-        bad = sorted(m for m in imported_modules(path) if m.startswith("debate_core.offline")
+        bad = sorted(m for m in imported_modules(path) if m.startswith("debate_core.providers.offline")
                      or any(m.startswith(f"debate_core.protocols.{name}.agent") for name in protocol_folders()))
         if bad:
             offenders.append(f"{path.relative_to(PACKAGE)}: {', '.join(bad)}")
@@ -60,7 +60,7 @@ def test_the_import_scan_sees_relative_imports():
     # The offline arbiter does import its moderator rules; the scan must resolve that relative import.
     found = imported_modules(PROTOCOLS_DIR / "arbitration" / "agent.py")
     assert "debate_core.protocols.arbitration.rules.authority_order" in found
-    assert "debate_core.offline.register" in found
+    assert "debate_core.providers.offline.agents.register" in found
 
 
 def test_each_protocol_is_one_folder_with_its_spec_rules_agent_and_rows():
@@ -74,7 +74,9 @@ def test_each_protocol_is_one_folder_with_its_spec_rules_agent_and_rows():
             assert (PROTOCOLS_DIR / name / f"{part}.py").exists() or (PROTOCOLS_DIR / name / part / "__init__.py").exists()
     # The folders cut by kind of code are gone: the offline package keeps only what agents share.
     assert not (PACKAGE / "moderator").exists()
-    assert sorted(p.name for p in (PACKAGE / "offline").iterdir() if p.suffix == ".py") == ["__init__.py", "reading.py"]
+    assert not (PACKAGE / "offline").exists()
+    assert sorted(p.name for p in (PACKAGE / "providers" / "offline").iterdir() if p.suffix == ".py") == [
+        "__init__.py", "agents.py", "reading.py"]
 
 
 def test_nothing_outside_a_protocol_folder_imports_its_rules_or_its_agents():
@@ -120,26 +122,108 @@ def test_the_store_does_not_load_the_engine():
     assert out.stdout.strip() == "False"
 
 
-# What the store sits below: it is handed events and rows, so it must not know who produces them.
-ABOVE_THE_STORE = ("debate_core.engine", "debate_core.protocols", "debate_core.runtime",
-                   "debate_core.offline", "debate_core.providers", "debate_core.cli", "debate_core.worker",
-                   "debate_core.evaluation")
+# ---------------------------------------------------------------------------
+# The layer contract: each package imports only from the layers below it
+# ---------------------------------------------------------------------------
+
+# Lowest first. A module may import from its own layer and from any layer below it, never above.
+# Two packages on one floor stay out of each other's way, except where ALLOWED_ACROSS says so.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core",),                   # shared vocabulary: settings, schemas, events, steps, files, text
+    ("providers", "store"),      # who answers a step; where debates are kept
+    ("engine",),                 # runs the spec it is given, writes through the event sink
+    ("protocols",),              # the registry and one folder per protocol
+    ("evaluation", "jobs"),      # labelled runs and scores; debates run, resumed, continued, forked
+    ("present",),                # what the pages and the exports show, without Streamlit or SQL
+    ("cli",),                    # the command line
+)
+ALLOWED_ACROSS = {("jobs", "evaluation")}  # the worker runs evaluations in the background
+# The engine runs the spec it is given: it never looks a protocol up by name nor keeps anything itself.
+FORBIDDEN = {("engine", "protocols"), ("engine", "store")}
 
 
-def test_the_store_imports_no_engine_protocol_or_caller():
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) < 2 or parts[0] != "debate_core":
+        return ""
+    return parts[1] if parts[1] not in ("__main__",) else "cli"
+
+
+def floor_of(layer: str) -> int:
+    for n, floor in enumerate(LAYERS):
+        if layer in floor:
+            return n
+    raise AssertionError(f"debate_core.{layer} is in no layer: add it to LAYERS in tests/test_layering.py")
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for module, targets in sorted(graph.items()):
+        here = layer_of(module)
+        if not here:
+            continue  # the package root
+        for target in sorted(targets):
+            there = layer_of(target)
+            if not there or there == here:
+                continue
+            upward = floor_of(there) > floor_of(here)
+            across = floor_of(there) == floor_of(here) and (here, there) not in ALLOWED_ACROSS
+            if upward or across or (here, there) in FORBIDDEN:
+                kind = "upward" if upward else "across" if across else "forbidden"
+                bad.append(f"{module} imports {target} ({kind}: {here} -> {there})")
+    return bad
+
+
+def test_every_debate_core_package_sits_on_one_floor():
+    packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    for name in packages:
+        floor_of(name)
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert loose == [], "every module lives in a layer package"
+
+
+def test_no_module_imports_upward_or_across_its_floor():
+    assert layer_violations(module_graph()) == []
+
+
+def test_the_layer_check_catches_an_upward_an_across_and_a_forbidden_import():
+    graph = {
+        "debate_core.core.text": {"debate_core.engine.run"},
+        "debate_core.store.rows": {"debate_core.providers.base"},
+        "debate_core.engine.run": {"debate_core.protocols", "debate_core.core.text"},
+        "debate_core.jobs.worker": {"debate_core.evaluation.harness"},
+    }
+    assert layer_violations(graph) == [
+        "debate_core.core.text imports debate_core.engine.run (upward: core -> engine)",
+        "debate_core.engine.run imports debate_core.protocols (upward: engine -> protocols)",
+        "debate_core.store.rows imports debate_core.providers.base (across: store -> providers)",
+    ]
+    # The store is below the engine, but the engine is only handed a sink: it never imports it.
+    assert layer_violations({"debate_core.engine.run": {"debate_core.store"}}) == [
+        "debate_core.engine.run imports debate_core.store (forbidden: engine -> store)"]
+
+
+def test_the_app_and_its_pages_import_no_protocol_internals_and_no_sql():
+    # ui/, pages/ and app.py sit on top: they may read every layer, but the store's SQL stays in it.
     offenders = []
-    for path in sorted((PACKAGE / "store").glob("*.py")):
-        bad = sorted(m for m in imported_modules(path)
-                     if any(m == above or m.startswith(above + ".") for above in ABOVE_THE_STORE))
+    for path in [*sorted((ROOT / "ui").rglob("*.py")), *sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py"]:
+        bad = sorted(m for m in _absolute_imports(path) if m == "sqlite3" or m.startswith("sqlite_utils"))
         if bad:
-            offenders.append(f"{path.relative_to(PACKAGE)}: {', '.join(bad)}")
+            offenders.append(f"{path.relative_to(ROOT)}: {', '.join(bad)}")
     assert offenders == []
 
 
-def test_no_store_module_is_over_600_lines():
-    long = {path.name: n for path in (PACKAGE / "store").glob("*.py")
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
-    assert long == {}
+# Modules still over the limit, being split; the list only shrinks (a split module must leave it).
+KNOWN_LONG = {"debate_core/evaluation/harness.py", "debate_core/present/views.py",
+              "debate_core/protocols/cross_critique/agent.py", "debate_core/protocols/dialectic/agent.py"}
+
+
+def test_no_module_is_over_600_lines():
+    long = {str(path.relative_to(ROOT))
+            for path in [*PACKAGE.rglob("*.py"), *(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").rglob("*.py")]
+            if len(path.read_text(encoding="utf-8").splitlines()) > 600}
+    assert long - KNOWN_LONG == set()
+    assert KNOWN_LONG - long == set(), "these modules are short now: remove them from KNOWN_LONG"
 
 
 # ---------------------------------------------------------------------------
@@ -239,12 +323,13 @@ def test_the_circle_finder_finds_a_circle_and_names_it_as_a_chain():
 
 def test_the_graph_sees_imports_inside_functions_and_the_packages_they_run():
     graph = module_graph()
-    # review.py reads the app settings inside require_supervisor; profiles.py imports
-    # core.settings, whose package runs first.
-    assert "debate_core.app_settings" in graph["debate_core.review"]
-    assert {"debate_core.core", "debate_core.core.settings"} <= graph["debate_core.profiles"]
-    # The settings checks read a spec through a structural type, so they sit below base.py.
-    assert "debate_core.protocols.base" not in graph["debate_core.protocols.validation"]
+    # The offline provider finds its agents through agents.py; a protocol's folder
+    # imports the engine's spec, whose package runs first.
+    assert "debate_core.providers.offline.agents" in graph["debate_core.providers.offline"]
+    assert "debate_core.core.settings" in graph["debate_core.core.profiles"]
+    assert {"debate_core.engine", "debate_core.engine.spec"} <= graph["debate_core.protocols.panel"]
+    # The settings checks read a spec through a structural type, so they sit below spec.py.
+    assert "debate_core.engine.spec" not in graph["debate_core.engine.validation"]
 
 
 def test_no_import_circles_among_debate_core_modules():

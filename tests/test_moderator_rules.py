@@ -14,7 +14,7 @@ SPECS = {s.name: s for s in specs()}
 # (section 1 of the contradiction-arbitration source protocol).
 # The rest are in the protocol's own `rules` (a module, or a package for the panel) or in the rules
 # every protocol shares (protocols/common.py).
-RULE_MODULE = re.compile(r"debate_core\.(contradictions|protocols\.common|protocols\.\w+\.rules(\.\w+)?)")
+RULE_MODULE = re.compile(r"debate_core\.protocols\.(arbitration\.contradictions|common|\w+\.rules(\.\w+)?)")
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))

@@ -31,14 +31,15 @@ from fault_server import (
     tool_call,
 )
 
-from debate_core import engine, prompts, steps
-from debate_core.cases import CASES_DIR, load_case
-from debate_core.protocols.base import ProtocolSpec, StageSpec
+from debate_core.core import prompts, steps
+from debate_core.core.cases import CASES_DIR, load_case
+from debate_core.core.schemas import AgentOutput, Case, Evidence, Verdict
+from debate_core.engine.runtime import DebateSettings, Outcome
+from debate_core.engine.spec import ProtocolSpec, StageSpec
+from debate_core.engine.validation import NoOptions
+from debate_core.jobs import debates as engine
 from debate_core.protocols.cross_critique.models import CritiqueOutput, SupervisorOutput
-from debate_core.protocols.validation import NoOptions
 from debate_core.providers import make_provider
-from debate_core.runtime import DebateSettings, Outcome
-from debate_core.schemas import AgentOutput, Case, Evidence, Verdict
 from debate_core.store import DebateStore
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789abcdef"
@@ -839,7 +840,7 @@ def test_progress_lines_show_tokens_and_pace_of_running_steps() -> None:
     import io
 
     from debate_core.cli import ProgressSink
-    from debate_core.events import Event, MemorySink
+    from debate_core.core.events import Event, MemorySink
 
     def feed(sink: ProgressSink) -> None:
         sink.record("d1", Event("turn_started", "r1.answer.a", {"reply_cap": 1500}))

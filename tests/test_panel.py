@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from debate_core.jobs.debates import run_debate
 
-from debate_core.cases import load_case, parse_case
-from debate_core.engine import run_debate
-from debate_core.events import MemorySink
+from debate_core.core.cases import load_case, parse_case
+from debate_core.core.events import MemorySink
+from debate_core.engine.runtime import DebateSettings
 from debate_core.protocols.panel.rules import infer_label_from_debate
 from debate_core.providers import ReplayProvider
-from debate_core.runtime import DebateSettings
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "cases"
 KO = CASES / "panel_restaurant_review.json"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from debate_core.cases import parse_case
-from debate_core.engine import run_debate
+from debate_core.jobs.debates import run_debate
+
+from debate_core.core.cases import parse_case
 from debate_core.protocols.panel import rules as mod
 from debate_core.protocols.panel import shared_context
 from debate_core.protocols.panel.agent import handlers
@@ -112,7 +113,7 @@ def test_speakers_do_not_quote_what_another_speaker_already_quoted():
 
 
 def test_persona_prompts_carry_the_profile_identity_and_stance_and_the_judge_names_them():
-    from debate_core.events import MemorySink
+    from debate_core.core.events import MemorySink
 
     data = json.loads(EN.read_text(encoding="utf-8"))
     data["agents"] = [{"id": "critic", "name": "Warranty sceptic", "role": "presses on defects"},

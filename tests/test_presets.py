@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from debate_core.jobs.debates import run_debate
 
-from debate_core.cases import load_case
-from debate_core.engine import run_debate
+from debate_core.core.cases import load_case
+from debate_core.engine.runtime import DebateSettings
+from debate_core.present.views import protocol_info
 from debate_core.protocols import PROTOCOLS, get_spec
-from debate_core.runtime import DebateSettings
-from debate_core.views import protocol_info
 
 CASES = {"cross_critique": "adat_minangkabau_inheritance", "panel": "panel_restaurant_review",
          "refinement": "refinement_hdfs_datanode", "dialectic": "dialectic_contract_enforceability",

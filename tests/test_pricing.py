@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from debate_core.pricing import (
+from debate_core.core.pricing import (
     PriceTableError,
     debate_cost,
     load_price_table,
@@ -106,8 +106,9 @@ def test_debate_cost_per_step_agent_and_total_with_unpriced_models_listed() -> N
 
 
 def test_debate_cost_reads_store_rows_of_a_real_debate() -> None:
-    from debate_core.cases import CASES_DIR, load_case
-    from debate_core.engine import run_debate
+    from debate_core.jobs.debates import run_debate
+
+    from debate_core.core.cases import CASES_DIR, load_case
     from debate_core.store import DebateStore
 
     store = DebateStore(memory=True)

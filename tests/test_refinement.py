@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from debate_core.jobs.debates import run_debate
 
-from debate_core.cases import CASES_DIR, load_case, parse_case
-from debate_core.convergence import Stop
-from debate_core.engine import run_debate
-from debate_core.events import MemorySink
+from debate_core.core.cases import CASES_DIR, load_case, parse_case
+from debate_core.core.events import MemorySink
+from debate_core.engine.convergence import Stop
+from debate_core.engine.runtime import DebateSettings
 from debate_core.protocols.refinement import agent as refinement_offline
 from debate_core.protocols.refinement import rules as refinement_rules
 from debate_core.protocols.refinement.agent import assess, initial_hypotheses, self_contradiction
@@ -17,7 +18,6 @@ from debate_core.protocols.refinement.models import JudgeScore
 from debate_core.protocols.refinement.rules import consensus, judge_coverage_problems
 from debate_core.providers import ReplayProvider
 from debate_core.providers.base import Provider, RawReply
-from debate_core.runtime import DebateSettings
 
 REASONERS = ("log", "kg", "hybrid")
 DISTINCT = {

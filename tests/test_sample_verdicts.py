@@ -5,10 +5,10 @@ change that moves one of these is a change in what a new user sees first; make i
 from __future__ import annotations
 
 import pytest
+from debate_core.jobs.debates import run_debate
 
-from debate_core import scoring
-from debate_core.cases import load_case, sample_cases
-from debate_core.engine import run_debate
+from debate_core.core.cases import load_case, sample_cases
+from debate_core.evaluation import scoring
 
 # case -> (sent to a human, right against `expected`, rounds, converged)
 PINNED = {

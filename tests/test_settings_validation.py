@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from debate_core.engine.runtime import DebateSettings
 from debate_core.protocols import PROTOCOLS, SettingsError, get_spec, validate_options, validate_settings
-from debate_core.runtime import DebateSettings
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -50,7 +50,7 @@ def test_bad_options_name_the_key_in_one_plain_line(protocol, options, message):
 
 
 def test_options_come_back_typed_with_the_protocols_defaults():
-    from debate_core.contradictions import VALUE_THRESHOLD
+    from debate_core.protocols.arbitration.contradictions import VALUE_THRESHOLD
     from debate_core.protocols.cross_critique import rules
 
     cc = validate_options("cross_critique", {"max_claims": "8"})

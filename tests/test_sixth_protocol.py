@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 import debate_core.protocols as registry
-from debate_core import engine, export, prompts, views
-from debate_core.offline import _HANDLERS
-from debate_core.schemas import Case, Evidence
+from debate_core.core import prompts
+from debate_core.core.schemas import Case, Evidence
+from debate_core.jobs import debates as engine
+from debate_core.present import export, views
+from debate_core.providers.offline.agents import _HANDLERS
 from debate_core.store import DebateStore
 
 SPEC_PY = '''
@@ -21,10 +23,10 @@ SPEC_PY = '''
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from debate_core import prompts
-from debate_core.protocols.base import ProtocolSpec, StageSpec
-from debate_core.runtime import Outcome
-from debate_core.schemas import Verdict
+from debate_core.core import prompts
+from debate_core.engine.spec import ProtocolSpec, StageSpec
+from debate_core.engine.runtime import Outcome
+from debate_core.core.schemas import Verdict
 
 from . import rules
 
@@ -69,7 +71,7 @@ def too_unsure(confidence: float, floor: float) -> str | None:
 '''
 
 AGENT_PY = '''
-from debate_core.offline import register
+from debate_core.providers.offline.agents import register
 
 
 @register("echo", "answer")
@@ -125,7 +127,7 @@ def test_a_sixth_protocol_from_one_folder_runs_offline_end_to_end(sixth_protocol
     assert sure.verdict.answer == "The old bridge is safe for trucks up to 40 t."
     assert not sure.verdict.needs_human_review
     # Its option and its rule work through the same path: a higher floor sends it to a human.
-    from debate_core.runtime import DebateSettings
+    from debate_core.engine.runtime import DebateSettings
 
     unsure = engine.run_debate(CASE, "echo", settings=DebateSettings(options={"floor": 0.99}), store=store)
     assert unsure.verdict.needs_human_review and unsure.verdict.applied_rules == ["E1.too_unsure"]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from debate_core.core.schemas import AgentOutput
 from debate_core.protocols.cross_critique import rules
-from debate_core.schemas import AgentOutput
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -276,8 +276,9 @@ def test_other_protocols_pause_and_continue_to_the_verdict_they_reach_alone(tmp_
 
 
 def test_a_continued_debate_that_died_resumes_with_its_interventions(tmp_path):
-    from debate_core.continuation import intervene, prepare_continue
-    from debate_core.engine import resume_debate
+    from debate_core.jobs.debates import resume_debate
+
+    from debate_core.jobs.continuation import intervene, prepare_continue
 
     db = tmp_path / "d.db"
     did = ok_json("run", str(CASE), "--protocol", "cross_critique", "--pause-after-round", "1", "--quiet",

@@ -9,10 +9,10 @@ import threading
 import pytest
 from helpers import SUPERVISOR, finished_event_data, small_case
 
-from debate_core.app_settings import AppSettings, save_settings, settings_path
-from debate_core.engine import run_debate
-from debate_core.events import Event
-from debate_core.review import RoleError
+from debate_core.core.app_settings import AppSettings, save_settings, settings_path
+from debate_core.core.events import Event
+from debate_core.core.review_rules import RoleError
+from debate_core.jobs.debates import run_debate
 from debate_core.store import MIGRATIONS, DebateStore, ReviewConflict, ReviewError, StoreError
 
 
@@ -147,8 +147,8 @@ def test_filters_and_analytics(store):
 def test_a_real_debate_lands_in_the_store(store):
     from helpers import ALA_R1, NLA_R1, cassette, minor3
 
+    from debate_core.engine.runtime import DebateSettings
     from debate_core.providers import ReplayProvider
-    from debate_core.runtime import DebateSettings
 
     calls = [("r1.answer.nla", NLA_R1), ("r1.answer.ala", ALA_R1), ("r1.critique.nla.ala", minor3()),
              ("r1.critique.ala.nla", minor3()), ("r2.revise.nla", NLA_R1), ("r2.revise.ala", ALA_R1),

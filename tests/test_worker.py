@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from helpers import small_case
 
-from debate_core import worker
+from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs import worker
 from debate_core.protocols import UnknownProtocol
 from debate_core.providers import make_provider
-from debate_core.runtime import DebateSettings
 from debate_core.store import MIGRATIONS, DebateStore
 
 
@@ -61,7 +61,7 @@ def test_unexpected_crash_is_saved_as_failed_with_a_readable_error(db_path, monk
     async def explode(run):
         raise RuntimeError("disk on fire")
 
-    import debate_core.engine as engine
+    import debate_core.jobs.debates as engine
 
     real = engine.get_spec
     monkeypatch.setattr(engine, "get_spec", lambda name: dataclasses.replace(real(name), run=explode))

@@ -11,8 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import annotations as rules
-from debate_core import views
+from debate_core.core import annotation_rules as rules
+from debate_core.present import views
 from debate_core.store import NotFound, StoreError
 from ui import common
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from debate_core import views, worker
-from debate_core.app_settings import AppSettings, AppSettingsError, load_settings
-from debate_core.credentials import ServerCredentials
-from debate_core.credentials import server_credentials as read_server_credentials
+from debate_core.core.app_settings import AppSettings, AppSettingsError, load_settings
+from debate_core.core.credentials import ServerCredentials
+from debate_core.core.credentials import server_credentials as read_server_credentials
+from debate_core.jobs import worker
+from debate_core.present import views
 from debate_core.store import DebateStore, StoreError, default_db_path
 
 PAGES = {

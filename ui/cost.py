@@ -6,9 +6,11 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import budget, pricing, views
-from debate_core.app_settings import AppSettings
-from debate_core.runtime import DebateSettings
+from debate_core.core import pricing
+from debate_core.core.app_settings import AppSettings
+from debate_core.engine import budget
+from debate_core.engine.runtime import DebateSettings
+from debate_core.present import views
 
 esc = views.md_escape
 
@@ -60,7 +62,7 @@ def budget_input(run_settings: DebateSettings, provider_name: str, provider_opts
 
     A paid server (not on this machine or a private network) starts from the default budget; a local
     one from none, as its calls cost nothing. The background worker applies the same rule
-    (debate_core/budget.py), so a field left empty on a paid server still gets the default."""
+    (debate_core/engine/budget.py), so a field left empty on a paid server still gets the default."""
     if provider_name != "openai":
         return
     # An empty field means the server's configured default URL, else OpenAI's API, as the provider reads it.

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import glossary, views
+from debate_core.present import glossary, views
 
 esc = views.md_escape
 

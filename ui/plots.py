@@ -6,8 +6,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from debate_core import views
-from debate_core.schemas import SEVERITIES
+from debate_core.core.schemas import SEVERITIES
+from debate_core.present import views
 
 _LAYOUT = {"margin": {"l": 40, "r": 10, "t": 40, "b": 40}, "height": 300, "legend": {"orientation": "h", "y": -0.25}}
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import views
-from debate_core.app_settings import AppSettings, AppSettingsError, save_prices
+from debate_core.core.app_settings import AppSettings, AppSettingsError, save_prices
+from debate_core.present import views
 from ui import common
 
 FLASH = "prices-flash"

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import export, glossary, views
+from debate_core.present import export, glossary, views
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique.rows import critique_groups, critique_rows
 from debate_core.store import DebateStore, NotFound

@@ -16,8 +16,8 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import views
-from debate_core.review import same_name
+from debate_core.core.review_rules import same_name
+from debate_core.present import views
 from debate_core.store import NotFound, ReviewConflict, ReviewError, StoreError
 from ui import common
 

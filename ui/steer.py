@@ -13,8 +13,10 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core import inputs, views, worker
-from debate_core.continuation import closed_rounds, intervene
+from debate_core.core import inputs
+from debate_core.jobs import worker
+from debate_core.jobs.continuation import closed_rounds, intervene
+from debate_core.present import views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound, StoreError
 from ui import common

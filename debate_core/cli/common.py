@@ -12,20 +12,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..app_settings import SettingsError as AppSettingsError
-from ..app_settings import load_settings
-from ..budget import describe as budget_describe
-from ..cases import CaseError
-from ..credentials import ServerCredentials, server_credentials
-from ..engine import DebateResult, plain_reason
-from ..inputs import parse_option_pairs
-from ..pricing import PriceTableError, price_table_from_env
-from ..profiles import load_profiles
+from ..core.app_settings import SettingsError as AppSettingsError
+from ..core.app_settings import load_settings
+from ..core.cases import CaseError
+from ..core.credentials import ServerCredentials, server_credentials
+from ..core.inputs import parse_option_pairs
+from ..core.pricing import PriceTableError, price_table_from_env
+from ..core.profiles import load_profiles
+from ..engine.budget import describe as budget_describe
+from ..engine.run import DebateResult, plain_reason
+from ..engine.runtime import DebateSettings
+from ..jobs.worker import DEFAULT_STALE_AFTER_S, recover_interrupted
 from ..protocols import SettingsError, validate_settings
 from ..providers import CassetteError, make_provider
-from ..runtime import DebateSettings
 from ..store import DebateStore, StoreError, StoreOutdated, default_db_path, store_error
-from ..worker import DEFAULT_STALE_AFTER_S, recover_interrupted
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -7,11 +7,11 @@ import json
 import sys
 from typing import Any
 
-from .. import evaluation
-from ..app_settings import SettingsError as AppSettingsError
-from ..app_settings import load_settings
-from ..eval_report import check_out_dir, markdown_table, summary_table, write_out_dir
-from ..pricing import PriceTableError, load_price_table, price_table_from_env
+from ..core.app_settings import SettingsError as AppSettingsError
+from ..core.app_settings import load_settings
+from ..core.pricing import PriceTableError, load_price_table, price_table_from_env
+from ..evaluation import harness as evaluation
+from ..evaluation.report import check_out_dir, markdown_table, summary_table, write_out_dir
 from .common import EXIT_OK, BadInput, StoreFailed, _db_path, _kv, _operator_credentials, _store
 
 

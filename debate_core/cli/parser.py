@@ -8,7 +8,7 @@ import logging
 import sqlite3
 import sys
 
-from ..files import FileProblem
+from ..core.files import FileProblem
 from ..protocols import PROTOCOLS
 from ..providers import PROVIDERS
 from ..store import StoreError, store_error

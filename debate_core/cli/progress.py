@@ -6,7 +6,7 @@ import sys
 import time
 from typing import Any
 
-from ..events import Event, EventSink
+from ..core.events import Event, EventSink
 
 
 class ProgressSink(EventSink):

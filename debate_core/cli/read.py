@@ -7,11 +7,11 @@ import argparse
 import json
 from typing import Any
 
-from .. import compare
-from .. import export as exporter
-from ..files import check_target, write_text_atomic
+from ..core.files import check_target, write_text_atomic
+from ..jobs.worker import find_interrupted, interruption_reason
+from ..present import compare
+from ..present import export as exporter
 from ..store import StoreMissing
-from ..worker import find_interrupted, interruption_reason
 from .common import EXIT_OK, BadInput, _price_table, _stale_after, _store
 
 
@@ -89,7 +89,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    """Compare two stored debates (debate_core/compare.py): text by default, the dict with --json."""
+    """Compare two stored debates (debate_core/present/compare.py): text by default, the dict with --json."""
     store = _reading(args, args.a)
     sides = []
     for debate_id in (args.a, args.b):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..annotations import AnnotationError
-from ..review import ReviewConflict, ReviewError
+from ..core.annotation_rules import AnnotationError
+from ..core.review_rules import ReviewConflict, ReviewError
 from .common import EXIT_OK, BadInput, _store
 
 

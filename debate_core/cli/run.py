@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..budget import apply_budget
-from ..cases import CaseError, load_case
-from ..engine import prepare_resume, run_debate, run_plan
-from ..profiles import resolve
+from ..core.cases import CaseError, load_case
+from ..core.profiles import resolve
+from ..engine.budget import apply_budget
+from ..jobs.debates import prepare_resume, run_debate, run_plan
+from ..jobs.worker import interruption_reason, runner_info
 from ..protocols import CaseUnfit, SettingsError, UnknownProtocol, get_spec
 from ..store import DebateStore
-from ..worker import interruption_reason, runner_info
 from .common import (
     EXIT_OK,
     BadInput,

@@ -6,12 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from ..continuation import intervene, prepare_continue, prepare_fork, run_steered
+from ..core.review_rules import ReviewError
+from ..core.steering import SteeringError
+from ..jobs.continuation import intervene, prepare_continue, prepare_fork, run_steered
+from ..jobs.worker import runner_info
 from ..protocols import CaseUnfit, SettingsError
-from ..review import ReviewError
-from ..steering import SteeringError
 from ..store import NotFound
-from ..worker import runner_info
 from .common import (
     EXIT_OK,
     BadInput,

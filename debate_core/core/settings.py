@@ -10,6 +10,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+# How a structured reply is asked of an OpenAI-compatible server, in the order they are tried.
+METHODS = ("json_schema", "function_calling", "json_mode")
+
 AGENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")  # an agent id: letters, digits, '_' and '-', at most 40
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..runtime import DebateFailed, DebateRun, DebateSettings
-from .base import CaseNeed, CaseUnfit, ProtocolSpec, StageSpec
-from .validation import SettingsError
+from ..engine.runtime import DebateFailed, DebateRun, DebateSettings
+from ..engine.spec import CaseNeed, CaseUnfit, ProtocolSpec, StageSpec
+from ..engine.validation import SettingsError
 
 PROTOCOLS = ("cross_critique", "panel", "refinement", "dialectic", "arbitration")
 # What an evaluation compares the protocols with. They are stored and opened like debates, but are

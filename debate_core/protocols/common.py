@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from ..text import first_sentence
+from ..core.text import first_sentence
+from ..engine.spec import LOW_CONFIDENCE
 
-# Below this confidence a deciding agent's verdict is not left to stand unreviewed.
-LOW_CONFIDENCE = 0.5
 UNASSESSED_PREFIX = "could not assess:"
 _CITATION = re.compile(r"\s*\[[\w.:>-]+\]")
 

@@ -43,8 +43,9 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
-from ..credentials import ServerCredentials
-from ..credentials import server_credentials as read_server_credentials
+from ..core.credentials import ServerCredentials
+from ..core.credentials import server_credentials as read_server_credentials
+from ..core.settings import METHODS
 from .base import DEFAULT_REPLY_CAP, Provider, RawReply, StepRequest, TransportError, messages_tokens
 from .openai_local import DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S, default_method, is_local_url, probe_parallelism
 from .openai_redact import public_url, redact, short
@@ -71,7 +72,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 # Also the fallback order: a refused method gives way to the next one.
-METHODS = ("json_schema", "function_calling", "json_mode")
 
 # Below this many tokens left for the reply a structured answer cannot fit; calling is pointless.
 MIN_REPLY_TOKENS = 32

@@ -13,8 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..files import FileProblem, json_error, read_text_capped
-from ..steering import Intervention
+from ..core.files import FileProblem, json_error, read_text_capped
+from ..core.steering import Intervention
 from .base import Provider, RawReply, StepFailed, StepRequest
 
 CASSETTE_FORMAT = "debate-cassette/1"

@@ -19,8 +19,8 @@ no protocol: a protocol's output arrives already projected into claim and critiq
 
 from __future__ import annotations
 
-from ..events import EventSink
-from ..review import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
+from ..core.events import EventSink
+from ..core.review_rules import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
 from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it to time a first open
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,

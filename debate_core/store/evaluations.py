@@ -1,4 +1,4 @@
-"""Evaluation runs (debate_core/evaluation.py): one row per evaluation with its settings, progress
+"""Evaluation runs (debate_core/evaluation/harness.py): one row per evaluation with its settings, progress
 and summary, and one row per run (case x method x repeat) naming the stored debate it ran.
 """
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ids import new_debate_id
+from ..core.ids import new_debate_id
 from .connection import NotFound, StoreConnection
 from .rows import dump, flag, load
 

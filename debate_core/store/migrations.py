@@ -142,7 +142,7 @@ def _m0005(db: sqlite_utils.Database) -> None:
 
 @migration("0006_annotations")
 def _m0006(db: sqlite_utils.Database) -> None:
-    """Reviewers' labels on single claims and critiques (debate_core/annotations.py), append-only:
+    """Reviewers' labels on single claims and critiques (debate_core/core/annotation_rules.py), append-only:
     a later label by the same reviewer on the same item supersedes theirs in the figures, and
     every one stays readable. An item is pinned by its stored row (step, call, id)."""
     db["annotations"].create(
@@ -162,7 +162,7 @@ def _m0006(db: sqlite_utils.Database) -> None:
 
 @migration("0008_evaluations")
 def _m0008(db: sqlite_utils.Database) -> None:
-    """Evaluation runs (debate_core/evaluation.py): one row per evaluation with its settings, progress
+    """Evaluation runs (debate_core/evaluation/harness.py): one row per evaluation with its settings, progress
     and summary, and one row per run (case x method x repeat) naming the stored debate it ran."""
     db["evaluations"].create(
         {
@@ -187,7 +187,7 @@ def _m0008(db: sqlite_utils.Database) -> None:
 
 @migration("0009_steering")
 def _m0009(db: sqlite_utils.Database) -> None:
-    """Steering (debate_core/steering.py): a pending pause or stop request, where a paused debate
+    """Steering (debate_core/core/steering.py): a pending pause or stop request, where a paused debate
     stands, a fork's parent and the round it forked from, and which of a fork's steps were reused
     from its parent without a model call."""
     db["debates"].add_column("control", str)

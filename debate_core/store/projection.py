@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import TRANSIENT_EVENTS, Event
-from ..ids import new_debate_id
-from ..schemas import Case
+from ..core.events import TRANSIENT_EVENTS, Event
+from ..core.ids import new_debate_id
+from ..core.schemas import Case
 from .connection import StoreConnection
 from .rows import SEARCH_ROW, dump
 

@@ -1,16 +1,15 @@
 """Reviewers' actions on a debate: review actions (an append-only audit trail guarded by an
 optimistic version check, so two reviewers acting on the same debate at once cannot both win) and
-labels on single claims and critiques. Who may take which action is decided in `debate_core/review.py`,
-what a label may say in `debate_core/annotations.py`; this module writes what they allow.
+labels on single claims and critiques. Who may take which action is decided in `debate_core/core/review_rules.py`,
+what a label may say in `debate_core/core/annotation_rules.py`; this module writes what they allow.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import annotations as annotation_rules
-from .. import review as review_rules
-from ..review import ReviewConflict, ReviewRequest
+from ..core import annotation_rules, review_rules
+from ..core.review_rules import ReviewConflict, ReviewRequest
 from .connection import NotFound
 from .queries import QueriesMixin
 from .rows import SEARCH_ROW

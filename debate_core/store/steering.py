@@ -1,6 +1,6 @@
 """Steering a debate from outside its run: pause and stop requests, claiming a paused debate to
 continue it, reviewers' interventions, forks. Who may steer and what an intervention holds is
-decided in `debate_core/steering.py`; this module only writes it, each action with an audit row.
+decided in `debate_core/core/steering.py`; this module only writes it, each action with an audit row.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..events import Event
-from ..steering import PAUSE, STOP, SteeringError, human_step_id
+from ..core.events import Event
+from ..core.steering import PAUSE, STOP, SteeringError, human_step_id
 from .connection import NotFound
 from .projection import ProjectionMixin
 from .queries import QueriesMixin

@@ -1,6 +1,6 @@
 """Arbitration (the contradiction-arbitration source protocol): detect contradictions between agent reports, arbitrate each, build consensus.
 
-Flow: case.reports -> contradictions (pure rules, debate_core.contradictions) -> one arbiter call
+Flow: case.reports -> contradictions (pure rules, contradictions.py) -> one arbiter call
 per contradiction and arbiter at step ``c{i}.arbitrate.{arbiter}``, all at once through
 ``run.gather`` (the shared concurrency limiter bounds how many are in flight) -> confidence-weighted
 consensus, adjusted reports and a rule-based verdict (debate_core.protocols.arbitration.rules).
@@ -20,21 +20,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ... import prompts, steps
-from ...contradictions import (
-    CONFIDENCE_GAP,
-    VALUE_THRESHOLD,
-    Contradiction,
-    detect_contradictions,
-    shown_value,
-)
-from ...profiles import identity
-from ...runtime import DebateRun, Outcome
-from ...schemas import Case, Evidence
-from ...text import bm25_rank
+from ...core import prompts, steps
+from ...core.profiles import identity
+from ...core.schemas import Case, Evidence
+from ...core.text import bm25_rank
+from ...engine.runtime import DebateRun, Outcome
+from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
 from .. import run_options
-from ..base import CaseNeed, ProtocolSpec, StageSpec
 from . import rows
+from .contradictions import CONFIDENCE_GAP, VALUE_THRESHOLD, Contradiction, detect_contradictions, shown_value
 from .models import Resolution
 from .rules import (
     DEFAULT_AUTHORITY_ORDER,

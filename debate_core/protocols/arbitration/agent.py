@@ -14,7 +14,7 @@ configured order, if any, then the evidence passages' own `authority`), data fre
 dates of the cited passages), citation completeness and agent confidence. When no criterion
 separates them it rules neither valid and flags the contradiction for review.
 
-Every ruling carries a measured reading (debate_core/offline/reading.py): how much of the metric
+Every ruling carries a measured reading (debate_core/providers/offline/reading.py): how much of the metric
 the cited passages cover and whether each figure could be checked. A weak reading caps the
 confidence and says, in plain words, what the arbiter could not assess.
 """
@@ -26,7 +26,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ...contradictions import (
+from ...core.lexicons import LEXICON_DIR
+from ...core.schemas import Case, Evidence
+from ...core.text import authority_score, numbers, sentences
+from ...providers.offline.agents import register
+from ...providers.offline.reading import read
+from .contradictions import (
     period_end,
     period_key,
     polarity,
@@ -36,11 +41,6 @@ from ...contradictions import (
     shown_value,
     unit_key,
 )
-from ...lexicons import LEXICON_DIR
-from ...offline import register
-from ...offline.reading import read
-from ...schemas import Case, Evidence
-from ...text import authority_score, numbers, sentences
 from .rules import authority_order
 
 # How far apart two sides must be on a criterion before it decides.

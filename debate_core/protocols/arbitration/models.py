@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...schemas import StepOutput, confidence_field
+from ...core.schemas import StepOutput, confidence_field
 
 
 class Resolution(StepOutput):

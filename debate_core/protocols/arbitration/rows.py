@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...steps import outputs_by_stage
+from ...core.steps import outputs_by_stage
 
 
 def contradiction_rows(debate: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

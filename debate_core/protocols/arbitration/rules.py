@@ -23,7 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contradictions import (
+from ...core.schemas import AgentReport, Verdict
+from ..common import low_confidence_reason, short_answer, unassessed_reason
+from .contradictions import (
     VALUE_THRESHOLD,
     Contradiction,
     exceeds,
@@ -32,8 +34,6 @@ from ...contradictions import (
     relative_difference,
     shown_value,
 )
-from ...schemas import AgentReport, Verdict
-from ..common import low_confidence_reason, short_answer, unassessed_reason
 from .models import Resolution
 
 MIN_RESOLUTION_CONFIDENCE = 0.5

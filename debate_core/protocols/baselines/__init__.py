@@ -16,12 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ... import profiles, prompts
-from ...runtime import DebateFailed, DebateRun, Outcome
-from ...schemas import Verdict
-from ..base import ProtocolSpec, StageSpec
-from ..common import LOW_CONFIDENCE
-from ..validation import SettingsError
+from ...core import profiles, prompts
+from ...core.schemas import Verdict
+from ...engine.runtime import DebateFailed, DebateRun, Outcome
+from ...engine.spec import LOW_CONFIDENCE, ProtocolSpec, StageSpec
+from ...engine.validation import SettingsError
 from . import rules
 
 STAGE = "single"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...offline import handler_for, register
-from ...schemas import AgentOutput
+from ...core.schemas import AgentOutput
+from ...providers.offline.agents import handler_for, register
 
 
 def _answer(payload: dict[str, Any]) -> dict[str, Any]:

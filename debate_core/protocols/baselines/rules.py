@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...text import content_tokens, jaccard, stem
+from ...core.text import content_tokens, jaccard, stem
 from .. import get_spec
 
 # An answer of at most this many words is a label and votes exactly.

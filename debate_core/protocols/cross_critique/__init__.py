@@ -19,15 +19,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ... import profiles, prompts, steps
-from ...convergence import severity_counts
-from ...profiles import load_profiles
-from ...runtime import DebateFailed, DebateRun, Outcome
-from ...schemas import AgentOutput, Verdict
-from ...steering import Intervention, human_step_id, stage_end
-from ...text import mentioned_ids
+from ...core import profiles, prompts, steps
+from ...core.profiles import load_profiles
+from ...core.schemas import AgentOutput, Verdict
+from ...core.steering import Intervention, human_step_id, stage_end
+from ...core.text import mentioned_ids
+from ...engine.convergence import severity_counts
+from ...engine.runtime import DebateFailed, DebateRun, Outcome
+from ...engine.spec import CaseNeed, Projection, ProtocolSpec, StageSpec
 from .. import run_options
-from ..base import CaseNeed, Projection, ProtocolSpec, StageSpec
 from ..common import short_answer
 from . import rows, rules
 from .models import CritiqueOutput, SupervisorOutput

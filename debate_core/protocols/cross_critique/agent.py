@@ -1,7 +1,7 @@
 """Rule-based agents for the cross-critique protocol.
 
 An agent knows only its profile (role, instructions, terms), the question and the passages; no word
-list of any case or domain is written here. It measures its own reading (debate_core/offline/
+list of any case or domain is written here. It measures its own reading (debate_core/providers/offline/
 reading.py): when the reading is weak its confidence is capped and it names what it could not assess.
 
 Answer: rank the case's passages against the question and the agent's focus (its role and terms),
@@ -20,9 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...offline import reading, register
-from ...schemas import REVIEWER_ISSUE, AgentOutput, Case, Claim, Evidence
-from ...text import (
+from ...core.schemas import REVIEWER_ISSUE, AgentOutput, Case, Claim, Evidence
+from ...core.text import (
     authority_score,
     best_sentence,
     bm25_rank,
@@ -32,6 +31,8 @@ from ...text import (
     overlap,
     sentences,
 )
+from ...providers.offline import reading
+from ...providers.offline.agents import register
 from ..common import unassessed
 
 TOP_PASSAGES = 5

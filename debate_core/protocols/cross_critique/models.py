@@ -1,5 +1,5 @@
 """Cross critique's own step outputs: the critics' critiques and reviews, and the supervisor's answer
-(an agent's answer, `AgentOutput`, and a `Critique` are shared: debate_core/schemas.py)."""
+(an agent's answer, `AgentOutput`, and a `Critique` are shared: debate_core/core/schemas.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ...schemas import REVIEWER_ISSUE, Critique, StepOutput, confidence_field
+from ...core.schemas import REVIEWER_ISSUE, Critique, StepOutput, confidence_field
 
 
 class ReviewerCritique(Critique):

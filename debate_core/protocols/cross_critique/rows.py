@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ...schemas import SEVERITIES
-from ...steps import latest_calls, latest_ok_calls_in_order
+from ...core.schemas import SEVERITIES
+from ...core.steps import latest_calls, latest_ok_calls_in_order
 from . import rules
 
 # A critique of a step that was re-asked: the answer it criticised was not used.

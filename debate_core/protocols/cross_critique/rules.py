@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...convergence import answer_change, severity_counts
-from ...schemas import REVIEWER_ISSUE, AgentOutput, Claim, Critique
-from ...steering import Intervention
+from ...core.schemas import REVIEWER_ISSUE, AgentOutput, Claim, Critique
+from ...core.steering import Intervention
+from ...engine.convergence import answer_change, severity_counts
 from .. import common
 from .models import CritiqueOutput, CritiqueReview, ReviewerCritique
 

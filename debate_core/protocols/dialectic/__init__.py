@@ -15,11 +15,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ... import profiles, prompts, steps
-from ...convergence import rule_jaccard
-from ...runtime import DebateFailed, DebateRun, Outcome
+from ...core import profiles, prompts, steps
+from ...engine.convergence import rule_jaccard
+from ...engine.runtime import DebateFailed, DebateRun, Outcome
+from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
 from .. import run_options
-from ..base import CaseNeed, ProtocolSpec, StageSpec
 from . import rows, rules
 from .models import Antithesis, Synthesis, Thesis
 

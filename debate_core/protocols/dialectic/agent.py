@@ -13,7 +13,7 @@ They read the question and the passages, nothing else. Sentences state rules thr
 - Plain language otherwise: the rule is written in words from the conditions the passages state
   (joined by "and") and what they rule out (joined by "unless"), each citing its passage.
 
-Each agent measures its reading (debate_core/offline/reading.py): a requirement no predicate can
+Each agent measures its reading (debate_core/providers/offline/reading.py): a requirement no predicate can
 express, or a question the passages barely cover, lowers its confidence and is named as something it
 could not assess. When no rule can be built from the passages it says so; it never makes one up.
 """
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ...lexicons import LEXICON_DIR
-from ...offline import register
-from ...offline.reading import Reading, quoted_material, read
-from ...schemas import Case
-from ...text import sentences, terms
+from ...core.lexicons import LEXICON_DIR
+from ...core.schemas import Case
+from ...core.text import sentences, terms
+from ...providers.offline.agents import register
+from ...providers.offline.reading import Reading, quoted_material, read
 from .rules import ENGINE_ISSUE_PREFIX, check_asp, rule_literals
 
 _DECL = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*)\)\s*:\s*([^;.]+)")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...steps import outputs_by_stage
-from ...text import word_diff
+from ...core.steps import outputs_by_stage
+from ...core.text import word_diff
 
 
 def dialectic_rounds(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...convergence import Stop
-from ...schemas import Verdict
+from ...core.schemas import Verdict
+from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"

@@ -19,11 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ... import profiles, prompts, steps
-from ...runtime import DebateFailed, DebateRun, Outcome
-from ...schemas import Verdict
+from ...core import profiles, prompts, steps
+from ...core.schemas import Verdict
+from ...engine.runtime import DebateFailed, DebateRun, Outcome
+from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
 from .. import run_options
-from ..base import CaseNeed, ProtocolSpec, StageSpec
 from ..common import short_answer
 from . import rows
 from . import rules as mod

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ...schemas import StepOutput
+from ...core.schemas import StepOutput
 
 Stance = Literal["pro", "con", "neutral"]
 

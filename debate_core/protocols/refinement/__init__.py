@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ... import prompts, steps
-from ...profiles import identity
-from ...runtime import DebateFailed, DebateRun, Outcome
+from ...core import prompts, steps
+from ...core.profiles import identity
+from ...engine.runtime import DebateFailed, DebateRun, Outcome
+from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
 from .. import run_options
-from ..base import CaseNeed, ProtocolSpec, StageSpec
 from . import rows, rules
 from .models import HypothesesOutput, JudgeOutput
 
@@ -48,7 +48,7 @@ class Options(BaseModel):
     escalate_without_convergence: bool = Field(
         True, description="send the verdict to a human when the debate ends without convergence")
 
-# The reasoners are profiles (debate_core/profiles.py): a case's `agents` or --agents-file replace them.
+# The reasoners are profiles (debate_core/core/profiles.py): a case's `agents` or --agents-file replace them.
 # `evidence_kinds` is an optional profile field the offline reasoners read: which kinds of passage
 # (log, metric, config, history) a reasoner draws on; without it a reasoner reads every passage.
 DEFAULT_AGENTS: list[dict[str, Any]] = [

@@ -7,7 +7,7 @@ cues from data/lexicons/incident_cues_en.tsv mark what it reports: a log severit
 exceeded, too many, ...) or a healthy reading. The reasoners find the earliest anomaly, what changed
 just before it and which limit was crossed, and write hypotheses that quote the passages they found,
 so a hypothesis names the components the evidence names. Each reasoner measures its reading
-(debate_core/offline/reading.py); a weak reading, or a change record that made several changes at
+(debate_core/providers/offline/reading.py); a weak reading, or a change record that made several changes at
 once, lowers its confidence and says what it could not assess.
 
 The judge scores what it can check: the hypothesis cites passages that exist and that say what it
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ...lexicons import LEXICON_DIR
-from ...offline import register
-from ...offline.reading import read
-from ...schemas import Case, Evidence
-from ...text import bm25_rank, content_tokens, sentences, stem, terms
+from ...core.lexicons import LEXICON_DIR
+from ...core.schemas import Case, Evidence
+from ...core.text import bm25_rank, content_tokens, sentences, stem, terms
+from ...providers.offline.agents import register
+from ...providers.offline.reading import read
 
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
 _ENTITY = re.compile(r"\b[A-Za-z][\w.]*(?:[-_.][\w]+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b")

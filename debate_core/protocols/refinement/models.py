@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from ...schemas import StepOutput, confidence_field
+from ...core.schemas import StepOutput, confidence_field
 
 Category = Literal["hardware", "software", "network", "config", "resource"]
 

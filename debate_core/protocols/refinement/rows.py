@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...steps import outputs_by_stage
+from ...core.steps import outputs_by_stage
 
 
 def judge_score_rows(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ...convergence import Stop, score_plateau
-from ...schemas import Verdict
-from ...text import jaccard, terms
+from ...core.schemas import Verdict
+from ...core.text import jaccard, terms
+from ...engine.convergence import Stop, score_plateau
 from .. import common
 from ..common import short_answer
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....offline import register
-from ....text import mentioned_ids
+from ....core.text import mentioned_ids
+from ....providers.offline.agents import register
 from .claims import claims_of
 from .passages import _caveats, _passage_turn, _pick_sentence
 from .phrasing import _LABEL_WORD, _ids, display_name, say

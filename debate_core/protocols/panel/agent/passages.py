@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....text import mentioned_ids, overlap
+from ....core.text import mentioned_ids, overlap
 from .claims import _last_turns
 from .phrasing import display_name, say, sentence_case
 from .reading import _CAVEAT, _SENTENCE_SPLIT, Reading, _short

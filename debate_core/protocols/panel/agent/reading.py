@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .... import lexicons
-from ....offline import reading as measure
-from ....text import bm25_rank
+from ....core import lexicons
+from ....core.text import bm25_rank
+from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")

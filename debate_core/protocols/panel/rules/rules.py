@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...common import LOW_CONFIDENCE
+from ....engine.spec import LOW_CONFIDENCE
 from .signals import Span, StageSignal, ValidatorSignal
 
 RULE_E_MAX_CONFIDENCE = 0.55

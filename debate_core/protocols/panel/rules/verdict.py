@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...common import LOW_CONFIDENCE, UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
+from ....engine.spec import LOW_CONFIDENCE
+from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
 from ..models import DebateSummary
 from .rules import ModeratorOutput
 from .signals import ValidatorSignal

@@ -20,7 +20,7 @@ from .files import (
 )
 from .schemas import Case
 
-CASES_DIR = Path(__file__).resolve().parent.parent / "data" / "cases"
+CASES_DIR = Path(__file__).resolve().parents[2] / "data" / "cases"
 
 
 class CaseError(ValueError):

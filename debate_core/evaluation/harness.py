@@ -1,7 +1,7 @@
 """The evaluation harness: run a protocol, its presets and baselines on labelled cases and score them.
 
 Every run (case x method x repeat) is an ordinary stored debate, scored against the case's
-`expected` (debate_core/scoring.py). Methods are the protocol with its defaults, each chosen preset,
+`expected` (debate_core/evaluation/scoring.py). Methods are the protocol with its defaults, each chosen preset,
 and the baselines `single` and `majority` (debate_core/protocols/baselines.py). Runs go
 concurrently; their model calls share one limiter, the same the app's debates draw from. The
 evaluation and its rows are kept in the store as they finish, so the app can list and follow it.
@@ -28,18 +28,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from . import prompts
-from .cases import CaseError, load_case
-from .engine import DebateResult, plain_reason, run_debate_async
-from .ids import runner_info
-from .pricing import PriceTable, debate_cost
-from .protocols import BASELINES, CaseUnfit, SettingsError, UnknownProtocol, get_spec
-from .providers import Provider, ReplayProvider, load_cassette, make_provider
-from .providers.base import StepFailed, StepRequest
-from .runtime import DebateSettings, Limiter, shared_limiter
-from .schemas import Case
+from ..core import prompts
+from ..core.cases import CaseError, load_case
+from ..core.ids import runner_info
+from ..core.pricing import PriceTable, debate_cost
+from ..core.schemas import Case
+from ..engine.run import DebateResult, plain_reason, run_protocol_async
+from ..engine.runtime import DebateSettings, Limiter, shared_limiter
+from ..protocols import BASELINES, CaseUnfit, SettingsError, UnknownProtocol, get_spec
+from ..providers import Provider, ReplayProvider, load_cassette, make_provider
+from ..providers.base import StepFailed, StepRequest
+from ..store import DebateStore
 from .scoring import has_expectations, score
-from .store import DebateStore
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_MIN_CASES = 10
@@ -396,7 +396,7 @@ async def _one(plan: EvaluationPlan, store: Any, limiter: Limiter, evaluation_id
     stored = {**method.settings.as_dict(), "runner": runner_info(),
               "evaluation": {"id": evaluation_id, "method": method.name, "repeat": repeat}}
     debate_id = store.create_debate(case, method.protocol, provider.public_config(), stored)
-    result = await run_debate_async(case, method.protocol, provider=provider, settings=method.settings, store=store,
+    result = await run_protocol_async(case, get_spec(method.protocol), provider=provider, settings=method.settings, store=store,
                                     debate_id=debate_id, limiter=limiter)
     usage = result.usage or {}
     cost, unpriced = _cost(store, plan.prices, debate_id)

@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-# AGENT_ID is also read from here by older callers.
-from .core.settings import AGENT_ID, SettingsError
 from .files import FileProblem, json_error, read_text_capped
+
+# AGENT_ID is also read from here by older callers.
+from .settings import AGENT_ID, SettingsError
 
 
 class AgentProfile(BaseModel):

@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .core.settings import SettingsError as ProfileError
 from .pricing import PriceTable, PriceTableError, parse_price_table
 from .profiles import parse_profiles
-from .providers.openai_provider import METHODS
+from .settings import METHODS
+from .settings import SettingsError as ProfileError
 
 
 class AppSettingsError(ValueError):
@@ -38,7 +38,7 @@ class AppSettings(BaseModel):
     supervisors: list[str] = Field(default_factory=list)
     default_provider: Literal["offline", "openai", "replay"] = "offline"
     # No base URL here: which servers the server's key may reach is the operator's, set in the
-    # environment or secrets.toml (debate_core/credentials.py), never in a file the app writes.
+    # environment or secrets.toml (debate_core/core/credentials.py), never in a file the app writes.
     openai_model: str = ""
     openai_method: Literal["", *METHODS] = ""  # "" lets the provider choose by server
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
@@ -51,7 +51,7 @@ class AppSettings(BaseModel):
     # Saved teams of agent profiles, reusable with any protocol: team name -> [profile, ...].
     teams: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     # Estimated cost: model -> {"input": ..., "output": ...} in `price_currency` per million tokens
-    # (debate_core/pricing.py matches model names). Empty: no cost figures are shown.
+    # (debate_core/core/pricing.py matches model names). Empty: no cost figures are shown.
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     price_currency: str = "USD"
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .protocols import get_spec, specs
-from .steps import parse_step_id
+from ..core.steps import parse_step_id
+from ..protocols import get_spec, specs
 
 # Steps that belong to no protocol's stages, as nouns; a protocol's stages name their own
 # (`StageSpec.noun`): "Round 2 · revision by Clinical pharmacist".

@@ -24,11 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .providers.openai_provider import is_local_url
+from ..providers.openai_provider import is_local_url
 
 if TYPE_CHECKING:
-    from .core.settings import DebateSettings
-    from .pricing import PriceTable
+    from ..core.pricing import PriceTable
+    from ..core.settings import DebateSettings
 
 # 200,000 tokens per debate. Every sample case runs well inside it with its default settings: the
 # largest, a three-round cross critique, used about 67,000 tokens (offline run, estimated tokens),

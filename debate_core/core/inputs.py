@@ -13,9 +13,9 @@ import json
 from typing import Any
 
 from .cases import CaseError, parse_case
-from .core.settings import AGENT_ID
 from .files import CASE_BYTES, FileProblem, check_size, decode_text, json_error
 from .schemas import Case
+from .settings import AGENT_ID
 
 PASTE_HELP = (
     "One passage per line: `id | source | text`. The text may itself contain `|`. "

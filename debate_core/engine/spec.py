@@ -16,15 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ..core.profiles import case_profiles
 from ..core.settings import DebateSettings
-from ..profiles import case_profiles
 from ..providers.base import DEFAULT_REPLY_CAP
-from .common import LOW_CONFIDENCE
 from .validation import validate_agents, validate_options, validate_settings
 
+# Below this confidence a deciding agent's verdict is not left to stand unreviewed: every spec's
+# default review threshold, and the moderators' low-confidence rule (protocols/common.py).
+LOW_CONFIDENCE = 0.5
+
 if TYPE_CHECKING:  # only for annotations
-    from ..runtime import DebateRun, Outcome
-    from ..schemas import Case
+    from ..core.schemas import Case
+    from .runtime import DebateRun, Outcome
 
 
 class CaseUnfit(ValueError):
@@ -95,7 +98,7 @@ class ProtocolSpec:
     # can be paused, stopped, continued and forked.
     interventions: tuple[str, ...] = ()
     # The module holding its rule-based offline agents (they register per stage with
-    # `debate_core.offline.register`); the offline provider imports it on first use.
+    # `debate_core.providers.offline.agents.register`); the offline provider imports it on first use.
     offline_agent: str | None = None
     # The option that sets the confidence below which its verdict goes to a human, and the scale it
     # is written on (a score of 0-100, say); a baseline compared with it is held to the same bar.

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from .schemas import AgentReport
-from .text import NEGATIONS, numbers, tokens
+from ...core.schemas import AgentReport
+from ...core.text import NEGATIONS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3

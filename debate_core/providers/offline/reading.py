@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..text import content_tokens, stem
+from ...core.text import content_tokens, stem
 
 # Below these the reading is weak: the agent used less than half of what the question asks about,
 # or found no passage to stand on.

@@ -10,11 +10,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .files import check_target, ensure_folder, write_text_atomic
-from .protocols import get_spec
-from .protocols.cross_critique.rows import critique_records, history_text
-from .providers.replay import CASSETTE_FORMAT
-from .steering import Intervention
+from ..core.files import check_target, ensure_folder, write_text_atomic
+from ..core.steering import Intervention
+from ..protocols import get_spec
+from ..protocols.cross_critique.rows import critique_records, history_text
+from ..providers.replay import CASSETTE_FORMAT
 
 # Secrets never leave the process: a provider config is stored without its key, and exports
 # drop any key-like field defensively in case an older row carried one.

@@ -129,7 +129,7 @@ def undo_transition(req: ReviewRequest, last: dict[str, Any] | None, *, status: 
 def require_supervisor(name: str, db_path: Path | None) -> None:
     """Refuse unless `name` is a supervisor in the settings file next to the database."""
     # The store reads these rules, and the app settings sit above it: read only when a supervisor is checked.
-    from .app_settings import AppSettingsError, load_settings, settings_path
+    from ..core.app_settings import AppSettingsError, load_settings, settings_path
 
     if db_path is None:
         raise RoleError("no supervisors are configured: an in-memory database has no settings file")

@@ -15,17 +15,17 @@ from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
-from . import continuation
-from . import protocols as registry
-from .profiles import resolve
-from .protocols import get_spec, specs
-from .protocols.common import short_answer as first_sentence
-from .protocols.cross_critique.rows import critiques_by_claim_version
-from .review import same_name
-from .schemas import Case
-from .steering import reviewer_slug
-from .steps import latest_calls
-from .text import word_diff as word_diff  # also read here by the app and compare
+from .. import protocols as registry
+from ..core.profiles import resolve
+from ..core.review_rules import same_name
+from ..core.schemas import Case
+from ..core.steering import reviewer_slug
+from ..core.steps import latest_calls
+from ..core.text import word_diff as word_diff  # also read here by the app and compare
+from ..jobs import continuation
+from ..protocols import get_spec, specs
+from ..protocols.common import short_answer as first_sentence
+from ..protocols.cross_critique.rows import critiques_by_claim_version
 
 # ---------------------------------------------------------------------------
 # Labels and colours
@@ -482,7 +482,7 @@ def review_badge(debate: dict[str, Any]) -> tuple[str, str]:
 
 def agent_names(debate: dict[str, Any]) -> dict[str, str]:
     """Agent id -> the name a reviewer knows it by: the profile's `name` from the debate's settings,
-    its case's agents or the protocol's defaults (debate_core.profiles resolves them)."""
+    its case's agents or the protocol's defaults (debate_core.core.profiles resolves them)."""
     case = debate.get("case") or {}
     try:
         defaults = get_spec(debate.get("protocol") or "").default_agents

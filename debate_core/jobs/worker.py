@@ -26,17 +26,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import continuation, evaluation
-from .budget import apply_budget
-from .engine import plain_reason, run_debate_async
-from .events import Event
-from .ids import new_debate_id, runner_info  # runner_info also re-exported: the CLI imports it from here
-from .protocols import get_spec
-from .providers import Provider, make_provider
-from .runtime import DebateSettings
-from .schemas import Case
-from .steering import SteeringError
-from .store import DebateStore, NotFound, StoreError
+from ..core.events import Event
+from ..core.ids import (  # runner_info also re-exported: the CLI imports it from here
+    new_debate_id,
+    runner_info,
+)
+from ..core.schemas import Case
+from ..core.steering import SteeringError
+from ..engine.budget import apply_budget
+from ..engine.run import plain_reason
+from ..engine.runtime import DebateSettings
+from ..evaluation import harness as evaluation
+from ..protocols import get_spec
+from ..providers import Provider, make_provider
+from ..store import DebateStore, NotFound, StoreError
+from . import continuation
+from .debates import run_debate_async
 
 log = logging.getLogger(__name__)
 
@@ -371,7 +376,7 @@ _EVAL_JOBS: dict[str, threading.Thread] = {}
 
 
 def start_evaluation(plan: Any, *, db_path: str | Path) -> str:
-    """Record an evaluation (debate_core/evaluation.py, a prepared plan) and run it in a background
+    """Record an evaluation (debate_core/evaluation/harness.py, a prepared plan) and run it in a background
     thread; return its id at once. Its rows reach the store as runs finish, so a page follows it by
     reading the store."""
     store = DebateStore(db_path)

@@ -14,7 +14,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPT_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _SECTION = re.compile(r"^##\s+(System|User)\s*$", re.MULTILINE | re.IGNORECASE)
 _DELIM = re.compile(r"<</?DATA[^>]*>>", re.IGNORECASE)
 

@@ -1,6 +1,6 @@
 """Offline provider: deterministic rule-based agents that read the case's evidence. No network.
 
-Each protocol registers its rule-based agents by stage in `debate_core.offline`; this provider
+Each protocol registers its rule-based agents by stage in `debate_core.providers.offline.agents`; this provider
 looks the handler up, calls it with the step's structured payload and passes the JSON it returns
 through the same validation path as a real model's reply.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from ..offline import handler_for
-from .base import Provider, RawReply, StepFailed, StepRequest
+from ..base import Provider, RawReply, StepFailed, StepRequest
+from .agents import handler_for
 
 
 class OfflineProvider(Provider):

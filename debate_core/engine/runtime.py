@@ -19,12 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import profiles, prompts
-from .core.settings import DebateSettings  # also re-exported: most callers import it from here
-from .events import Event, EventSink
-from .providers.base import Provider, StepFailed, StepRequest, Usage, messages_tokens
-from .schemas import Case, Evidence, Verdict
-from .steering import (
+from ..core import profiles, prompts
+from ..core.events import Event, EventSink
+from ..core.schemas import Case, Evidence, Verdict
+from ..core.settings import DebateSettings  # also re-exported: most callers import it from here
+from ..core.steering import (
     STOP,
     DebatePaused,
     DebateStopped,
@@ -36,7 +35,8 @@ from .steering import (
     round_end,
     target_agent,
 )
-from .steps import parse_step_id
+from ..core.steps import parse_step_id
+from ..providers.base import Provider, StepFailed, StepRequest, Usage, messages_tokens
 
 
 class DebateFailed(Exception):
@@ -427,5 +427,5 @@ class DebateRun:
 
     def agent_profiles(self, defaults: Any) -> list[dict[str, Any]]:
         """The debate's agents as profiles: the chosen ones (completed from a known profile with the
-        same id), else the case's own `agents`, else the protocol's defaults (debate_core/profiles.py)."""
+        same id), else the case's own `agents`, else the protocol's defaults (debate_core/core/profiles.py)."""
         return profiles.resolve(self.settings.agents, self.case, list(defaults), self.protocol)

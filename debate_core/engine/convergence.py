@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from .text import jaccard, tokens
+from ..core.text import jaccard, tokens
 
 
 @dataclass(frozen=True)

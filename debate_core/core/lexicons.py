@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-LEXICON_DIR = Path(__file__).resolve().parent.parent / "data" / "lexicons"
+LEXICON_DIR = Path(__file__).resolve().parents[2] / "data" / "lexicons"
 
 
 def _words(name: str) -> frozenset[str]:

@@ -9,16 +9,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from . import steering
-from .budget import apply_budget, effective_budget, provider_is_paid, spent_before
-from .engine import DebateResult, run_debate
-from .events import EventSink
-from .protocols import get_spec
-from .providers import Provider, make_provider
-from .review import RoleError, require_supervisor, same_name
-from .runtime import DebateSettings
-from .schemas import Case
-from .steering import (
+from ..core import steering
+from ..core.events import EventSink
+from ..core.review_rules import RoleError, require_supervisor, same_name
+from ..core.schemas import Case
+from ..core.steering import (
     Intervention,
     Steering,
     SteeringError,
@@ -28,7 +23,13 @@ from .steering import (
     reviewer_slug,
     stored_interventions,
 )
-from .steps import parse_step_id
+from ..core.steps import parse_step_id
+from ..engine.budget import apply_budget, effective_budget, provider_is_paid, spent_before
+from ..engine.run import DebateResult
+from ..engine.runtime import DebateSettings
+from ..protocols import get_spec
+from ..providers import Provider, make_provider
+from .debates import run_debate
 
 
 @dataclass

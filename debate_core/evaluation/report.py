@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .files import check_target, ensure_folder, write_bytes_atomic, write_text_atomic
+from ..core.files import check_target, ensure_folder, write_bytes_atomic, write_text_atomic
 
 ROW_COLUMNS = [
     "case", "method", "repeat", "debate_id", "status", "right", "flagged", "silent_wrong", "over_flagged",

@@ -20,11 +20,11 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..core.pricing import PriceTable, debate_cost
+from ..core.schemas import SEVERITIES
+from ..core.text import jaccard, tokens
+from ..protocols.cross_critique.rows import STATE_LABELS, critique_ledger
 from . import views
-from .pricing import PriceTable, debate_cost
-from .protocols.cross_critique.rows import STATE_LABELS, critique_ledger
-from .schemas import SEVERITIES
-from .text import jaccard, tokens
 
 SIMILARITY_METHOD = "token_jaccard"
 SIMILARITY_THRESHOLD = 0.5
