@@ -17,7 +17,7 @@ _ROOT = str(Path(__file__).resolve().parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from debate_core.present import views  # noqa: E402
+from debate_core.present import formatting  # noqa: E402
 from debate_core.store import StoreError  # noqa: E402
 from ui import common  # noqa: E402
 
@@ -52,13 +52,13 @@ try:
 except StoreError as exc:
     # The store rolled back the write that failed, so that much is known; say only that.
     logging.getLogger("debate_app").error("page %s: %s", page.title, exc)
-    st.error(f"The database could not be used: {views.md_escape(exc)}. What the store saved before this "
+    st.error(f"The database could not be used: {formatting.md_escape(exc)}. What the store saved before this "
              "is kept; the action this page was taking was not saved.")
 except Exception as exc:  # noqa: BLE001 - st.rerun/st.stop are BaseExceptions and pass through
     # A reviewer gets a sentence, not a traceback; the traceback goes to the server log. Whether
     # the page had written anything before it stopped is not known here, so it is not claimed.
     logging.getLogger("debate_app").exception("page %s failed", page.title)
     st.error(f"This page stopped because of an unexpected error ({type(exc).__name__}: "
-             f"{views.md_escape(exc)}). Debates and reviews the store confirmed earlier are in the database; "
+             f"{formatting.md_escape(exc)}). Debates and reviews the store confirmed earlier are in the database; "
              "if you had just acted, reload and check whether your action was recorded. "
              "If it happens again, the server log has the details.")

@@ -173,7 +173,7 @@ def measure(url: str, large_id: str, large_title: str, repeat: int) -> dict[str,
 
 
 def _title_shown(db: Path, debate_id: str) -> str:
-    from debate_core.present import views
+    from debate_core.present import formatting
     from debate_core.store import DebateStore
 
     store = DebateStore(db, readonly=True)
@@ -182,7 +182,7 @@ def _title_shown(db: Path, debate_id: str) -> str:
     finally:
         store.close()
     # st.title shows the escaped markdown as the plain title text.
-    return views.md_escape(debate.get("title") or debate_id).replace("\\", "")
+    return formatting.md_escape(debate.get("title") or debate_id).replace("\\", "")
 
 
 def main() -> None:

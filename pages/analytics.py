@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debate_core.core import pricing
-from debate_core.present import views
+from debate_core.present import formatting
 from ui import common, cost, plots
 
 common.page_setup()
@@ -35,24 +35,24 @@ if not overall["debates"]:
 m = st.columns(6)
 m[0].metric("debates", overall["debates"], help=f"{overall['completed']} completed, {overall['failed']} failed, "
             f"{overall['running']} running")
-m[1].metric("escalation rate", views.pct(overall["escalation_rate"]),
+m[1].metric("escalation rate", formatting.pct(overall["escalation_rate"]),
             help="share of completed debates the moderator flagged for human review")
-m[2].metric("override rate", views.pct(overall["override_rate"]),
+m[2].metric("override rate", formatting.pct(overall["override_rate"]),
             help="share of reviewed debates whose verdict was overridden")
-m[3].metric("reviewers agreed", views.pct(overall["agreement_rate"]),
+m[3].metric("reviewers agreed", formatting.pct(overall["agreement_rate"]),
             help="share of reviewed debates whose verdict was accepted or approved")
-m[4].metric("rounds to converge", views.num(overall["rounds_to_converge"]),
+m[4].metric("rounds to converge", formatting.num(overall["rounds_to_converge"]),
             help="mean rounds of the debates that converged")
-m[5].metric("tokens per debate", views.num(overall["tokens_per_debate"], 0))
+m[5].metric("tokens per debate", formatting.num(overall["tokens_per_debate"], 0))
 
 st.subheader("By protocol", anchor=False)
 table = [
     {
         "protocol": r["protocol"], "debates": r["debates"], "completed": r["completed"], "failed": r["failed"],
-        "escalation rate": views.pct(r["escalation_rate"]), "override rate": views.pct(r["override_rate"]),
-        "reviewers agreed": views.pct(r["agreement_rate"]), "reviewed": r["reviewed"],
-        "rounds to converge": views.num(r["rounds_to_converge"]),
-        "tokens per debate": views.num(r["tokens_per_debate"], 0),
+        "escalation rate": formatting.pct(r["escalation_rate"]), "override rate": formatting.pct(r["override_rate"]),
+        "reviewers agreed": formatting.pct(r["agreement_rate"]), "reviewed": r["reviewed"],
+        "rounds to converge": formatting.num(r["rounds_to_converge"]),
+        "tokens per debate": formatting.num(r["tokens_per_debate"], 0),
     }
     for r in per_protocol
 ]
@@ -76,7 +76,7 @@ else:
     st.metric("estimated cost of all debates" + (" (priced models only)" if unpriced else ""),
               cost.money(total, cur), help="each debate's tokens at the price of the model it was run with")
     if unpriced:
-        st.caption("No price for " + ", ".join(views.md_escape(m) for m in unpriced)
+        st.caption("No price for " + ", ".join(formatting.md_escape(m) for m in unpriced)
                    + ": their debates are not counted.")
     st.dataframe([{"protocol": c["protocol"], "debates": c["debates"], "priced debates": c["priced_debates"],
                    "estimated cost": cost.money(c["cost"], cur),
@@ -89,7 +89,7 @@ if trend:
     st.plotly_chart(plots.trend_figure(trend, period), key="a-trend")
     with st.expander(f"Per {period} as a table"):
         st.dataframe([{period: r["period"], "debates": r["debates"], "completed": r["completed"],
-                       "flagged for a human": r["escalated"], "escalation rate": views.pct(r["escalation_rate"])}
+                       "flagged for a human": r["escalated"], "escalation rate": formatting.pct(r["escalation_rate"])}
                       for r in trend], hide_index=True, key="a-trend-table")
 
 st.subheader("Reviewers", anchor=False)
@@ -111,7 +111,7 @@ if severities:
     c3.markdown("**Critique severities reviewers confirmed**")
     c3.dataframe([{"critic's severity": r["severity"], "judged": r["judged"], "confirmed": r["confirmed"],
                    "other severity": r["regraded"], "invalid": r["rejected"],
-                   "confirmed share": views.pct(r["confirmed_share"])} for r in severities],
+                   "confirmed share": formatting.pct(r["confirmed_share"])} for r in severities],
                  hide_index=True, key="a-severities")
     c3.caption("Confirmed: marked valid with the critic's severity (or none given). Each reviewer's latest mark "
                "on a critique counts.")
@@ -119,5 +119,5 @@ if claim_labels:
     c4.markdown("**Claims marked incorrect, per protocol**")
     c4.dataframe([{"protocol": r["protocol"], "claims marked": r["labelled"], "incorrect": r["incorrect"],
                    "unsupported": r["unsupported"], "needs a source": r["needs_source"], "correct": r["correct"],
-                   "incorrect share": views.pct(r["incorrect_share"])} for r in claim_labels],
+                   "incorrect share": formatting.pct(r["incorrect_share"])} for r in claim_labels],
                  hide_index=True, key="a-claim-labels")

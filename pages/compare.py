@@ -2,7 +2,7 @@
 severity, both debates' rounds on one plot, tokens and cost. `?a=ID&b=ID` opens a pair directly.
 
 The comparison itself is `debate_core.present.compare`; this page only lays it out. Model text goes
-through `st.text`, tables or `views.md_escape`, never as HTML.
+through `st.text`, tables or `formatting.md_escape`, never as HTML.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Any
 import streamlit as st
 
 from debate_core.core.schemas import SEVERITIES
-from debate_core.present import compare, views
+from debate_core.present import compare, formatting
 from debate_core.store import NotFound
 from ui import common, plots
 
 common.page_setup()
 
-esc = views.md_escape
+esc = formatting.md_escape
 settings = common.app_settings()
 
 st.title("Compare debates", anchor=False)
@@ -32,7 +32,7 @@ def _options() -> tuple[list[str], dict[str, str]]:
     try:
         recent = store.list_debates(limit=200)
         labels = {d["id"]: f"{d.get('title') or d.get('question') or d['id']} · {d['protocol']} · "
-                           f"{views.display_status(d)} · {(d.get('created_at') or '')[:16].replace('T', ' ')} · {d['id']}"
+                           f"{formatting.display_status(d)} · {(d.get('created_at') or '')[:16].replace('T', ' ')} · {d['id']}"
                   for d in recent}
         for key in ("a", "b"):
             wanted = st.query_params.get(key)
@@ -130,8 +130,8 @@ for col, side in zip(cols, ("a", "b"), strict=True):
         flag = ("flagged for a human", "orange") if v["needs_human_review"] else ("not flagged", "green")
         st.markdown(f":{flag[1]}-badge[{flag[0]}] "
                     f":{'green' if v['converged'] else 'gray'}-badge[{'converged' if v['converged'] else 'not converged'}] "
-                    f":gray-badge[review: {esc(views.REVIEW_STATE_LABELS.get(v['review_state'], v['review_state']))}]")
-        st.metric("confidence", views.pct(v["confidence"]))
+                    f":gray-badge[review: {esc(formatting.REVIEW_STATE_LABELS.get(v['review_state'], v['review_state']))}]")
+        st.metric("confidence", formatting.pct(v["confidence"]))
         st.text(v["short_answer"] or v["answer"])
         with st.expander("Full answer"):
             st.text(v["answer"])
@@ -143,20 +143,20 @@ if verdict["same_answer"] is not None:
     if verdict["same_answer"]:
         st.caption("The two answers are the same.")
     else:
-        st.caption(f"The answers differ; they share {views.pct(verdict['answer_similarity'])} of their distinct words.")
+        st.caption(f"The answers differ; they share {formatting.pct(verdict['answer_similarity'])} of their distinct words.")
 
 # --- Claims ------------------------------------------------------------------------------------
 claims = result["claims"]
 st.subheader("Claims", anchor=False)
 st.caption(f"A has {claims['count']['a']} claims at the end, B {claims['count']['b']}. Claims are matched by agent "
            f"and claim number, then by wording: claims of the same agent sharing at least "
-           f"{views.pct(claims['similarity']['threshold'])} of their distinct words count as the same claim. "
+           f"{formatting.pct(claims['similarity']['threshold'])} of their distinct words count as the same claim. "
            f"{len(claims['unchanged'])} claim(s) are the same in both.")
 
 
 def _claim_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"claim": r["ref"], "statement": r["statement"], "evidence": ", ".join(r["evidence"]),
-             "confidence": views.pct(r["confidence"])} for r in rows]
+             "confidence": formatting.pct(r["confidence"])} for r in rows]
 
 
 c1, c2 = st.columns(2)
@@ -176,14 +176,14 @@ st.markdown(f"**Changed ({len(claims['changed'])})**")
 if claims["changed"]:
     st.dataframe([{
         "claim in A": p["a"]["ref"], "claim in B": p["b"]["ref"],
-        "matched by": "claim number" if p["matched_by"] == "id" else f"wording ({views.pct(p['similarity'])} shared)",
+        "matched by": "claim number" if p["matched_by"] == "id" else f"wording ({formatting.pct(p['similarity'])} shared)",
         "what changed": ", ".join(p["changes"]), "in A": p["a"]["statement"], "in B": p["b"]["statement"],
         "evidence in A": ", ".join(p["a"]["evidence"]), "evidence in B": ", ".join(p["b"]["evidence"]),
     } for p in claims["changed"]], hide_index=True, key="cmp-changed")
     for p in claims["changed"]:
         if p["statement_diff"]:
             with st.expander(f"Wording of {esc(p['a']['ref'])} → {esc(p['b']['ref'])}"):
-                st.markdown(views.diff_markdown([(d["op"], d["text"]) for d in p["statement_diff"]]))
+                st.markdown(formatting.diff_markdown([(d["op"], d["text"]) for d in p["statement_diff"]]))
 else:
     st.caption("None.")
 

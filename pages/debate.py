@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core.present import views
+from debate_core.present import formatting, views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound
 from ui import annotations, common, cost, desk, render, review, steer
@@ -39,7 +39,7 @@ def _pick_debate() -> str | None:
         st.info("No debates yet. Start one on the New debate page; it will show here live.")
         st.page_link(common.PAGES["new"], label="New debate", icon=":material/add_comment:")
         return None
-    labels = {d["id"]: f"{d['id']} · {views.display_status(d)} · {d.get('title') or d.get('question')}"
+    labels = {d["id"]: f"{d['id']} · {formatting.display_status(d)} · {d.get('title') or d.get('question')}"
               for d in recent}
     st.caption("Pick a recent debate, or search all of them on the History page.")
     return st.selectbox("Debate", list(labels), format_func=labels.get, index=None, key="debate-pick",
@@ -97,7 +97,7 @@ if debate_id:
         debate, steps, claims, critiques, events = _load(debate_id)
     except NotFound:
         st.title("Debate", anchor=False)
-        st.error(f"There is no debate with id {views.md_escape(repr(debate_id))} in {views.md_escape(common.db_path())}.")
+        st.error(f"There is no debate with id {formatting.md_escape(repr(debate_id))} in {formatting.md_escape(common.db_path())}.")
         st.page_link(common.PAGES["history"], label="Find debates on the History page", icon=":material/history:")
         st.stop()
     st.session_state["debate_id"] = debate_id

@@ -5,13 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from debate_core.core.app_settings import settings_path
-from debate_core.present import views
+from debate_core.present import formatting, views
 from debate_core.store import NotFound
 from ui import common, desk, review
 
 common.page_setup()
 
-esc = views.md_escape
+esc = formatting.md_escape
 
 st.title("Escalations", anchor=False)
 settings = common.app_settings()

@@ -11,8 +11,9 @@ import streamlit as st
 
 from debate_core.evaluation import harness as evaluation
 from debate_core.evaluation import report as eval_report
+from debate_core.evaluation.summary import DEFAULT_SEED, summarise
 from debate_core.jobs import worker
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.protocols import BASELINES, PROTOCOLS, get_spec
 from ui import common
 
@@ -59,7 +60,7 @@ def _start_form() -> None:
                                       baselines=baselines, samples=int(samples), repeat=int(repeat),
                                       prices=settings.price_table(), saved_presets=settings.presets.get(protocol))
         except evaluation.EvaluationError as exc:
-            st.error(f"The evaluation cannot start: {views.md_escape(exc)}")
+            st.error(f"The evaluation cannot start: {formatting.md_escape(exc)}")
             return
         evaluation_id = worker.start_evaluation(plan, db_path=common.db_path())
         st.session_state["ev-selected"] = evaluation_id
@@ -73,8 +74,7 @@ def _label(e: dict[str, Any]) -> str:
 
 
 def _methods_section(ev: dict[str, Any]) -> None:
-    summary = ev["summary"] or evaluation.summarise(ev["rows"], ev["methods"], seed=ev["settings"].get("seed")
-                                                    or evaluation.DEFAULT_SEED)
+    summary = ev["summary"] or summarise(ev["rows"], ev["methods"], seed=ev["settings"].get("seed") or DEFAULT_SEED)
     currency = ev["settings"].get("currency")
     st.subheader("By method", anchor=False)
     st.caption("Right: the answer says what the case expects. Silent wrong: nobody was asked to check it although "
@@ -146,7 +146,7 @@ def _show(evaluation_id: str) -> None:
         st.progress(ev["done_runs"] / max(ev["total_runs"], 1),
                     text=f"{ev['done_runs']} of {ev['total_runs']} runs done, {ev['tokens']:,} tokens so far")
     elif ev["status"] == "failed":
-        st.error(f"The evaluation stopped: {views.md_escape(ev['error'] or 'no reason was recorded')}")
+        st.error(f"The evaluation stopped: {formatting.md_escape(ev['error'] or 'no reason was recorded')}")
     skipped = ev["settings"].get("skipped") or []
     if skipped:
         with st.expander(f"{len(skipped)} case(s) left out: the protocol cannot use them"):

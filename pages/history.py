@@ -8,7 +8,7 @@ from collections import Counter
 
 import streamlit as st
 
-from debate_core.present import views
+from debate_core.present import formatting, steering, views
 from debate_core.protocols import PROTOCOLS
 from debate_core.store import REVIEW_STATES
 from ui import common, render
@@ -39,7 +39,7 @@ try:
                 title = str(d.get("title") or d.get("question") or "")
                 title = title if len(title) <= 80 else title[:79].rstrip() + "…"
                 fork = f" · fork of {views.forked_from(d)}" if d.get("parent_id") else ""
-                common.debate_link(d["id"], f"{title} · paused {views.pause_place(d)} · {d['id']}{fork}")
+                common.debate_link(d["id"], f"{title} · paused {steering.pause_place(d)} · {d['id']}{fork}")
         st.subheader("All debates", anchor=False)
 
     search = st.text_input("Search questions, answers and claims", key="h-search", icon=":material/search:",
@@ -48,7 +48,7 @@ try:
     protocol = f1.selectbox("Protocol", [ANY, *PROTOCOLS], key="h-protocol")
     status = f2.selectbox("Status", [ANY, *STATUSES], key="h-status")
     state = f3.selectbox("Verdict state", [ANY, *REVIEW_STATES], key="h-state",
-                         format_func=lambda s: views.REVIEW_STATE_LABELS.get(s, s))
+                         format_func=lambda s: formatting.REVIEW_STATE_LABELS.get(s, s))
     reviewer = f4.selectbox("Reviewer", [ANY, *reviewers], key="h-reviewer")
     dates = f5.date_input("Created between", value=(), key="h-dates", format="YYYY-MM-DD")
 
@@ -74,7 +74,7 @@ try:
     debates = store.list_debates(**filters)
     if status != ANY:
         # converged vs. completed-without-converging is not a stored column; the label decides.
-        debates = [d for d in debates if views.display_status(d) == status]
+        debates = [d for d in debates if formatting.display_status(d) == status]
 
     st.caption(f"{len(debates)} of {total} debate(s)")
     if not debates:

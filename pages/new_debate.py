@@ -21,7 +21,7 @@ from debate_core.core.credentials import key_plan
 from debate_core.core.files import CASE_BYTES, PASSAGES, FileProblem
 from debate_core.engine.runtime import DebateSettings
 from debate_core.jobs import worker
-from debate_core.present import export, views
+from debate_core.present import export, formatting, protocol_choices
 from debate_core.protocols import SettingsError as OptionsError
 from debate_core.protocols import get_spec, validate_settings
 from debate_core.providers import CassetteError, make_provider
@@ -112,9 +112,9 @@ else:
             problems.append(str(exc))
 
 for p in problems:
-    st.error(views.md_escape(p))
+    st.error(formatting.md_escape(p))
 if case is not None:
-    with st.expander(f"Case: {views.md_escape(case.title)} · {len(case.evidence)} passage(s)", expanded=source != "sample"):
+    with st.expander(f"Case: {formatting.md_escape(case.title)} · {len(case.evidence)} passage(s)", expanded=source != "sample"):
         st.markdown("**Question**")
         st.text(case.question)
         if case.evidence:
@@ -141,7 +141,7 @@ def _save_preset(protocol: str, current: str, team_key: str) -> None:
         return
     state[f"nd-preset-{protocol}"] = name
     state[f"nd-preset-name-{protocol}"] = ""
-    common.flash("preset", "success", f"Saved preset {views.md_escape(name)} for {protocol}; it is selected now.")
+    common.flash("preset", "success", f"Saved preset {formatting.md_escape(name)} for {protocol}; it is selected now.")
 
 
 def _save_team(team_key: str) -> None:
@@ -155,13 +155,13 @@ def _save_team(team_key: str) -> None:
         return
     state["nd-team"] = name
     state["nd-team-name"] = ""
-    common.flash("team", "success", f"Saved team {views.md_escape(name)}; it is selected now.")
+    common.flash("team", "success", f"Saved team {formatting.md_escape(name)}; it is selected now.")
 
 # ---------------------------------------------------------------------------
 # Protocol, preset, agents, rounds
 # ---------------------------------------------------------------------------
 st.subheader("2. Protocol", anchor=False)
-catalogue = {p["name"]: p for p in views.protocol_catalogue()}
+catalogue = {p["name"]: p for p in protocol_choices.protocol_catalogue()}
 available = [name for name, p in catalogue.items() if not p["error"]]
 if not available:
     st.error("No protocol could be loaded; see the server log.")
@@ -179,16 +179,16 @@ if info["doc"]:
     st.caption(info["doc"])
 if case is not None:
     # Warn before Start: a case without what the protocol needs is refused, as the CLI refuses it.
-    unfit, reduced = views.case_fit(protocol, case)
+    unfit, reduced = protocol_choices.case_fit(protocol, case)
     for line in unfit:
         problems.append(line)
-        st.error(views.md_escape(line))
+        st.error(formatting.md_escape(line))
     for line in reduced:
-        st.info(views.md_escape(line))
+        st.info(formatting.md_escape(line))
     if unfit:
-        fitting = [catalogue[n].get("title") or n for n in views.fitting_protocols(case) if n in catalogue]
+        fitting = [catalogue[n].get("title") or n for n in protocol_choices.fitting_protocols(case) if n in catalogue]
         if fitting:
-            st.caption("This case fits: " + views.md_escape(", ".join(fitting)))
+            st.caption("This case fits: " + formatting.md_escape(", ".join(fitting)))
 # Who speaks: a saved team, else the preset's agents, else the case's own, else the protocol's defaults.
 teams = settings.teams
 c3, c4 = st.columns([3, 1])
@@ -199,7 +199,7 @@ try:
     profiles.case_profiles(case, protocol)
 except OptionsError as exc:  # the case's own agents are malformed: say so, and offer the protocol's
     problems.append(str(exc))
-    st.error(views.md_escape(exc))
+    st.error(formatting.md_escape(exc))
     agent_case = None
 base_agents = profiles.resolve(teams.get(team) or preset.get("agents") or None, agent_case, info["agents"], protocol)
 team_key = f"nd-agents-{protocol}-{preset_name}-{team}-{case.id if case is not None else ''}"
@@ -208,7 +208,7 @@ default_rounds = min(hi, max(lo, int(preset.get("rounds") or info["rounds"])))
 rounds = c4.number_input("Rounds (at most)", min_value=lo, max_value=hi, value=default_rounds, step=1,
                          key=f"nd-rounds-{protocol}-{preset_name}")
 agents_text = st.text_area(
-    f"Agents ({info.get('title', protocol)} takes {views.agent_range(info)})",
+    f"Agents ({info.get('title', protocol)} takes {protocol_choices.agent_range(info)})",
     value=inputs.format_agent_lines(base_agents), key=team_key, height=110, help=inputs.AGENTS_HELP,
     placeholder="pharmacist | Clinical pharmacist | knows drug interactions and bleeding risk")
 chosen_agents: list[dict] = []
@@ -216,11 +216,11 @@ try:
     chosen_agents = inputs.parse_agent_lines(agents_text)
 except CaseError as exc:
     problems.append(str(exc))
-    st.error(views.md_escape(exc))
+    st.error(formatting.md_escape(exc))
 if chosen_agents:
     st.markdown("**These agents will speak:** " + "; ".join(
-        f"{views.md_escape(a.get('name') or a['id'])} ({views.md_escape(a['id'])})"
-        + (f": {views.md_escape(a['role'])}" if a.get("role") else "") for a in chosen_agents))
+        f"{formatting.md_escape(a.get('name') or a['id'])} ({formatting.md_escape(a['id'])})"
+        + (f": {formatting.md_escape(a['role'])}" if a.get("role") else "") for a in chosen_agents))
 t1, t2 = st.columns([3, 1], vertical_alignment="bottom")
 t1.text_input("Save these agents as a team", key="nd-team-name", placeholder="team name")
 t2.button("Save team", key="nd-team-save", on_click=_save_team, args=(team_key,))
@@ -229,18 +229,18 @@ with st.expander("Protocol options and presets"):
     options_text = st.text_area(
         "Options, one KEY=VALUE per line (values are JSON, as with the CLI's --option)",
         value=inputs.format_options(preset.get("options")), key=f"nd-options-{protocol}-{preset_name}",
-        placeholder="max_claims=8\nconvergence_mode=\"any\"", help=views.option_help(info) or None)
+        placeholder="max_claims=8\nconvergence_mode=\"any\"", help=protocol_choices.option_help(info) or None)
     with st.popover("What the options mean"):
         for key, prop in (info.get("options") or {}).items():
-            st.markdown(f"**{views.md_escape(key)}** (default "
-                        f"{views.md_escape(json.dumps(prop.get('default'), ensure_ascii=False))}): "
-                        f"{views.md_escape(prop.get('description', ''))}")
+            st.markdown(f"**{formatting.md_escape(key)}** (default "
+                        f"{formatting.md_escape(json.dumps(prop.get('default'), ensure_ascii=False))}): "
+                        f"{formatting.md_escape(prop.get('description', ''))}")
     options: dict = {}
     try:
         options = inputs.parse_options(options_text)
     except CaseError as exc:
         problems.append(str(exc))
-        st.error(views.md_escape(exc))
+        st.error(formatting.md_escape(exc))
     p1, p2 = st.columns([3, 1], vertical_alignment="bottom")
     p1.text_input("Save these agents, rounds and options as a preset", key=f"nd-preset-name-{protocol}",
                   placeholder="preset name")
@@ -277,7 +277,7 @@ if chosen_agents and not problems:
         validate_settings(protocol, run_settings)
     except OptionsError as exc:
         problems.append(str(exc))
-        st.error(views.md_escape(exc))
+        st.error(formatting.md_escape(exc))
 unavailable = [n for n, p in catalogue.items() if p["error"]]
 if unavailable:
     st.caption("Not available in this installation: " + ", ".join(unavailable))
@@ -286,7 +286,7 @@ if unavailable:
 # Provider
 # ---------------------------------------------------------------------------
 st.subheader("3. Provider", anchor=False)
-PROVIDER_LABELS = {"offline": views.OFFLINE_LABEL, "openai": "openai-compatible model",
+PROVIDER_LABELS = {"offline": formatting.OFFLINE_LABEL, "openai": "openai-compatible model",
                    "replay": "replay from a cassette"}
 provider_name = st.radio("Provider", list(PROVIDER_LABELS), format_func=PROVIDER_LABELS.get, horizontal=True,
                          index=list(PROVIDER_LABELS).index(settings.default_provider), key="nd-provider",
@@ -319,7 +319,7 @@ elif provider_name == "openai":
                              help="For local servers such as llama.cpp, Ollama or vLLM: the debate sends no key.")
     plan = key_plan(creds, provider_opts["base_url"], provider_opts["api_key"], no_key)
     if plan.note:
-        st.caption(views.md_escape(plan.note))
+        st.caption(formatting.md_escape(plan.note))
     if plan.blocker:
         blockers.append(plan.blocker)
     if not provider_opts["model"]:
@@ -356,7 +356,7 @@ if provider_name == "replay" and isinstance(recorded_case, dict):
     # A cassette answers for the case it was recorded on; replaying it on another case makes no sense.
     try:
         case = parse_case(recorded_case, "the cassette's case")
-        st.caption(f"Replays on the cassette's own case: {views.md_escape(case.title)}")
+        st.caption(f"Replays on the cassette's own case: {formatting.md_escape(case.title)}")
     except CaseError as exc:
         blockers.append(str(exc))
 budget_input(run_settings, provider_name, provider_opts, settings)  # token budget (openai), with its cost
@@ -370,7 +370,7 @@ if case is None and not problems:
 if not chosen_agents:
     blockers.append("Choose at least one agent.")
 for b in blockers:
-    st.warning(views.md_escape(b))
+    st.warning(formatting.md_escape(b))
 ready = case is not None and not problems and not blockers
 if st.button("Start debate", type="primary", disabled=not ready, key="nd-start", icon=":material/play_arrow:"):
     try:
@@ -380,7 +380,7 @@ if st.button("Start debate", type="primary", disabled=not ready, key="nd-start",
                              f"choose {provider.protocol} to replay it")
         debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path())
     except (ValueError, CassetteError, StoreError) as exc:
-        st.error(f"The debate could not start: {views.md_escape(exc)}")
+        st.error(f"The debate could not start: {formatting.md_escape(exc)}")
     else:
         st.session_state["debate_id"] = debate_id
         st.switch_page(common.PAGES["debate"], query_params={"id": debate_id})

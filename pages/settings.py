@@ -12,7 +12,7 @@ from debate_core.core.app_settings import (
     settings_path,
 )
 from debate_core.jobs import worker
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.providers.openai_provider import METHODS
 from ui import common, prices
 
@@ -23,9 +23,9 @@ path = common.db_path()
 try:
     current = load_settings(path)
 except SettingsError as exc:
-    st.error(f"{views.md_escape(exc)}. Saving below replaces it with valid settings.")
+    st.error(f"{formatting.md_escape(exc)}. Saving below replaces it with valid settings.")
     current = AppSettings()
-st.caption(f"Saved in {views.md_escape(settings_path(path))}, next to the database {views.md_escape(path)}.")
+st.caption(f"Saved in {formatting.md_escape(settings_path(path))}, next to the database {formatting.md_escape(path)}.")
 
 flash = st.session_state.pop("settings-flash", None)
 if flash:
@@ -35,16 +35,16 @@ st.subheader("Supervisors", anchor=False)
 # Without sign-in anyone can type any name in the sidebar, so the list is not editable here: it is
 # read from the settings file, which only whoever runs the server can change.
 if current.supervisors:
-    st.markdown("\n".join(f"- {views.md_escape(name)}" for name in current.supervisors))
+    st.markdown("\n".join(f"- {formatting.md_escape(name)}" for name in current.supervisors))
 else:
     st.info("No supervisors are named yet.")
 st.caption("Only these reviewers can approve or settle escalated debates (names matched without regard to "
-           f"case). The list is read from the `supervisors` list in {views.md_escape(settings_path(path))}; "
+           f"case). The list is read from the `supervisors` list in {formatting.md_escape(settings_path(path))}; "
            "edit that file on the server to change it. This page only shows it.")
 
 with st.form("settings-form"):
     st.subheader("Default provider", anchor=False)
-    labels = {"offline": views.OFFLINE_LABEL, "openai": "openai-compatible model", "replay": "replay (cassette)"}
+    labels = {"offline": formatting.OFFLINE_LABEL, "openai": "openai-compatible model", "replay": "replay (cassette)"}
     provider = st.radio("Provider preselected on New debate", list(labels), format_func=labels.get,
                         index=list(labels).index(current.default_provider), key="s-provider")
     c1, c2 = st.columns(2)
@@ -73,9 +73,9 @@ if submitted:
         new = new.model_copy(update=current.model_dump(include={"presets", "teams", "prices", "price_currency"}))
         saved = save_settings(new, path)
     except (ValueError, OSError) as exc:
-        st.error(f"Not saved: {views.md_escape(exc)}")
+        st.error(f"Not saved: {formatting.md_escape(exc)}")
     else:
-        st.session_state["settings-flash"] = f"Saved to {views.md_escape(saved)}."
+        st.session_state["settings-flash"] = f"Saved to {formatting.md_escape(saved)}."
         st.rerun()
 
 prices.editor(current)
@@ -85,7 +85,7 @@ st.subheader("Model servers and the server's key", anchor=False)
 creds = common.server_credentials()
 st.markdown("**This server's key** " + ("is set by its operator." if creds.api_key else "is not set."))
 st.markdown("**Servers it may be sent to** (the first is the default base URL on New debate):\n"
-            + "\n".join(f"- {views.md_escape(u)}" for u in creds.described()))
+            + "\n".join(f"- {formatting.md_escape(u)}" for u in creds.described()))
 st.caption("Set by whoever runs the server, in the environment (OPENAI_API_KEY, OPENAI_BASE_URL, "
            "DEBATE_KEY_BASE_URLS) or in .streamlit/secrets.toml; this page only shows them. A debate against "
            "any other server needs that server's own key, typed on New debate for this browser session only.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers import small_case
 
 from debate_core.core.app_settings import AppSettings, save_settings
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.store import DebateStore
 
 
@@ -45,6 +45,6 @@ def test_rates_and_agreement(app, make_debate, db_path):
     assert m["override rate"] == "33%"  # 1 of 3 reviewed
     assert m["reviewers agreed"] == "67%"  # accepted a, approved c
     table = {r["protocol"]: r for r in app.dataframe[0].value.to_dict("records")}
-    assert table["cross_critique"]["override rate"] == views.pct(rows["cross_critique"]["override_rate"]) == "50%"
+    assert table["cross_critique"]["override rate"] == formatting.pct(rows["cross_critique"]["override_rate"]) == "50%"
     assert table["dialectic"]["reviewers agreed"] == "100%"
     assert {c.key for c in app.get("plotly_chart")} == {"a-rates", "a-rounds", "a-tokens", "a-trend"}

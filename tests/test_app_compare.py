@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from debate_core.core.cases import load_case
 from debate_core.core.schemas import Case
-from debate_core.present import views
+from debate_core.present import formatting
 
 CASE = Path(__file__).resolve().parent.parent / "data" / "cases" / "adat_minangkabau_inheritance.json"
 
@@ -84,8 +84,8 @@ def test_pickers_choose_the_pair_and_write_the_address(app, make_debate):
     assert not app.exception, [e.message for e in app.exception]
     assert app.query_params["a"] in (a, [a]) and app.query_params["b"] in (b, [b])
     warnings = [w.value for w in app.warning]
-    assert views.md_escape("The debates ran different protocols (cross_critique and dialectic)") in warnings[0]
-    assert warnings[1] == views.md_escape("The debates ran on different cases (test-case and other)") + "."
+    assert formatting.md_escape("The debates ran different protocols (cross_critique and dialectic)") in warnings[0]
+    assert warnings[1] == formatting.md_escape("The debates ran on different cases (test-case and other)") + "."
     # The dialectic debate records no claims: every claim of A is removed.
     [removed] = _frames(app, "statement")
     assert len(removed) > 0 and "**Added in B (0)**" in _markdown(app)

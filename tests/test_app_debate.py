@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from debate_core.core.schemas import Case
 from debate_core.jobs import worker
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 
@@ -52,7 +52,7 @@ def test_detail_view_renders_for_every_protocol(app, make_debate, protocol):
         ]})
     debate_id = make_debate(case, protocol)
     _open(app, debate_id)
-    assert views.md_escape(case.title) == app.title[0].value
+    assert formatting.md_escape(case.title) == app.title[0].value
     tab_labels = [t.label for t in app.tabs]
     assert {"Rounds", "Claims", "Critiques", "Verdict details", "Plots"} <= set(tab_labels)
     _choose(app, debate_id, "Accept")
@@ -100,9 +100,9 @@ def test_untrusted_html_in_evidence_and_question_is_shown_literally(app, make_de
     data["evidence"][0]["text"] = f"Blood relatives inherit in equal shares. {HOSTILE}"
     debate_id = make_debate(Case.model_validate(data), "cross_critique")
     _open(app, debate_id)
-    assert f"**Question:** {views.md_escape(data['question'])}" in [m.value for m in app.markdown]
+    assert f"**Question:** {formatting.md_escape(data['question'])}" in [m.value for m in app.markdown]
     assert data["evidence"][0]["text"] in _texts(app)  # the Evidence tab, via st.text
-    assert app.title[0].value == views.md_escape(data["title"])
+    assert app.title[0].value == formatting.md_escape(data["title"])
     for m in app.markdown:
         assert not m.proto.allow_html
         assert "<script>" not in m.value, "raw tags never reach markdown unescaped"
@@ -247,14 +247,14 @@ def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_deb
     assert short and short.endswith(".") and len(short) < len(debate["verdict"]["answer"])
     lines = _card_lines(app)
     at = {name: next(i for i, m in enumerate(lines) if cond(m)) for name, cond in (
-        ("answer", lambda m: m == f"**{views.md_escape(short)}**"),
+        ("answer", lambda m: m == f"**{formatting.md_escape(short)}**"),
         ("badges", lambda m: m.startswith("Confidence **")),
         ("why", lambda m: m.startswith("**Why it is flagged**")),
     )}
     assert at["answer"] < at["badges"] < at["why"]
     badges = lines[at["badges"]]
     # The confidence, then the moderator's outcome, then the review state: two separate badges.
-    shown = f"Confidence **{views.pct(debate['verdict']['confidence'])}**"
+    shown = f"Confidence **{formatting.pct(debate['verdict']['confidence'])}**"
     assert badges.index(shown) < badges.index(":orange-badge[flagged for a human]") \
         < badges.index(":gray-badge[pending]")
     why = lines[at["why"]]
@@ -264,7 +264,7 @@ def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_deb
     flagging = [r for r in debate["verdict"]["applied_rules"] if glossary.is_flagging(r)]
     assert why.count("\n- ") == min(len(flagging), 3) >= 1 and "S6" not in why
     # The verdict is shown once: no second copy of the answer in a Verdict tab.
-    assert sum(1 for m in lines if m == f"**{views.md_escape(short)}**") == 1
+    assert sum(1 for m in lines if m == f"**{formatting.md_escape(short)}**") == 1
     # Escalated by a reviewer then approved: the review badge follows, the moderator's stays.
     store = DebateStore(db_path)
     store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")

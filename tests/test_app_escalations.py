@@ -124,7 +124,7 @@ def test_the_service_refuses_a_supervisor_removed_after_the_page_was_drawn(app, 
 
 
 def test_no_supervisors_message_names_the_settings_file(app, db_path):
-    from debate_core.present.views import md_escape
+    from debate_core.present.formatting import md_escape
 
     _open(app, None)
     assert any(md_escape(db_path.with_name("debates.settings.json")) in i.value for i in app.info)

@@ -8,7 +8,7 @@ from helpers import small_case
 from streamlit.testing.v1 import AppTest
 
 from debate_core.core.schemas import Case
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.store import DebateStore
 
 
@@ -57,12 +57,12 @@ def test_filters_and_search(app, make_debate, db_path):
     app.selectbox(key="h-status").set_value("escalated").run()
     ro = DebateStore(db_path, readonly=True)
     flagged = {d for d in (sawah, contract, panel)
-               if views.display_status(ro.get_debate(d, with_steps=False)) == "escalated"}
+               if formatting.display_status(ro.get_debate(d, with_steps=False)) == "escalated"}
     assert contract in flagged  # dialectic does not converge on this case offline
     assert set(_ids(app)) == flagged
     app.selectbox(key="h-status").set_value("converged").run()
     assert set(_ids(app)) == {d for d in (sawah, contract, panel)
-                              if views.display_status(ro.get_debate(d, with_steps=False)) == "converged"}
+                              if formatting.display_status(ro.get_debate(d, with_steps=False)) == "converged"}
     app.selectbox(key="h-status").set_value("any")
     app.text_input(key="h-search").set_value("oral contr").run()
     assert _ids(app) == [contract]

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from debate_core.engine.runtime import DebateSettings
 from debate_core.jobs import worker
-from debate_core.present import views
+from debate_core.present import formatting, views
 from debate_core.providers.base import Provider, RawReply, StepRequest
 from debate_core.store import DebateStore
 
@@ -85,7 +85,7 @@ def test_live_view_shows_the_reply_as_it_streams_in(app: AppTest, db_path) -> No
         assert not app.exception, [e.message for e in app.exception]
 
         captions = [c.value for c in app.caption]
-        assert captions.count(views.md_escape("writing: 42 tokens, 12.5 tokens/s")) == 2, captions
+        assert captions.count(formatting.md_escape("writing: 42 tokens, 12.5 tokens/s")) == 2, captions
         texts = [t.value for t in app.text]
         # The fields known so far, as text: the answer and the first claim's id and statement,
         # not its confidence, which had not arrived.

@@ -11,7 +11,8 @@ from helpers import small_case
 
 from debate_core.core import inputs
 from debate_core.core.cases import CaseError
-from debate_core.present import views
+from debate_core.core.text import word_diff
+from debate_core.present import formatting, protocol_choices, views
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique import rows as cc_rows
 from debate_core.store import DebateStore
@@ -19,13 +20,13 @@ from debate_core.store import DebateStore
 
 def test_md_escape_neutralises_every_markdown_and_html_construct():
     raw = "<script>alert(1)</script> **b** [l](http://x) ![i](http://x/i.png) :red[r] $x$ `c` &lt; # h"
-    out = views.md_escape(raw)
+    out = formatting.md_escape(raw)
     for construct in ("<script>", "**b**", "[l](", "![i]", ":red[", "$x$", "`c`"):
         assert construct not in out
     assert "\\&lt;" in out  # an entity shows as typed instead of turning into "<"
     # Removing the escapes gives the original text back: nothing is lost, only made literal.
     assert out.replace("\\", "") == raw.replace("\\", "")
-    assert views.md_escape(None) == ""
+    assert formatting.md_escape(None) == ""
 
 
 def test_parse_passages_and_errors():
@@ -83,8 +84,8 @@ def test_critique_groups_by_target_claim_worst_first():
 
 
 def test_word_diff():
-    assert views.word_diff("a b c", "a x c") == [("=", "a"), ("-", "b"), ("+", "x"), ("=", "c")]
-    md = views.diff_markdown(views.word_diff("<b>", "<i>"))
+    assert word_diff("a b c", "a x c") == [("=", "a"), ("-", "b"), ("+", "x"), ("=", "c")]
+    md = formatting.diff_markdown(word_diff("<b>", "<i>"))
     assert "<b>" not in md and ":red[~~\\<b\\>~~]" in md
 
 
@@ -99,11 +100,11 @@ def test_trajectory_falls_back_to_round_closed_events():
 
 
 def test_display_status():
-    assert views.display_status({"status": "running"}) == "running"
-    assert views.display_status({"status": "completed", "needs_human_review": True, "converged": True}) == "escalated"
-    assert views.display_status({"status": "completed", "converged": True}) == "converged"
-    assert views.display_status({"status": "completed"}) == "completed"
-    assert views.display_status({"status": "failed"}) == "failed"
+    assert formatting.display_status({"status": "running"}) == "running"
+    assert formatting.display_status({"status": "completed", "needs_human_review": True, "converged": True}) == "escalated"
+    assert formatting.display_status({"status": "completed", "converged": True}) == "converged"
+    assert formatting.display_status({"status": "completed"}) == "completed"
+    assert formatting.display_status({"status": "failed"}) == "failed"
 
 
 def test_overall_analytics_and_token_quartiles_are_computed_by_the_store(make_debate, db_path):
@@ -132,7 +133,7 @@ def test_zip_files_is_deterministic():
 
 
 def test_protocol_catalogue_lists_every_protocol_with_defaults():
-    cat = {p["name"]: p for p in views.protocol_catalogue()}
+    cat = {p["name"]: p for p in protocol_choices.protocol_catalogue()}
     assert set(cat) == {"cross_critique", "panel", "refinement", "dialectic", "arbitration"}
     assert [a["id"] for a in cat["cross_critique"]["agents"]] == ["proponent", "skeptic"]
     assert cat["cross_critique"]["max_rounds"] == 3

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.cases import CASES_DIR, load_case, parse_case
 from debate_core.core.events import MemorySink
 from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols.dialectic import rules
 from debate_core.protocols.dialectic.rules import ENGINE_ISSUE_PREFIX, check_asp, looks_like_asp, rule_diff
 from debate_core.providers import ReplayProvider
@@ -375,7 +375,7 @@ def test_dialectic_prompts_carry_each_agents_profile_and_no_domain_words():
     assert "Your role: drafts tenancy rules from the lease" in sent["r1.thesis.drafter"]
     assert "Your role: argues for the tenant" in sent["r1.antithesis.tenant_advocate"]
     assert res.result["transcript"][0]["speaker"] == "drafter"
-    for name in ("dialectic_thesis", "dialectic_antithesis", "dialectic_synthesis"):
+    for name in ("dialectic/thesis", "dialectic/antithesis", "dialectic/synthesis"):
         system, user = prompts.load(name)
         assert "${identity}" in system
         assert not any(w in (system + user).lower() for w in ("contract", "enforceab", "legal", " law"))

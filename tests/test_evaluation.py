@@ -14,6 +14,7 @@ import pytest
 from debate_core.cli import main
 from debate_core.core.pricing import parse_price_table
 from debate_core.evaluation import harness as evaluation
+from debate_core.evaluation.summary import DEFAULT_SEED, paired_bootstrap
 from debate_core.store import DebateStore
 
 CASSETTE = "debate-cassette/1"
@@ -166,18 +167,18 @@ def test_ten_cases_get_a_seeded_paired_bootstrap_interval(tmp_path):
     # Per case, majority minus single: +1 on c2, 0 on the nine others.
     assert vote["right_rate_diff"] == pytest.approx(0.1) and vote["diff_cases"] == 10
     lo, hi = vote["diff_ci95"]
-    assert (lo, hi) == evaluation.paired_bootstrap([0, 1, 0, 0, 0, 0, 0, 0, 0, 0], seed=evaluation.DEFAULT_SEED)
+    assert (lo, hi) == paired_bootstrap([0, 1, 0, 0, 0, 0, 0, 0, 0, 0], seed=DEFAULT_SEED)
     assert 0.0 <= lo <= 0.1 <= hi <= 1.0
     assert report["summary"]["dialectic"]["diff_ci95"] == [0.0, 0.0]  # the same on every case
 
 
 def test_bootstrap_bounds_are_sane_and_reproducible():
     diffs = [1.0] * 5 + [0.0] * 5
-    lo, hi = evaluation.paired_bootstrap(diffs, seed=7)
+    lo, hi = paired_bootstrap(diffs, seed=7)
     assert 0.0 <= lo < 0.5 < hi <= 1.0
-    assert evaluation.paired_bootstrap(diffs, seed=7) == (lo, hi)
-    assert evaluation.paired_bootstrap([0.25] * 12) == (0.25, 0.25)
-    wide = evaluation.paired_bootstrap([-1.0, 1.0] * 6, seed=1)
+    assert paired_bootstrap(diffs, seed=7) == (lo, hi)
+    assert paired_bootstrap([0.25] * 12) == (0.25, 0.25)
+    wide = paired_bootstrap([-1.0, 1.0] * 6, seed=1)
     assert -1.0 <= wide[0] < 0 < wide[1] <= 1.0
 
 

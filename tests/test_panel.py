@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.cases import load_case, parse_case
 from debate_core.core.events import MemorySink
 from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols.panel.rules import infer_label_from_debate
 from debate_core.providers import ReplayProvider
 
@@ -199,6 +199,11 @@ def test_enable_debate_false_without_signals_is_refused():
 # --- Replay cassettes ------------------------------------------------------------
 
 
+# These cases have Stage1 only, and their cassettes are the debate only: the moderator's rules are
+# tested on Stage1 alone (tests/test_panel_stage2.py runs the Stage2 reviews).
+STAGE1_ONLY = {"stage2_review": False}
+
+
 def low_conf_case():
     return en_case(stage1_ate={"label": "positive", "confidence": 0.5}, stage2_ate=None, stage2_atsa=None,
                    validator=None, stage1_atsa={"label": "positive", "confidence": 0.45, "span": [0, 148]})
@@ -214,7 +219,7 @@ def test_replay_rule_e_adopts_the_panel_consensus_and_ignores_model_speaker_name
     judge = {"winner": "critic", "consensus": "The panel reads the sentence as negative overall.",
              "key_agreements": ["keyboard negative"], "key_disagreements": [], "rationale": "Failures outweigh."}
     res = run_debate(low_conf_case(), "panel", provider=ReplayProvider(cassette(turns, judge)),
-                     settings=DebateSettings(rounds=1))
+                     settings=DebateSettings(rounds=1, options=STAGE1_ONLY))
     assert res.status == "completed", res.error
     assert res.verdict.answer.startswith("The overall sentiment is negative")
     assert res.verdict.applied_rules[-1] == "RuleE"
@@ -232,7 +237,7 @@ def test_replay_unknown_winner_is_dropped_with_a_warning():
     turns = one_round(t("keyboard"), t("keyboard"), t("screen"))
     judge = {"winner": "Judge Dredd", "consensus": "mixed", "key_agreements": [], "key_disagreements": []}
     res = run_debate(low_conf_case(), "panel", provider=ReplayProvider(cassette(turns, judge)),
-                     settings=DebateSettings(rounds=1))
+                     settings=DebateSettings(rounds=1, options=STAGE1_ONLY))
     assert res.result["summary"]["winner"] is None
     assert any("Judge Dredd" in w for w in res.warnings)
 
@@ -254,7 +259,8 @@ def test_replay_panel_dissent_when_rule_e_is_blocked_by_confidence():
                    validator=None, stage1_atsa={"label": "positive", "confidence": 0.8, "span": [0, 148]})
     turns = one_round(t("keyboard (E1)"), t("keyboard (E1)"), t("screen (E4)"))
     judge = {"winner": None, "consensus": "Overall negative.", "key_agreements": [], "key_disagreements": []}
-    res = run_debate(case, "panel", provider=ReplayProvider(cassette(turns, judge)), settings=DebateSettings(rounds=1))
+    res = run_debate(case, "panel", provider=ReplayProvider(cassette(turns, judge)),
+                     settings=DebateSettings(rounds=1, options=STAGE1_ONLY))
     assert res.verdict.answer.startswith("The overall sentiment is positive")
     assert res.result["moderator"]["arbiter_flags"]["rule_e_block_reason"] == "confidence_too_high"
     assert any(r.startswith("panel_dissent") for r in res.verdict.escalation_reasons)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.cases import load_case
 from debate_core.engine.runtime import DebateSettings
-from debate_core.present.views import protocol_info
+from debate_core.jobs.debates import run_debate
+from debate_core.present.protocol_choices import protocol_info
 from debate_core.protocols import PROTOCOLS, get_spec
 
 CASES = {"cross_critique": "adat_minangkabau_inheritance", "panel": "panel_restaurant_review",
@@ -26,7 +26,7 @@ def test_preset_runs(protocol, name):
 
 
 def test_panel_ablation_preset_makes_no_model_calls():
-    preset = get_spec("panel").presets["abl_no_debate (moderator only)"]
+    preset = get_spec("panel").presets["abl_no_debate (no panel)"]
     result = run_debate(load_case("data/cases/panel_restaurant_review.json"), "panel",
                         settings=DebateSettings(options=preset["options"]))
     assert result.usage["calls"] == 0 and result.verdict.answer

@@ -13,14 +13,15 @@ import json
 import re
 from typing import Any
 
-from debate_core.jobs.debates import run_debate
+import pytest
 from fault_server import FaultServer, Reply, content, requested_name, structured
 
 from debate_core.core import profiles, prompts
 from debate_core.core.cases import CASES_DIR, load_case
 from debate_core.core.schemas import Case
 from debate_core.engine.runtime import DebateSettings
-from debate_core.protocols import get_spec
+from debate_core.jobs.debates import run_debate
+from debate_core.protocols import BASELINES, PROTOCOLS, get_spec
 from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 
@@ -70,7 +71,7 @@ def test_evidence_metadata_is_data_too() -> None:
     assert PAYLOAD not in outside_data(block)
 
 
-NLA, ALA = get_spec("cross_critique").presets["seed-000-indonesian-law"]["agents"]
+NLA, ALA = get_spec("cross_critique").presets["as in the source: national and adat law agents, up to 3 rounds"]["agents"]
 
 
 def test_rendered_prompt_keeps_the_system_role_and_fences_the_injection() -> None:
@@ -78,7 +79,7 @@ def test_rendered_prompt_keeps_the_system_role_and_fences_the_injection() -> Non
 
     def render(case: Case) -> list[dict[str, str]]:
         return prompts.render(
-            "cross_critique_answer", agent_id="nla", agent_name="National Law Agent",
+            "cross_critique/answer", agent_id="nla", agent_name="National Law Agent",
             identity=profiles.identity(NLA),
             question=prompts.data_block("question", case.question), domain_hint="national",
             evidence=prompts.evidence_block(case.evidence), max_claims="5",
@@ -101,7 +102,7 @@ def test_another_agents_text_is_fenced_in_the_critique_prompt() -> None:
     hostile = {"answer": "Fine. " + INJECTION,
                "claims": [{"id": "C1", "statement": INJECTION, "evidence": [], "confidence": 0.5}]}
     messages = prompts.render(
-        "cross_critique_critique", agent_id="ala", agent_name="Adat Law Agent", identity=profiles.identity(ALA),
+        "cross_critique/critique", agent_id="ala", agent_name="Adat Law Agent", identity=profiles.identity(ALA),
         target_id="nla", target_name="National Law Agent", target_role=NLA["role"],
         question=prompts.data_block("question", "Is the will valid?"),
         target_output=prompts.data_block("nla output", json.dumps(hostile)),
@@ -173,3 +174,19 @@ def test_openai_debate_with_an_obedient_model_is_not_hijacked() -> None:
     # The injection did reach the model, fenced, in the answer prompts.
     assert sum(PAYLOAD in json.dumps(b["messages"]) for b in sent) >= 2
     assert _assert_prompts_fenced(store, result.debate_id) >= 2
+
+
+def test_prompts_sit_in_one_folder_per_protocol_and_every_one_loads() -> None:
+    files = sorted(prompts.PROMPT_DIR.rglob("*.md"))
+    assert files and all(len(f.relative_to(prompts.PROMPT_DIR).parts) == 2 for f in files), files
+    assert {f.parent.name for f in files} >= {*PROTOCOLS, "baselines", "evaluation"} - set(BASELINES)
+    for f in files:
+        system, user = prompts.load(f.relative_to(prompts.PROMPT_DIR).with_suffix("").as_posix())
+        assert system and user, f
+
+
+@pytest.mark.parametrize("name", ["../README", "cross_critique/../../README", "/etc/passwd", "cross_critique\\answer",
+                                  "cross_critique/answer.md", "", "cross_critique//answer", "./panel/turn"])
+def test_a_prompt_name_that_would_leave_the_prompts_folder_is_refused(name: str) -> None:
+    with pytest.raises(prompts.PromptNameError):
+        prompts.load(name)

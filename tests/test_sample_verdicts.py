@@ -5,10 +5,10 @@ change that moves one of these is a change in what a new user sees first; make i
 from __future__ import annotations
 
 import pytest
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.cases import load_case, sample_cases
 from debate_core.evaluation import scoring
+from debate_core.jobs.debates import run_debate
 
 # case -> (sent to a human, right against `expected`, rounds, converged)
 PINNED = {
@@ -20,7 +20,9 @@ PINNED = {
     "national_will_formalities": (True, False, 2, True),
     "panel_laptop_review": (False, True, 2, True),
     "panel_restaurant_review": (False, True, 2, True),
-    "refinement_hdfs_datanode": (False, True, 1, True),
+    # Two rounds: the knowledge-graph reasoner reads no log line, so the reasoners disagree in round 1;
+    # it cites the passages the judge names in round 2, and the top score (already 100) plateaus.
+    "refinement_hdfs_datanode": (False, True, 2, True),
 }
 
 

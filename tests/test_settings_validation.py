@@ -41,7 +41,7 @@ def test_every_option_is_typed_described_and_every_preset_validates(protocol):
      "option 'personas.critic.styl' is not a key of option 'personas.critic'; did you mean 'style'?"),
     ("panel", {"order": []}, "option 'order' must be a non-empty list of persona ids, got []"),
     ("panel", {"zzz": 1}, "option 'zzz' is not a panel option; known: enable_debate, enable_debate_override, "
-                          "personas, order, debate_override, debate_thresholds, review_confidence"),
+                          "stage2_review, personas, order, debate_override, debate_thresholds, review_confidence"),
 ])
 def test_bad_options_name_the_key_in_one_plain_line(protocol, options, message):
     with pytest.raises(SettingsError) as caught:

@@ -4,6 +4,7 @@ transcript and the protocol catalogue, without touching any other file."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +15,7 @@ import debate_core.protocols as registry
 from debate_core.core import prompts
 from debate_core.core.schemas import Case, Evidence
 from debate_core.jobs import debates as engine
-from debate_core.present import export, views
+from debate_core.present import export, protocol_choices
 from debate_core.providers.offline.agents import _HANDLERS
 from debate_core.store import DebateStore
 
@@ -44,7 +45,7 @@ class EchoOptions(BaseModel):
 async def run(run):
     opts = EchoOptions.model_validate(run.settings.options or {})
     agent = run.agent_profiles([{"id": "echo"}])[0]
-    out = await run.step("r1.answer." + agent["id"], EchoAnswer, "echo_answer",
+    out = await run.step("r1.answer." + agent["id"], EchoAnswer, "echo/answer",
                          {"question": prompts.data_block("question", run.case.question),
                           "evidence": prompts.evidence_block(run.case.evidence)}, {"agent": agent})
     reason = rules.too_unsure(out.confidence, opts.floor)
@@ -105,10 +106,9 @@ def sixth_protocol(tmp_path, monkeypatch):
     for name, text in {"__init__.py": SPEC_PY, "rules.py": RULES_PY, "agent.py": AGENT_PY}.items():
         (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
     prompt_dir = tmp_path / "prompts"
-    prompt_dir.mkdir()
-    (prompt_dir / "echo_answer.md").write_text(PROMPT_MD, encoding="utf-8")
-    for existing in prompts.PROMPT_DIR.glob("*.md"):  # the built-in prompts stay readable
-        (prompt_dir / existing.name).write_text(existing.read_text(encoding="utf-8"), encoding="utf-8")
+    shutil.copytree(prompts.PROMPT_DIR, prompt_dir)  # the built-in prompts stay readable
+    (prompt_dir / "echo").mkdir()
+    (prompt_dir / "echo" / "answer.md").write_text(PROMPT_MD, encoding="utf-8")
     monkeypatch.setattr(registry, "__path__", [*registry.__path__, str(tmp_path / "protocols")])
     monkeypatch.setattr(registry, "PROTOCOLS", (*registry.PROTOCOLS, "echo"))
     monkeypatch.setattr(prompts, "PROMPT_DIR", prompt_dir)
@@ -136,7 +136,7 @@ def test_a_sixth_protocol_from_one_folder_runs_offline_end_to_end(sixth_protocol
     assert [s["step_id"] for s in stored["steps"]] == ["r1.answer.echo"]
     assert "The old bridge is safe for trucks up to 40 t." in export.transcript_markdown(stored)
     # The catalogue the CLI's `protocols` and the New debate page read takes it in.
-    assert "echo" in {p["name"] for p in views.protocol_catalogue()}
+    assert "echo" in {p["name"] for p in protocol_choices.protocol_catalogue()}
     with pytest.raises(registry.SettingsError):
         registry.validate_settings("echo", DebateSettings(options={"floor": 2}))
 

@@ -12,11 +12,11 @@ from typing import Any
 import streamlit as st
 
 from debate_core.core import annotation_rules as rules
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.store import NotFound, StoreError
 from ui import common
 
-esc = views.md_escape
+esc = formatting.md_escape
 KEEP = "as the critic said"
 
 

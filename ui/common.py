@@ -12,7 +12,7 @@ from debate_core.core.app_settings import AppSettings, AppSettingsError, load_se
 from debate_core.core.credentials import ServerCredentials
 from debate_core.core.credentials import server_credentials as read_server_credentials
 from debate_core.jobs import worker
-from debate_core.present import views
+from debate_core.present import formatting
 from debate_core.store import DebateStore, StoreError, default_db_path
 
 PAGES = {
@@ -86,7 +86,7 @@ def app_settings() -> AppSettings:
     try:
         return load_settings(db_path())
     except AppSettingsError as exc:
-        st.warning(f"{views.md_escape(exc)}. Using the default settings until it is fixed on the Settings page.")
+        st.warning(f"{formatting.md_escape(exc)}. Using the default settings until it is fixed on the Settings page.")
         return AppSettings()
 
 
@@ -115,9 +115,9 @@ def app_shell_setup() -> None:
     except Exception as exc:  # noqa: BLE001 - an unusable database is explained, not dumped as a traceback
         sidebar()
         if isinstance(exc, StoreError):  # already one line naming the file and the reason
-            st.error(views.md_escape(str(exc)[:1].upper() + str(exc)[1:]))
+            st.error(formatting.md_escape(str(exc)[:1].upper() + str(exc)[1:]))
         else:
-            st.error(f"The database at {views.md_escape(db_path())} cannot be opened: {views.md_escape(exc)}")
+            st.error(f"The database at {formatting.md_escape(db_path())} cannot be opened: {formatting.md_escape(exc)}")
         st.stop()
     sidebar()
 
@@ -130,6 +130,9 @@ def page_setup() -> None:
     after a server start, when it is a deep link such as /debate?id=..., and every AppTest run after
     switch_page. The page would then lack the shared sidebar and the real navigation, so it asks
     once for a rerun in navigation mode, which goes through app.py to the same page.
+
+    It relies on a private Streamlit API, the class flag `PagesManager.uses_pages_directory`;
+    tests/test_deep_link.py fails if that flag goes or the rerun no longer brings back the shell.
     """
     try:
         from streamlit.runtime.pages_manager import PagesManager
@@ -193,7 +196,7 @@ def sidebar() -> None:
         st.subheader("Reviewer")
         if auth_configured():
             if st.user.get("is_logged_in"):
-                st.write(f"Signed in as **{views.md_escape(reviewer())}**")
+                st.write(f"Signed in as **{formatting.md_escape(reviewer())}**")
                 if st.button("Sign out"):
                     st.logout()
             else:
@@ -205,10 +208,10 @@ def sidebar() -> None:
         if name and settings.is_supervisor(name):
             st.caption("Supervisor: you can approve or override escalations.")
         st.divider()
-        label = views.provider_label({"provider": settings.default_provider, "model": settings.openai_model,
+        label = formatting.provider_label({"provider": settings.default_provider, "model": settings.openai_model,
                                       "base_url": server_credentials().default_base_url})
         st.caption("Default provider")
-        st.markdown(f"**{views.md_escape(label)}**")
+        st.markdown(f"**{formatting.md_escape(label)}**")
         st.caption("Database")
         st.code(str(db_path()), language=None)
         running = worker.running_here()
@@ -234,7 +237,7 @@ def show_flash(key: str) -> None:
 
 def debate_link(debate_id: str, label: str | None = None) -> None:
     # Page-link labels are markdown, and titles come from users: escape them.
-    st.page_link(PAGES["debate"], label=views.md_escape(label or f"Open debate {debate_id}"), icon=":material/open_in_new:",
+    st.page_link(PAGES["debate"], label=formatting.md_escape(label or f"Open debate {debate_id}"), icon=":material/open_in_new:",
                  query_params=link_params(id=debate_id))
 
 

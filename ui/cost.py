@@ -10,9 +10,9 @@ from debate_core.core import pricing
 from debate_core.core.app_settings import AppSettings
 from debate_core.engine import budget
 from debate_core.engine.runtime import DebateSettings
-from debate_core.present import views
+from debate_core.present import formatting
 
-esc = views.md_escape
+esc = formatting.md_escape
 
 
 def money(value: float | None, currency: str) -> str:

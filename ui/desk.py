@@ -13,9 +13,9 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core.present import glossary, views
+from debate_core.present import formatting, glossary, views
 
-esc = views.md_escape
+esc = formatting.md_escape
 
 
 # ---------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def claim_body(claim: dict[str, Any] | None, ref: str, case: dict[str, Any] | No
         st.caption(f"Claim {ref} is not among the stored claims.")
         return
     st.markdown(f"**{esc(glossary.agent(claim.get('agent'), names))}, claim {esc(claim.get('claim_id'))}** "
-                f"(round {esc(claim.get('round'))}, confidence {views.pct(claim.get('confidence'))})")
+                f"(round {esc(claim.get('round'))}, confidence {formatting.pct(claim.get('confidence'))})")
     st.text(claim.get("statement") or "")
     index = views.evidence_index(case)
     for eid in claim.get("evidence") or []:
@@ -76,13 +76,13 @@ def verdict_card(debate: dict[str, Any], claims: list[dict[str, Any]], names: di
     with st.container(border=True, key="verdict-card"):
         if not verdict:
             st.markdown("**The moderator gave no verdict.**")
-            st.caption(f"Debate {esc(views.display_status(debate))}.")
+            st.caption(f"Debate {esc(formatting.display_status(debate))}.")
             return
         st.markdown(f"**{esc(views.short_answer(debate))}**")
         out_label, out_color = views.outcome(debate)
         rev_label, rev_color = views.review_badge(debate)
         # One line, in the card's order: the confidence, then the two badges.
-        st.markdown(f"Confidence **{views.pct(verdict.get('confidence'))}** · "
+        st.markdown(f"Confidence **{formatting.pct(verdict.get('confidence'))}** · "
                     f"Moderator :{out_color}-badge[{out_label}] · Review :{rev_color}-badge[{rev_label}]")
         reasons = glossary.why_flagged(debate.get("protocol"), verdict, names)
         if reasons:

@@ -7,7 +7,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from debate_core.core.schemas import SEVERITIES
-from debate_core.present import views
+from debate_core.present import formatting, views
 
 _LAYOUT = {"margin": {"l": 40, "r": 10, "t": 40, "b": 40}, "height": 300, "legend": {"orientation": "h", "y": -0.25}}
 
@@ -44,7 +44,7 @@ def severity_figure(traj: list[dict[str, Any]], key: str = "severity",
     fig = go.Figure()
     for sev in SEVERITIES:
         fig.add_trace(go.Bar(x=[t["round"] for t in rows], y=[t[key].get(sev, 0) for t in rows],
-                             name=sev, marker_color=views.SEVERITY_HEX[sev]))
+                             name=sev, marker_color=formatting.SEVERITY_HEX[sev]))
     fig.update_layout(barmode="stack", title=title, xaxis_title="round",
                       yaxis_title="critiques", **_LAYOUT)
     fig.update_xaxes(dtick=1)
@@ -201,7 +201,7 @@ def comparison_figure(measure: dict[str, list[dict[str, Any]]], key: str, label_
             fig.add_trace(go.Scatter(
                 x=[p["round"] for p in pts], y=[p["value"] * 100 if percent else p["value"] for p in pts],
                 mode="lines+markers", name=f"{label}{suffix}",
-                line={"dash": dash, "color": views.SEVERITY_HEX.get(name, palette[i % len(palette)])}))
+                line={"dash": dash, "color": formatting.SEVERITY_HEX.get(name, palette[i % len(palette)])}))
     title = TITLES.get(key, key.replace("_", " ").capitalize())
     fig.update_layout(title=f"{title}: {label_a} and {label_b}", xaxis_title="round",
                       yaxis_title="% changed" if percent else "value", **_LAYOUT)

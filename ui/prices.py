@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from debate_core.core.app_settings import AppSettings, AppSettingsError, save_prices
-from debate_core.present import views
+from debate_core.present import formatting
 from ui import common
 
 FLASH = "prices-flash"
@@ -70,7 +70,7 @@ def editor(current: AppSettings) -> None:
     try:
         saved = save_prices(common.db_path(), rows_to_prices(records), currency)
     except (AppSettingsError, ValueError, OSError) as exc:
-        st.error(f"Prices not saved: {views.md_escape(exc)}")
+        st.error(f"Prices not saved: {formatting.md_escape(exc)}")
         return
     st.session_state[FLASH] = f"Saved prices for {len(saved.prices)} model(s)."
     st.rerun()

@@ -1,6 +1,6 @@
 """Drawing one debate: header, rounds, claims, critiques, verdict, protocol views, plots, transcript.
 
-Model and evidence text is untrusted: it goes through `views.md_escape` into markdown, or into
+Model and evidence text is untrusted: it goes through `formatting.md_escape` into markdown, or into
 `st.text`, dataframes and `st.json`, which show it literally. Nothing here uses unsafe_allow_html.
 """
 
@@ -11,18 +11,18 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core.present import export, glossary, views
+from debate_core.present import export, formatting, glossary, steering, views
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique.rows import critique_groups, critique_rows
 from debate_core.store import DebateStore, NotFound
 from ui import desk, plots, stages
 
-esc = views.md_escape
+esc = formatting.md_escape
 
 
 def status_badge(debate: dict[str, Any]) -> None:
-    status = views.display_status(debate)
-    st.badge(status, color=views.STATUS_COLORS.get(status, "gray"), help=views.STATUS_HELP.get(status))
+    status = formatting.display_status(debate)
+    st.badge(status, color=formatting.STATUS_COLORS.get(status, "gray"), help=formatting.STATUS_HELP.get(status))
 
 
 def header(debate: dict[str, Any]) -> None:
@@ -35,7 +35,7 @@ def header(debate: dict[str, Any]) -> None:
         status_badge(debate)  # a finished debate's outcome and review state are the verdict card's badges
     rounds = debate.get("rounds")
     st.caption(" · ".join(x for x in (
-        esc(protocol), f"debate {esc(debate['id'])}", esc(views.provider_label(debate.get("provider_config"))),
+        esc(protocol), f"debate {esc(debate['id'])}", esc(formatting.provider_label(debate.get("provider_config"))),
         f"{rounds} round(s)" if rounds else "", esc((debate.get("created_at") or "")[:16].replace("T", " ")),
     ) if x))
     question = debate.get("question") or ""
@@ -88,7 +88,7 @@ def verdict(debate: dict[str, Any]) -> None:
         st.markdown("**Moderator's verdict**")
         st.markdown(esc(v.get("answer")))
         c1, c2, c3 = st.columns(3)
-        c1.metric("confidence", views.pct(v.get("confidence")))
+        c1.metric("confidence", formatting.pct(v.get("confidence")))
         c2.metric("needs human review", "yes" if v.get("needs_human_review") else "no")
         c3.metric("converged", "yes" if debate.get("converged") else "no",
                   help=esc(debate.get("convergence_reason") or ""))
@@ -180,7 +180,7 @@ def interventions_card(group: list[dict[str, Any]], names: dict[str, str] | None
         for s in group:
             iv = s.get("output") or {}
             who = iv.get("reviewer") or glossary.agent(s.get("agent"), names)
-            st.markdown(f"**{esc(who)}'s intervention:** {esc(views.intervention_text(iv, names))}")
+            st.markdown(f"**{esc(who)}'s intervention:** {esc(steering.intervention_text(iv, names))}")
 
 
 def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | None = None) -> None:
@@ -295,7 +295,7 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
         st.info("No critiques yet. Protocols with critique steps (cross critique) show them here, "
                 "grouped by the claim they target.")
         return
-    present = [s for s in views.SEVERITY_COLORS if any(g["counts"].get(s) for g in groups)]
+    present = [s for s in formatting.SEVERITY_COLORS if any(g["counts"].get(s) for g in groups)]
     shown = st.pills("Severity", present, default=present, selection_mode="multi", key=f"crit-sev-{key}") or []
     index = views.claim_index(claims_ or [])
     for g in groups:
@@ -303,7 +303,7 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
         if not items:
             continue
         with st.container(border=True):
-            counts = " ".join(f":{views.SEVERITY_COLORS[s]}-badge[{s} {n}]" for s, n in g["counts"].items() if n)
+            counts = " ".join(f":{formatting.SEVERITY_COLORS[s]}-badge[{s} {n}]" for s, n in g["counts"].items() if n)
             st.markdown(f"**{esc(glossary.agent(g['target'], names))} · claim {esc(g['claim'])}** {counts}")
             ref = f"{g['target']}.{g['claim']}"
             claim = _claim_targeted(index, ref, items)
@@ -313,7 +313,7 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
                 _evidence_buttons(case, claim.get("evidence") or [], f"ce-{key}-{ref}")
             for c in items:
                 sev = c.get("severity") or "?"
-                color = views.SEVERITY_COLORS.get(sev, "gray")
+                color = formatting.SEVERITY_COLORS.get(sev, "gray")
                 state = f" · *{esc(c['state'])}*" if c.get("state") else ""
                 st.markdown(f":{color}-badge[{esc(sev)}] **{esc(glossary.plain(c.get('issue_type')))}** · "
                             f"round {esc(c.get('round'))}, by {esc(glossary.agent(c.get('critic'), names))}{state}")
@@ -346,7 +346,7 @@ def _evidence_buttons(case: dict[str, Any] | None, ids: list[str], key: str) -> 
 
 
 # ---------------------------------------------------------------------------
-# Protocol-specific views (registered per protocol in ui/stages.py)
+# Protocol-specific views (registered per protocol in ui/protocols/<name>.py)
 # ---------------------------------------------------------------------------
 
 
@@ -372,7 +372,7 @@ def charts(debate: dict[str, Any], steps: list[dict[str, Any]], events: list[dic
         st.markdown(f"**{esc(title)}**")
         cols = st.columns(min(max(len(values), 1), 6))
         for i, (name, value) in enumerate(values.items()):
-            cols[i % len(cols)].metric(glossary.agent(name, names), views.num(value, 2))
+            cols[i % len(cols)].metric(glossary.agent(name, names), formatting.num(value, 2))
     for i in range(0, len(figs), 2):
         cols = st.columns(2)
         for col, (name, fig) in zip(cols, figs[i:i + 2], strict=False):
@@ -429,9 +429,9 @@ def _intervention_entry(step: dict[str, Any], names: dict[str, str] | None) -> N
     with st.expander(f"Round {rnd} · {who}'s intervention" if rnd else f"{who}'s intervention"):
         when = (iv.get("ts") or step.get("finished_at") or "")[:19].replace("T", " ")
         st.caption(" · ".join(x for x in (f"by {esc(who)}", esc(when),
-                                          f"made {esc(views.intervention_when(iv))}, while the debate was paused")
+                                          f"made {esc(steering.intervention_when(iv))}, while the debate was paused")
                               if x))
-        st.markdown(f"**{esc(who)}'s intervention:** {esc(views.intervention_text(iv, names))}")
+        st.markdown(f"**{esc(who)}'s intervention:** {esc(steering.intervention_text(iv, names))}")
 
 
 def export_buttons(store: DebateStore, debate_id: str, key: str) -> None:

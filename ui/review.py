@@ -17,11 +17,11 @@ from typing import Any
 import streamlit as st
 
 from debate_core.core.review_rules import same_name
-from debate_core.present import views
+from debate_core.present import formatting, views
 from debate_core.store import NotFound, ReviewConflict, ReviewError, StoreError
 from ui import common
 
-esc = views.md_escape
+esc = formatting.md_escape
 
 
 def _fields(debate_id: str, action: str) -> tuple[str, str]:
@@ -149,7 +149,7 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
                 else "A failed debate has no verdict to review.")
         return
     if state != "pending":
-        st.markdown(f"Review: **{views.REVIEW_STATE_LABELS.get(state, state)}** "
+        st.markdown(f"Review: **{formatting.REVIEW_STATE_LABELS.get(state, state)}** "
                     f"by {esc(debate.get('reviewed_by') or '?')}.")
         undo_button(debate)
         if state == "escalated":
@@ -195,7 +195,7 @@ def supervisor_controls(debate: dict[str, Any], is_supervisor: bool) -> None:
     common.show_flash(debate_id)
     if debate.get("review_state") != "escalated":
         state = debate.get("review_state") or "pending"
-        st.info(f"This debate is no longer escalated ({views.REVIEW_STATE_LABELS.get(state, state)}).")
+        st.info(f"This debate is no longer escalated ({formatting.REVIEW_STATE_LABELS.get(state, state)}).")
         undo_button(debate)
         return
     undo_button(debate)  # the reviewer who escalated may take it back before a supervisor decides

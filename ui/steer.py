@@ -16,12 +16,12 @@ import streamlit as st
 from debate_core.core import inputs
 from debate_core.jobs import worker
 from debate_core.jobs.continuation import closed_rounds, intervene
-from debate_core.present import views
+from debate_core.present import formatting, protocol_choices, steering, views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound, StoreError
 from ui import common
 
-esc = views.md_escape
+esc = formatting.md_escape
 
 # The engine's refusals: SteeringError, RoleError, SettingsError, CaseUnfit and CaseError are all
 # ValueErrors; NotFound is a KeyError; StoreError is a write the database refused (rolled back).
@@ -68,7 +68,7 @@ def _request(debate_id: str, action: str) -> None:
         finally:
             store.close()
     except REFUSED as exc:
-        common.flash(_flash_key(debate_id), "error", f"Not done: {esc(views.steering_message(exc))}")
+        common.flash(_flash_key(debate_id), "error", f"Not done: {esc(steering.steering_message(exc))}")
         return
     if status == "stopped":
         common.flash(_flash_key(debate_id), "success",
@@ -113,9 +113,9 @@ def _why_paused(debate: dict[str, Any], events: list[dict[str, Any]]) -> str:
 
 
 def paused_banner(debate: dict[str, Any], events: list[dict[str, Any]]) -> None:
-    nxt = views.next_part(debate)
+    nxt = steering.next_part(debate)
     coming = f" {nxt[:1].upper()}{nxt[1:]} comes next." if nxt else ""
-    st.info(f"**Paused for review {esc(views.pause_place(debate))}.** {esc(_why_paused(debate, events))}{coming} "
+    st.info(f"**Paused for review {esc(steering.pause_place(debate))}.** {esc(_why_paused(debate, events))}{coming} "
             "Read the rounds and claims below, intervene if you want, then continue it or stop it here.",
             icon=":material/pause_circle:")
 
@@ -123,7 +123,7 @@ def paused_banner(debate: dict[str, Any], events: list[dict[str, Any]]) -> None:
 def stopped_banner(debate: dict[str, Any]) -> None:
     asked = _last_audit(debate, "stop")
     who = f" by {asked['reviewer']}" if asked else ""
-    st.warning(f"**Stopped {esc(views.pause_place(debate))}{esc(who)}.** The debate has no verdict. Every step "
+    st.warning(f"**Stopped {esc(steering.pause_place(debate))}{esc(who)}.** The debate has no verdict. Every step "
                "so far is kept below; fork it from a closed round to go on with other settings.",
                icon=":material/stop_circle:")
 
@@ -172,30 +172,30 @@ def _intervene(debate_id: str, kind: str, names: dict[str, str]) -> None:
             store.close()
     except REFUSED as exc:
         # The form keeps what was typed: nothing is cleared on a refusal.
-        common.flash(flash, "error", f"Not recorded: {esc(views.steering_message(exc, names))}")
+        common.flash(flash, "error", f"Not recorded: {esc(steering.steering_message(exc, names))}")
         return
     for name in ("target", "text", "fix", "id", "source"):
         st.session_state.pop(_field(debate_id, kind, name), None)
     common.flash(flash, "success", "Recorded; it applies when the debate continues. "
-                 f"{esc(reviewer)} {esc(views.intervention_text(iv.model_dump(), names))}")
+                 f"{esc(reviewer)} {esc(steering.intervention_text(iv.model_dump(), names))}")
 
 
 def _claim_picker(debate_id: str, kind: str, choices: list[dict[str, str]], label: str) -> None:
-    labels = {c["ref"]: views.claim_choice_label(c) for c in choices}
+    labels = {c["ref"]: steering.claim_choice_label(c) for c in choices}
     st.selectbox(label, list(labels), format_func=labels.get, index=None, key=_field(debate_id, kind, "target"),
                  placeholder="choose an agent's claim")
 
 
 def _form(debate: dict[str, Any], kind: str, names: dict[str, str], is_supervisor: bool) -> None:
     did = debate["id"]
-    choices = views.claim_choices(debate)
+    choices = steering.claim_choices(debate)
     submit = {"critique": "Record critique", "evidence": "Add passage", "pin": "Pin claim", "strike": "Withdraw claim",
               "resolve": "Resolve critique"}[kind]
     if kind in ("critique", "pin", "strike") and not choices:
         st.caption("No agent has a claim to point at yet.")
         return
     if kind == "resolve":
-        mine = views.open_reviewer_critiques(debate, common.reviewer(), everyone=is_supervisor)
+        mine = steering.open_reviewer_critiques(debate, common.reviewer(), everyone=is_supervisor)
         if not mine:
             st.caption("You have no open critique to resolve. A critique you raise stays open until you resolve it "
                        "here, and an open one sends the verdict to a human.")
@@ -237,7 +237,7 @@ def _continue(debate_id: str) -> None:
     try:
         worker.start_continue(debate_id, db_path=common.db_path(), reviewer=name)
     except REFUSED as exc:
-        common.flash(_flash_key(debate_id), "error", f"Not continued: {esc(views.steering_message(exc))}")
+        common.flash(_flash_key(debate_id), "error", f"Not continued: {esc(steering.steering_message(exc))}")
         return
     common.flash(_flash_key(debate_id), "success", f"Continued by {esc(name)}.")
 
@@ -250,8 +250,8 @@ def _interventions_so_far(debate: dict[str, Any], names: dict[str, str]) -> None
         return
     with st.container(height=220 if len(made) > 3 else "content", border=False):
         for iv in made:
-            st.markdown(f"**{esc(iv.get('reviewer'))}**, {esc(views.intervention_when(iv))}: "
-                        f"{esc(views.intervention_text(iv, names))}")
+            st.markdown(f"**{esc(iv.get('reviewer'))}**, {esc(steering.intervention_when(iv))}: "
+                        f"{esc(steering.intervention_text(iv, names))}")
 
 
 def panel(debate: dict[str, Any], is_supervisor: bool) -> None:
@@ -260,7 +260,7 @@ def panel(debate: dict[str, Any], is_supervisor: bool) -> None:
     did = debate["id"]
     names = views.agent_names(debate)
     spec = get_spec(debate["protocol"])
-    nxt = views.next_part(debate)
+    nxt = steering.next_part(debate)
     with st.container(border=True, key="steer-panel"):
         left, right = st.columns([3, 2], gap="medium")
         with left:
@@ -314,13 +314,13 @@ def _fork_form(debate: dict[str, Any], rounds_closed: list[int]) -> tuple[int, d
     st.caption("The fork reuses this debate's rounds up to the one you choose, as they are and with no new "
                "model calls, then goes on with the options you change. Compare the two afterwards.")
     presets = _option_presets(debate["protocol"])
-    info = views.protocol_info(debate["protocol"])
+    info = protocol_choices.protocol_info(debate["protocol"])
     with st.form(f"fork-form-{did}", border=False):
         rnd = st.selectbox("Fork after round", rounds_closed, index=len(rounds_closed) - 1, key=f"fork-round-{did}")
         preset = st.selectbox("Preset", [KEEP, *presets], key=f"fork-preset-{did}",
                               help="The protocol's presets that change options only.")
         typed = st.text_area("Options to change, one KEY=VALUE per line (JSON values)", key=f"fork-options-{did}",
-                             placeholder='convergence_mode="all"', help=views.option_help(info) or None)
+                             placeholder='convergence_mode="all"', help=protocol_choices.option_help(info) or None)
         go = st.form_submit_button("Start fork", type="primary", key=f"fork-submit-{did}",
                                    icon=":material/call_split:")
     if not go:
@@ -341,7 +341,7 @@ def _start_fork(debate: dict[str, Any], rnd: int, options: dict[str, Any]) -> No
         fork_id = worker.start_fork(debate["id"], rnd, db_path=common.db_path(), options=options or None,
                                     reviewer=name)
     except REFUSED as exc:
-        st.error(f"The fork was not started: {esc(views.steering_message(exc, views.agent_names(debate)))}")
+        st.error(f"The fork was not started: {esc(steering.steering_message(exc, views.agent_names(debate)))}")
         return
     # The page follows the fork at once: same page, the fork's id.
     st.session_state["debate_id"] = fork_id
@@ -388,7 +388,7 @@ def fork_tools(debate: dict[str, Any]) -> None:
         if forks:
             with st.popover(f"Forks ({len(forks)})", icon=":material/account_tree:", key=f"forks-{did}"):
                 for f in forks:
-                    status = views.display_status(f)
+                    status = formatting.display_status(f)
                     st.page_link(common.PAGES["debate"], icon=":material/open_in_new:",
                                  label=esc(f"{f['id']} · after round {f.get('fork_round')} · {status}"),
                                  query_params=common.link_params(id=f["id"]))

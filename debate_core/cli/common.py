@@ -4,6 +4,7 @@ command opens it, the provider and settings read from the flags, and the result 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import shlex
@@ -23,7 +24,7 @@ from ..engine.budget import describe as budget_describe
 from ..engine.run import DebateResult, plain_reason
 from ..engine.runtime import DebateSettings
 from ..jobs.worker import DEFAULT_STALE_AFTER_S, recover_interrupted
-from ..protocols import SettingsError, validate_settings
+from ..protocols import SettingsError, UnknownProtocol, get_spec, validate_settings
 from ..providers import CassetteError, make_provider
 from ..store import DebateStore, StoreError, StoreOutdated, default_db_path, store_error
 
@@ -109,10 +110,42 @@ def _provider_from_args(args: argparse.Namespace, profiles: list[dict[str, Any]]
         raise BadInput(str(exc)) from exc
 
 
+def _saved_presets(db: str | None, protocol: str) -> dict[str, dict[str, Any]]:
+    """The presets saved on the New debate page for this protocol (the app's settings next to the
+    database); none when there are none or the settings file cannot be read (Settings reports it)."""
+    try:
+        return {str(k): dict(v) for k, v in load_settings(_db_path(db)).presets.get(protocol, {}).items()}
+    except (AppSettingsError, OSError):
+        return {}
+
+
+def _preset(protocol: str, name: str, db: str | None) -> dict[str, Any]:
+    """The preset `name` of `protocol`, as the New debate page offers it: the protocol's own preset of
+    that name first, else one saved in the app's settings. An unknown name is bad input naming both kinds."""
+    try:
+        spec = get_spec(protocol)
+    except UnknownProtocol as exc:
+        raise BadInput(str(exc)) from None
+    if name in spec.presets:
+        return copy.deepcopy(dict(spec.presets[name]))
+    saved = _saved_presets(db, protocol)
+    if name in saved:
+        return copy.deepcopy(saved[name])
+
+    def listed(names: Any) -> str:
+        return ", ".join(json.dumps(str(n), ensure_ascii=False) for n in names) or "none"
+
+    raise BadInput(f"{protocol} has no preset {json.dumps(name, ensure_ascii=False)}; its presets: {listed(spec.presets)}"
+                   f"; saved in the app's settings: {listed(saved)}")
+
+
 def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
+    """The settings of `run`: the preset (--preset) if any, then the flags given beside it, which win:
+    --rounds and --agents/--agents-file replace the preset's, each --option replaces that key."""
     agents = None
     if args.agents is not None and getattr(args, "agents_file", None):
         raise BadInput("give the agents either as --agents ids or as --agents-file profiles, not both")
+    preset = _preset(args.protocol, args.preset, args.db) if getattr(args, "preset", None) else {}
     if args.agents is not None:
         agents = [{"id": a.strip()} for a in args.agents.split(",") if a.strip()]
     if getattr(args, "agents_file", None):
@@ -123,10 +156,13 @@ def _settings_from_args(args: argparse.Namespace) -> DebateSettings:
     if args.concurrency is not None and args.concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {args.concurrency}")
     pause = _pause_round(args)
+    if agents is None and preset.get("agents") is not None:
+        agents = preset["agents"]
     settings = DebateSettings(
-        rounds=args.rounds, agents=agents, concurrency=args.concurrency or 8,
-        max_tokens_per_call=args.max_tokens_per_call, max_total_tokens=args.max_total_tokens,
-        options=_kv(args.option, "--option"), pause_after_round=pause,
+        rounds=args.rounds if args.rounds is not None else preset.get("rounds"), agents=agents,
+        concurrency=args.concurrency or 8, max_tokens_per_call=args.max_tokens_per_call,
+        max_total_tokens=args.max_total_tokens, pause_after_round=pause,
+        options={**(preset.get("options") or {}), **_kv(args.option, "--option")},
     )
     try:
         return validate_settings(args.protocol, settings)

@@ -12,7 +12,18 @@ from ..core.app_settings import load_settings
 from ..core.pricing import PriceTableError, load_price_table, price_table_from_env
 from ..evaluation import harness as evaluation
 from ..evaluation.report import check_out_dir, markdown_table, summary_table, write_out_dir
-from .common import EXIT_OK, BadInput, StoreFailed, _db_path, _kv, _operator_credentials, _store
+from ..protocols import PROTOCOLS, get_spec
+from .common import (
+    EXIT_OK,
+    BadInput,
+    StoreFailed,
+    _db_path,
+    _kv,
+    _operator_credentials,
+    _preset,
+    _saved_presets,
+    _store,
+)
 
 
 class EvalProgress:
@@ -77,10 +88,13 @@ def _eval_text(report: dict[str, Any]) -> str:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     baselines = [b.strip() for b in (args.baselines or "").split(",") if b.strip()]
-    try:
-        saved = load_settings(_db_path(args.db)).presets.get(args.protocol, {})
-    except (AppSettingsError, OSError):
-        saved = {}
+    saved = _saved_presets(args.db, args.protocol)
+    if args.protocol in PROTOCOLS:
+        # A preset name resolves as for `run --preset`: the protocol's own preset first, then a saved one.
+        built_in = get_spec(args.protocol).presets
+        for name in args.preset or []:
+            _preset(args.protocol, name, args.db)
+        saved = {k: v for k, v in saved.items() if k not in built_in}
     options = {
         "model": args.model, "base_url": args.base_url, "temperature": args.temperature, "timeout": args.timeout,
         "max_attempts": args.max_attempts, "method": args.method, "latency_ms": args.latency_ms,

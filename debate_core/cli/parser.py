@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agents-file", metavar="FILE",
                      help="a JSON list of agent profiles {id, name, role, instructions, model, terms}")
     run.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol-specific setting (JSON value)")
+    run.add_argument("--preset", metavar="NAME", help="start from this preset of the protocol (see 'protocols'), "
+                     "else one saved in the app; --rounds, --agents and --option given beside it win")
     run.add_argument("--concurrency", type=int,
                      help="max model calls in flight (default 8; 1 for a local server unless it reports more slots)")
     run.add_argument("--max-total-tokens", type=int, metavar="N",
@@ -133,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     frk.add_argument("--agents", help="comma-separated agent ids")
     frk.add_argument("--agents-file", metavar="FILE", help="JSON list of agent profiles")
     frk.add_argument("--rounds", type=int, help="round budget")
+    frk.add_argument("--preset", metavar="NAME", help="apply this preset of the protocol (or one saved in the app) "
+                     "to the fork; --rounds, --agents and --option given beside it win")
     _add_provider_flags(frk, default_provider=None)
     frk.add_argument("--pause-after-round", type=int, metavar="N", help="pause the fork once round N closes")
     frk.add_argument("--max-total-tokens", type=int, metavar="N",

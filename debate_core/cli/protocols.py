@@ -29,7 +29,19 @@ def cmd_protocols(args: argparse.Namespace) -> int:
             kind = "needs" if need["required"] else "uses"
             tail = f" (without it: {need['without']})" if need.get("without") else ""
             print(f"  case {kind} '{need['field']}': {need['description']}{tail}")
-        if d["presets"]:
-            print(f"  presets: {', '.join(d['presets'])}")
+        for name, preset in d["presets"].items():
+            print(f"  --preset {json.dumps(name, ensure_ascii=False)}  {_preset_text(preset)}")
         print()
     return EXIT_OK
+
+
+def _preset_text(preset: dict) -> str:
+    """A preset's settings in one line: rounds, agents by id, options as JSON."""
+    parts = []
+    if preset.get("rounds") is not None:
+        parts.append(f"rounds {preset['rounds']}")
+    if preset.get("agents"):
+        parts.append("agents " + ", ".join(str(a.get("id")) for a in preset["agents"]))
+    if preset.get("options"):
+        parts.append("options " + json.dumps(preset["options"], ensure_ascii=False))
+    return "; ".join(parts)

@@ -20,6 +20,7 @@ from .common import (
     _emit_result,
     _kv,
     _pause_round,
+    _preset,
     _provider_from_args,
     _reconcile,
     _running,
@@ -101,14 +102,18 @@ def cmd_fork(args: argparse.Namespace) -> int:
     parent = _steering(lambda: store.get_debate(args.id, with_steps=False))
     args.protocol = parent["protocol"]
     args.concurrency = getattr(args, "concurrency", None)
-    agents = None
+    # A preset (--preset) changes what it sets, as on the New debate page; flags beside it win.
+    preset = _preset(parent["protocol"], args.preset, args.db) if args.preset else {}
+    agents = preset.get("agents")
     if args.agents is not None or args.agents_file:
         agents = _settings_from_args(_fork_settings_args(args)).agents
+    options = {**(preset.get("options") or {}), **_kv(args.option, "--option")}
+    rounds = args.rounds if args.rounds is not None else preset.get("rounds")
     _pause_round(args)
     provider = _provider_from_args(args) if args.provider else None
     plan = _steering(lambda: prepare_fork(
-        store, args.id, args.from_round, provider=provider, options=_kv(args.option, "--option") or None,
-        agents=agents, rounds=args.rounds, runner=runner_info(), pause_after_round=args.pause_after_round,
+        store, args.id, args.from_round, provider=provider, options=options or None,
+        agents=agents, rounds=rounds, runner=runner_info(), pause_after_round=args.pause_after_round,
         reviewer=args.reviewer or "", max_total_tokens=_budget_flag(args)))
     budget_info = _budget_info(plan.settings, plan.provider, args)
     sink = ProgressSink(store, quiet=args.quiet)
@@ -119,6 +124,6 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 def _fork_settings_args(args: argparse.Namespace) -> argparse.Namespace:
     """The fork's agent flags read the way `run` reads them."""
-    return argparse.Namespace(**{**vars(args), "option": None, "rounds": None, "concurrency": None,
+    return argparse.Namespace(**{**vars(args), "option": None, "rounds": None, "concurrency": None, "preset": None,
                                  "max_tokens_per_call": None, "max_total_tokens": None,
                                  "pause_after_round": None})

@@ -1,4 +1,7 @@
-"""Prompt templates live in `prompts/*.md`; this module only loads and fills them.
+"""Prompt templates live in `prompts/<protocol>/<step>.md`; this module only loads and fills them.
+
+A template is named by its path under `prompts/` without `.md`, e.g. `"cross_critique/answer"`
+(`prompts/cross_critique/answer.md`); a name that would leave `prompts/` is refused.
 
 A template has a `## System` section and a `## User` section; `${name}` placeholders are filled
 with string.Template. Evidence and other agents' text enter prompts as data, inside delimiters
@@ -17,11 +20,24 @@ from typing import Any
 PROMPT_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _SECTION = re.compile(r"^##\s+(System|User)\s*$", re.MULTILINE | re.IGNORECASE)
 _DELIM = re.compile(r"<</?DATA[^>]*>>", re.IGNORECASE)
+_NAME = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
+
+
+class PromptNameError(ValueError):
+    pass
+
+
+def path_for(name: str) -> Path:
+    """The file of template `name`: `prompts/<name>.md`, names of letters, digits, `_` and `-` joined
+    by `/` only, so no name (`..`, an absolute path, a backslash) reaches outside `prompts/`."""
+    if not _NAME.fullmatch(name):
+        raise PromptNameError(f"bad prompt name {name!r}: use <protocol>/<step>, e.g. 'cross_critique/answer'")
+    return PROMPT_DIR / f"{name}.md"
 
 
 @lru_cache(maxsize=64)
 def load(name: str) -> tuple[str, str]:
-    path = PROMPT_DIR / f"{name}.md"
+    path = path_for(name)
     text = path.read_text(encoding="utf-8")
     parts = _SECTION.split(text)
     sections: dict[str, str] = {}

@@ -22,9 +22,9 @@ from typing import Any
 
 from ..core.pricing import PriceTable, debate_cost
 from ..core.schemas import SEVERITIES
-from ..core.text import jaccard, tokens
+from ..core.text import jaccard, tokens, word_diff
 from ..protocols.cross_critique.rows import STATE_LABELS, critique_ledger
-from . import views
+from . import formatting, views
 
 SIMILARITY_METHOD = "token_jaccard"
 SIMILARITY_THRESHOLD = 0.5
@@ -75,10 +75,10 @@ def debate_summary(d: dict[str, Any]) -> dict[str, Any]:
         "question": d.get("question") or "",
         "case_id": (d.get("case") or {}).get("id") if isinstance(d.get("case"), dict) else d.get("case_id"),
         "protocol": d.get("protocol"),
-        "status": views.display_status(d),
+        "status": formatting.display_status(d),
         "rounds": d.get("rounds"),
         "created_at": d.get("created_at"),
-        "provider": views.provider_label(config),
+        "provider": formatting.provider_label(config),
         "model": d.get("model") or config.get("model"),
         "parent_id": d.get("parent_id"),
         "fork_round": d.get("fork_round"),
@@ -111,7 +111,7 @@ def warnings(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
                        f"{idb or b.get('question')})")
     for side, d in (("A", a), ("B", b)):
         if d.get("status") != "completed":
-            out.append(f"debate {side} ({d.get('id')}) has not completed ({views.display_status(d)}): "
+            out.append(f"debate {side} ({d.get('id')}) has not completed ({formatting.display_status(d)}): "
                        "it has no verdict and its measures stop where it stopped")
     return out
 
@@ -232,7 +232,7 @@ def _pair(ca: dict[str, Any], cb: dict[str, Any], matched_by: str) -> dict[str, 
         "similarity": similarity(a["statement"], b["statement"]), "changes": changes,
         "evidence_added": [e for e in b["evidence"] if e not in a["evidence"]],
         "evidence_removed": [e for e in a["evidence"] if e not in b["evidence"]],
-        "statement_diff": [{"op": op, "text": t} for op, t in views.word_diff(a["statement"], b["statement"])]
+        "statement_diff": [{"op": op, "text": t} for op, t in word_diff(a["statement"], b["statement"])]
         if "statement" in changes else [],
     }
 

@@ -85,6 +85,13 @@ class Options(BaseModel):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
+    # Every default the source states: one neutral arbitrator, values more than 5% apart contradict,
+    # and source authority ranks GCC-STAT > World Bank > other ("other" is implied after the list).
+    "as in the source: GCC-STAT > World Bank > other, 5% apart": {
+        "rounds": 1,
+        "agents": [dict(a) for a in DEFAULT_AGENTS],
+        "options": {"value_threshold": 0.05, "authority_order": ["GCC-STAT", "World Bank"]},
+    },
     "tolerant (10% before a contradiction)": {"options": {"value_threshold": 0.10}},
     "three arbiters voting": {"agents": [{"id": "arbiter"}, {"id": "arbiter2"}, {"id": "arbiter3"}]},
 }
@@ -165,7 +172,7 @@ async def run(run: DebateRun) -> Outcome:
         out = await run.step(
             steps.per_contradiction(c.index, "arbitrate", arbiter),
             Resolution,
-            "arbitration_arbitrate",
+            "arbitration/arbitrate",
             {
                 "identity": identity(profiles[arbiter]),
                 "index": str(c.index),

@@ -24,7 +24,7 @@ from ...engine.validation import SettingsError
 from . import rules
 
 STAGE = "single"
-PROMPT = "baseline_single"
+PROMPT = "baselines/single"
 
 
 class BaselineAnswer(BaseModel):

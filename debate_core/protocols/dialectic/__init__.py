@@ -73,6 +73,10 @@ class RuleSynthesis(Synthesis):
 
 
 PRESETS: dict[str, dict[str, Any]] = {
+    # Every default the dialectic source protocol states: generator, critic, synthesizer;
+    # max_rounds=3; converged when the rule sets' Jaccard similarity reaches 0.85.
+    "as in the source: 3 rounds, Jaccard 0.85": {
+        "rounds": 3, "agents": [dict(a) for a in DEFAULT_AGENTS], "options": {"convergence_threshold": 0.85}},
     "strict stability (Jaccard 0.95)": {"options": {"convergence_threshold": 0.95}},
     "always check ASP syntax": {"options": {"asp_check": "always"}},
     "five rounds": {"rounds": 5},
@@ -121,7 +125,7 @@ async def run(run: DebateRun) -> Outcome:
 
     thesis_sid = _thesis_step(generator["id"])
     first = await run.step(
-        thesis_sid, RuleThesis, "dialectic_thesis",
+        thesis_sid, RuleThesis, "dialectic/thesis",
         {"identity": profiles.identity(generator), "question": question, "evidence": evidence,
          "domain_hint": domain_hint},
         {"agent": generator},
@@ -160,7 +164,7 @@ async def run(run: DebateRun) -> Outcome:
             return out.model_copy(update=update)
 
         anti = await run.step(
-            anti_sid, RuleAntithesis, "dialectic_antithesis",
+            anti_sid, RuleAntithesis, "dialectic/antithesis",
             {"identity": profiles.identity(critic), "question": question, "evidence": evidence,
              "round": str(n), "thesis": prompts.data_block("thesis", current["rule"]),
              "thesis_reasoning": prompts.data_block("thesis reasoning", current["reasoning"] or "(none)"),
@@ -201,7 +205,7 @@ async def run(run: DebateRun) -> Outcome:
 
         syn_sid = steps.in_round(n, "synthesis", synthesizer["id"])
         syn = await run.step(
-            syn_sid, RuleSynthesis, "dialectic_synthesis",
+            syn_sid, RuleSynthesis, "dialectic/synthesis",
             {"identity": profiles.identity(synthesizer), "question": question, "evidence": evidence,
              "thesis": prompts.data_block("thesis", current["rule"]),
              "antithesis": prompts.data_block("antithesis", json.dumps(anti.model_dump(mode="json"), indent=1))},

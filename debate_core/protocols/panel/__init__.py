@@ -8,7 +8,10 @@ A judge then summarises the debate (DebateSummary).
 When the case carries stage ``signals`` the panel's turns become the Debate Review Context
 (aspect hints with stance weights), the debate override corrects aspect polarities with a clear
 panel signal, and the rule-based moderator (rules Z, B, M, C, A, D, E) decides the final label.
-With ``enable_debate`` off there are no model calls at all: the moderator decides alone.
+After the debate, the Stage2 reviews (validator corrections, aspect review, sentiment review: three
+recorded steps, stage2.py) revise the Stage1 labels with the Debate Review Context, in the source's
+order, before the debate override; a case that carries Stage2 output skips them. With
+``enable_debate`` and ``stage2_review`` off there are no model calls: the moderator decides alone.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from ...engine.runtime import DebateFailed, DebateRun, Outcome
 from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
 from .. import run_options
 from ..common import short_answer
-from . import rows
+from . import rows, stage2
 from . import rules as mod
-from .models import DebateSummary, DebateTurn
+from .models import AspectReview, DebateSummary, DebateTurn, SentimentReview, ValidatorReview
 
 NAME = "panel"
 DEFAULT_ROUNDS = 2
@@ -53,7 +56,6 @@ DEFAULT_REVIEW_CONFIDENCE = mod.RULE_E_MAX_CONFIDENCE
 # ---------------------------------------------------------------------------
 # Settings
 # ---------------------------------------------------------------------------
-
 
 
 class PersonaFields(BaseModel):
@@ -104,6 +106,8 @@ class Options(BaseModel):
 
     enable_debate: bool = Field(True, description="let the personas debate; off leaves the rule-based moderator alone")
     enable_debate_override: bool = Field(True, description="let a clear panel signal correct aspect polarities")
+    stage2_review: bool = Field(True, description="run the Stage2 reviews (validator corrections, aspect review, "
+                                "sentiment review) when the case carries no Stage2 output")
     personas: dict[str, PersonaFields] = Field(default_factory=dict,
                                                description="changes to personas, by persona id")
     order: list[str] | None = Field(None, min_length=1, description="the speaking order, by persona id",
@@ -116,9 +120,14 @@ class Options(BaseModel):
                                      description="send the verdict to a human when its confidence is below this")
 
 
-# The source protocol's ablations (section 8) as presets.
+# Every default the source protocol states (sections 2.1 and 8: its personas in its order, 2 rounds,
+# override thresholds 1.6 / 0.8 / 0.7), then its ablations (section 8), as presets.
 PRESETS: dict[str, dict[str, Any]] = {
-    "abl_no_debate (moderator only)": {"options": {"enable_debate": False, "enable_debate_override": False}},
+    "as in the source: analyst, critic, empath, 2 rounds": {
+        "rounds": 2, "agents": [dict(a) for a in DEFAULT_AGENTS],
+        "options": {"enable_debate": True, "enable_debate_override": True, "order": ["analyst", "critic", "empath"],
+                    "debate_override": {"min_total": 1.6, "min_margin": 0.8, "min_target_conf": 0.7}}},
+    "abl_no_debate (no panel)": {"options": {"enable_debate": False, "enable_debate_override": False}},
     "abl_no_debate_override": {"options": {"enable_debate": True, "enable_debate_override": False}},
     "one round": {"rounds": 1},
 }
@@ -177,6 +186,7 @@ def _options(run: DebateRun) -> dict[str, Any]:
     return {
         "enable_debate": options.enable_debate,
         "enable_debate_override": options.enable_debate_override,
+        "stage2_review": options.stage2_review,
         "debate_override": mod.OverrideThresholds(**options.debate_override.model_dump()),
         "debate_thresholds": options.debate_thresholds.model_dump(),
         "review_confidence": options.review_confidence,
@@ -249,7 +259,7 @@ async def _debate(run: DebateRun, personas: list[dict[str, Any]], rounds: int, c
         for persona in personas:
             sid = steps.in_round(rnd, "turn", persona["id"])
             out = await run.step(
-                sid, DebateTurn, "panel_turn",
+                sid, DebateTurn, "panel/turn",
                 {"identity": persona_identity(persona),
                  "persona_json": _persona_json(persona), "persona_name": persona.get("name", persona["id"]),
                  "stance": persona["stance"], "round": str(rnd), "rounds": str(rounds), "topic": topic,
@@ -266,7 +276,7 @@ async def _debate(run: DebateRun, personas: list[dict[str, Any]], rounds: int, c
         trajectory.append(point)
         run.emit("round_closed", round=rnd, metrics=point)
     summary = await run.step(
-        steps.final("judge"), DebateSummary, "panel_judge",
+        steps.final("judge"), DebateSummary, "panel/judge",
         {"topic": topic, "evidence": evidence, "shared_context": context_block,
          "personas": prompts.data_block("personas", [json.loads(_persona_json(p)) for p in personas]),
          "persona_names": ", ".join(f"{p.get('name') or p['id']} ({p['id']}, {p['stance']})" for p in personas),
@@ -322,8 +332,17 @@ def _checked_winner(run: DebateRun, summary: DebateSummary, personas: list[dict[
     return None
 
 
+def _stage2_sentence(info: dict[str, Any], corrections: list[dict[str, Any]]) -> str:
+    if info["source"] == "reviews":
+        return mod.stage2_summary(corrections)
+    if info["source"] == "case":
+        return "Stage2 output came with the case, so its review steps were not run."
+    return "The Stage2 review steps were turned off; Stage1's labels went to the moderator."
+
+
 def _readable(decision: mod.ModeratorOutput, final_aspects: list[mod.AspectSentiment],
-              summary: DebateSummary | None, override: dict[str, Any] | None) -> str:
+              summary: DebateSummary | None, override: dict[str, Any] | None,
+              stage2_info: dict[str, Any], corrections: list[dict[str, Any]]) -> str:
     parts = [f"Final label {decision.final_label} (confidence {decision.confidence:.2f}, "
              f"{decision.selected_stage} selected). {decision.rationale}"]
     if summary is not None and summary.consensus.strip():
@@ -333,6 +352,7 @@ def _readable(decision: mod.ModeratorOutput, final_aspects: list[mod.AspectSenti
     if override and override.get("enabled"):
         stats = override["stats"]
         parts.append("Debate override: " + ", ".join(f"{k} {v}" for k, v in stats.items()) + ".")
+    parts.append(_stage2_sentence(stage2_info, corrections))
     return " ".join(parts)
 
 
@@ -376,27 +396,46 @@ async def run(run: DebateRun) -> Outcome:
     if debated:
         review = mod.build_review_context(turns, summary_json, aspect_terms=context["aspect_terms"],
                                           atsa_sentiments=atsa, synonym_hints=signals.synonym_hints)
+    stage2_ate, stage2_atsa = signals.stage2_ate, signals.stage2_atsa
+    stage2_state: mod.Stage2State | None = None
+    if opts["stage2_review"] and not mod.case_has_stage2(signals):
+        start = mod.Stage2State(list(context["aspect_terms"]), [s.model_copy() for s in atsa])
+        stage2_state, aspect_review = await stage2.run_reviews(run, context, review, start)
+        stage2_ate = mod.StageSignal(label=aspect_review.label, confidence=aspect_review.confidence)
+        stage2_atsa = mod.StageSignal(aspect_sentiments=stage2_state.sentiments)
     # The override patches the final aspect sentiments: Stage2's when it has them, else Stage1's.
-    base = signals.stage2_atsa if signals.stage2_atsa and signals.stage2_atsa.aspect_sentiments else signals.stage1_atsa
-    base_sentiments = list(base.aspect_sentiments) if base else []
+    if stage2_state is not None:
+        base_sentiments = [s.model_copy() for s in stage2_state.sentiments]
+    else:
+        base = stage2_atsa if stage2_atsa and stage2_atsa.aspect_sentiments else signals.stage1_atsa
+        base_sentiments = list(base.aspect_sentiments) if base else []
     override: dict[str, Any] = {"enabled": bool(debated and opts["enable_debate_override"]),
                                 "thresholds": vars(opts["debate_override"]),
                                 "stats": dict.fromkeys(mod.OVERRIDE_OUTCOMES, 0), "log": [], "decisions": {}}
     final_sentiments = base_sentiments
     if override["enabled"] and review is not None:
-        res = mod.apply_debate_override(review["aspect_hints"], base_sentiments, opts["debate_override"])
+        hints = mod.renamed_hints(review["aspect_hints"], stage2_state.log if stage2_state else [])
+        res = mod.apply_debate_override(hints, base_sentiments, opts["debate_override"])
         final_sentiments = res.sentiments
         override.update(stats=res.stats, log=res.log, decisions=res.decisions)
 
-    stage2_atsa = signals.stage2_atsa
-    if stage2_atsa is not None and stage2_atsa.aspect_sentiments:
+    if stage2_state is not None:
+        stage2_atsa = mod.resolve_stage(mod.StageSignal(aspect_sentiments=final_sentiments))
+    elif stage2_atsa is not None and stage2_atsa.aspect_sentiments:
         stage2_atsa = mod.resolve_stage(stage2_atsa, final_sentiments)
-    decision = mod.decide(signals.stage1_ate, stage1_atsa, signals.validator, signals.stage2_ate, stage2_atsa,
+    decision = mod.decide(signals.stage1_ate, stage1_atsa, signals.validator, stage2_ate, stage2_atsa,
                           summary_json if debated else None)
+    corrections = [*(stage2_state.log if stage2_state else []),
+                   *({"stage": "debate_override", **e} for e in override["log"])]
+    stage2_info = {
+        "source": "reviews" if stage2_state is not None else "case" if mod.case_has_stage2(signals) else "off",
+        "terms": list(stage2_state.terms) if stage2_state else None,
+        "counts": mod.stage2_counts(corrections),
+    }
 
     metrics = mod.debate_metrics(review["mapping_stats"] if review else None,
                                  review["mapping_fail_reasons"] if review else None,
-                                 override["stats"] if override["enabled"] else None)
+                                 override["stats"] if override["enabled"] else None) | stage2_info["counts"]
     warnings = mod.metric_warnings(metrics, opts["debate_thresholds"]) if review else []
     for w in warnings:
         run.warn(w)
@@ -413,7 +452,7 @@ async def run(run: DebateRun) -> Outcome:
         confidence=decision.confidence,
         needs_human_review=bool(reasons),
         escalation_reasons=reasons,
-        rationale=_readable(decision, final_sentiments, summary, override),
+        rationale=_readable(decision, final_sentiments, summary, override, stage2_info, corrections),
         applied_rules=decision.applied_rules,
     )
     result = {
@@ -424,6 +463,8 @@ async def run(run: DebateRun) -> Outcome:
         "moderator": decision.model_dump(mode="json"),
         "review_context": review,
         "override": override,
+        "stage2": stage2_info,
+        "correction_applied_log": corrections,
         "final_aspects": final_aspects,
         "metrics": metrics,
         "metric_warnings": warnings,
@@ -431,12 +472,13 @@ async def run(run: DebateRun) -> Outcome:
         "stages": {
             "stage1_ate": _stage_json(signals.stage1_ate),
             "stage1_atsa": _stage_json(stage1_atsa),
-            "stage2_ate": _stage_json(signals.stage2_ate),
+            "stage2_ate": _stage_json(stage2_ate),
             "stage2_atsa": _stage_json(stage2_atsa),
             "validator": signals.validator.model_dump(mode="json") if signals.validator else None,
         },
         "settings": {"rounds": rounds, "enable_debate": debated,
                      "enable_debate_override": opts["enable_debate_override"],
+                     "stage2_review": opts["stage2_review"],
                      "debate_override": vars(opts["debate_override"]),
                      "debate_thresholds": opts["debate_thresholds"],
                      "review_confidence": opts["review_confidence"]},
@@ -501,6 +543,9 @@ GLOSSARY = {
              f"when they are within {mod.TIEBREAK_DIFF:g}.",
     "RuleE": "The panel's consensus overrides a low-confidence or mixed label.",
     "DEBATE_OVERRIDE": "The panel's clear stance corrected an aspect's polarity.",
+    "FLIP_POLARITY": "The validator corrected an aspect's polarity.",
+    "DROP_ASPECT": "The validator dropped an aspect the sentence does not have.",
+    "REVISE_SPAN": "The validator revised an aspect to the words the sentence uses.",
 }
 
 SPEC = ProtocolSpec(
@@ -524,6 +569,15 @@ SPEC = ProtocolSpec(
                   reply_cap=800, noun="turn"),
         StageSpec("judge_summary", "Judge", DebateSummary, "the judge's summary of the discussion",
                   reply_cap=700, noun="judge's summary"),
+        StageSpec("validator_review", "Stage2 validator", ValidatorReview,
+                  "the validator's correction proposals for the Stage1 aspects", reply_cap=700,
+                  noun="validator's corrections"),
+        StageSpec("aspect_review", "Stage2 aspect review", AspectReview,
+                  "the aspect-term review: revised, dropped and added aspects, and Stage2's sentence label",
+                  reply_cap=700, noun="aspect review"),
+        StageSpec("sentiment_review", "Stage2 sentiment review", SentimentReview,
+                  "the aspect-sentiment review: each aspect's polarity kept, flipped, dropped or added",
+                  reply_cap=700, noun="sentiment review"),
     ),
     presets=PRESETS,
     case_needs=(
@@ -531,12 +585,13 @@ SPEC = ProtocolSpec(
                  lambda case: bool(case.signals), required=False,
                  without="discussion only: the judge's summary is the answer and no moderator rule applies"),
     ),
-    moderator=(mod.decide, mod.apply_debate_override, mod.build_review_context, mod.debate_metrics,
+    moderator=(mod.decide, mod.apply_validator_corrections, mod.apply_aspect_review, mod.apply_sentiment_review,
+               mod.case_has_stage2, mod.apply_debate_override, mod.build_review_context, mod.debate_metrics,
                mod.metric_warnings, mod.escalation_reasons, mod.convergence, mod.judge_only_confidence,
                mod.judge_only_escalation_reasons),
     glossary=GLOSSARY,
     interventions=("evidence",),
         offline_agent=f"{__name__}.agent",
-        rows={"personas": rows.persona_rows},
+        rows={"personas": rows.persona_rows, "corrections": rows.correction_rows},
         review_threshold=("review_confidence", 1.0),
     )

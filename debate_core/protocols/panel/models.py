@@ -37,3 +37,59 @@ class DebateSummary(StepOutput):
     # The judge's confidence in its consensus, and what the panel could not assess ("could not assess: ...").
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     uncertainties: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# Stage2 reviews (section 5 of the source protocol), applied in its order after the debate
+# ---------------------------------------------------------------------------
+
+Polarity = Literal["positive", "negative", "neutral"]
+SentenceLabel = Literal["positive", "negative", "neutral", "mixed"]
+MAX_REVIEW_ITEMS = 12  # more corrections than a review sentence has aspects is a model running on
+
+
+class CorrectionProposal(BaseModel):
+    """One validator correction: flip an aspect's polarity, drop an aspect, or revise its span."""
+
+    proposal_type: Literal["FLIP_POLARITY", "DROP_ASPECT", "REVISE_SPAN"]
+    target_aspect: str = Field(min_length=1, max_length=80)
+    new_polarity: Polarity | None = None  # FLIP_POLARITY: the polarity the aspect should have
+    revised_term: str | None = Field(None, max_length=80)  # REVISE_SPAN: the words the sentence uses
+    rationale: str = Field("", max_length=400)
+
+
+class ValidatorReview(StepOutput):
+    correction_proposals: list[CorrectionProposal] = Field(default_factory=list, max_length=MAX_REVIEW_ITEMS)
+    rationale: str = Field("", max_length=600)
+
+
+class AspectAction(BaseModel):
+    """One aspect-term review action (ATE): revise an aspect's span, drop it, or add one."""
+
+    action: Literal["revise_span", "drop", "add"]
+    aspect: str = Field(min_length=1, max_length=80)
+    revised_term: str | None = Field(None, max_length=80)  # revise_span: the words the sentence uses
+    rationale: str = Field("", max_length=400)
+
+
+class AspectReview(StepOutput):
+    aspect_review: list[AspectAction] = Field(default_factory=list, max_length=MAX_REVIEW_ITEMS)
+    # Stage2's sentence label (its ATE label), which the moderator's rules B and M compare with Stage1's.
+    label: SentenceLabel
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str = Field("", max_length=600)
+
+
+class SentimentAction(BaseModel):
+    """One aspect-sentiment review action (ATSA): maintain, flip polarity, drop, or add."""
+
+    action: Literal["maintain", "flip_polarity", "drop", "add"]
+    aspect: str = Field(min_length=1, max_length=80)
+    polarity: Polarity | None = None  # flip_polarity and add: the polarity the aspect gets
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    rationale: str = Field("", max_length=400)
+
+
+class SentimentReview(StepOutput):
+    sentiment_review: list[SentimentAction] = Field(default_factory=list, max_length=MAX_REVIEW_ITEMS)
+    rationale: str = Field("", max_length=600)

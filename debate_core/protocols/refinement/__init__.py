@@ -50,19 +50,23 @@ class Options(BaseModel):
 
 # The reasoners are profiles (debate_core/core/profiles.py): a case's `agents` or --agents-file replace them.
 # `evidence_kinds` is an optional profile field the offline reasoners read: which kinds of passage
-# (log, metric, config, history) a reasoner draws on; without it a reasoner reads every passage.
+# (log, metric, config, topology, history; a passage's own `kind` field, else its source, says which
+# it is) a reasoner draws on; without it a reasoner reads every passage. The source protocol's two
+# inputs: the log parser's events, errors and timeline, and the knowledge graph's similar incidents,
+# causal paths, patterns and the context of the entities (their configuration and dependencies).
 DEFAULT_AGENTS: list[dict[str, Any]] = [
     {"id": "log", "name": "Log reasoner",
      "role": "Reads the error messages, event timeline and metrics of the current incident: what the logs "
              "show failed, where and when.",
-     "evidence_kinds": ["log", "metric", "config"]},
-    {"id": "kg", "name": "History reasoner",
-     "role": "Compares the incident with similar past incidents, causal paths and recurring patterns, linked "
-             "to the entities of the current incident.",
-     "evidence_kinds": ["history"]},
+     "evidence_kinds": ["log", "metric"]},
+    {"id": "kg", "name": "Knowledge-graph reasoner",
+     "role": "Compares the incident with similar past incidents, causal paths and recurring patterns, and "
+             "reads the configuration and dependencies of the entities of the current incident.",
+     "evidence_kinds": ["config", "topology", "history"]},
     {"id": "hybrid", "name": "Hybrid reasoner",
-     "role": "Combines the current logs and metrics with past incidents and patterns into one causal story.",
-     "evidence_kinds": ["log", "metric", "config", "history"]},
+     "role": "Combines the current logs and metrics with past incidents, patterns and the entities' "
+             "configuration into one causal story.",
+     "evidence_kinds": ["log", "metric", "config", "topology", "history"]},
 ]
 # The judge speaks in every debate; its identity enters its prompt like a reasoner's.
 JUDGE: dict[str, Any] = {
@@ -73,6 +77,13 @@ JUDGE: dict[str, Any] = {
 
 
 PRESETS: dict[str, dict[str, Any]] = {
+    # Every default the source states: the log, KG and hybrid reasoners, max_rounds=3 and a
+    # convergence_threshold of 5.0 points (the score plateau).
+    "as in the source: log, KG and hybrid reasoners, 3 rounds, 5-point plateau": {
+        "rounds": 3,
+        "agents": [dict(a) for a in DEFAULT_AGENTS],
+        "options": {"plateau_points": 5.0},
+    },
     "quick (2 rounds)": {"rounds": 2},
     "demanding judge (review below 85)": {"options": {"review_score_threshold": 85}},
     "patient (plateau under 2 points)": {"options": {"plateau_points": 2}},
@@ -122,10 +133,12 @@ async def _reason(run: DebateRun, r: dict[str, Any], n: int, base: dict[str, str
     """One reasoner's hypotheses: from the incident in round 1, refined on the judge's feedback after.
 
     The refinement prompt carries only the reasoner's own previous top hypothesis with its score and
-    the judge's notes, and the other reasoners' top hypotheses: bounded, never the whole transcript."""
+    the judge's notes, and the other reasoners' top hypotheses: bounded, never the whole transcript.
+    The step payload, which only the offline agents read, also carries every hypothesis the reasoner
+    gave last round with the judge's score and feedback (`previous_hypotheses`)."""
     variables = {"identity": _identity(r), "reasoner_id": r["id"], **base}
     if n == 1:
-        return await run.step(steps.in_round(n, "hypotheses", r["id"]), HypothesesOutput, "refinement_hypotheses",
+        return await run.step(steps.in_round(n, "hypotheses", r["id"]), HypothesesOutput, "refinement/hypotheses",
                               variables, {"agent": r, "round": n})
     own = tops_prev[r["id"]]
     others = [{"reasoner": o, "score": t["judge_score"], **_hyp_brief(t)} for o, t in tops_prev.items() if o != r["id"]]
@@ -141,7 +154,7 @@ async def _reason(run: DebateRun, r: dict[str, Any], n: int, base: dict[str, str
                                                json.dumps(others, ensure_ascii=False, indent=1)),
     })
     payload = {"agent": r, "round": n, "previous": own, "others": others, "previous_hypotheses": hyps_prev[r["id"]]}
-    return await run.step(steps.in_round(n, "hypotheses", r["id"]), HypothesesOutput, "refinement_refine",
+    return await run.step(steps.in_round(n, "hypotheses", r["id"]), HypothesesOutput, "refinement/refine",
                           variables, payload)
 
 
@@ -192,7 +205,7 @@ async def run(run: DebateRun) -> Outcome:
                         "affected_components": h["affected_components"]} for i, h in enumerate(items)]
                    for r, items in hyps.items()}
         judged = await run.step(
-            steps.in_round(n, "judge"), judge_output_model(expected), "refinement_judge",
+            steps.in_round(n, "judge"), judge_output_model(expected), "refinement/judge",
             {"identity": _identity(JUDGE), "question": question, "evidence": evidence, "round": str(n),
              "expected": ", ".join(f"{r}: indexes 0-{c - 1}" for r, c in expected.items()),
              "hypotheses": prompts.data_block("hypotheses", json.dumps(listing, ensure_ascii=False, indent=1))},
@@ -237,7 +250,8 @@ async def run(run: DebateRun) -> Outcome:
 
         stop = rules.stop_reason(top_scores, agreed=agreed, lowest_overlap=lowest_overlap,
                                  category=round_top["category"], max_rounds=max_rounds,
-                                 plateau_points=plateau_points)
+                                 plateau_points=plateau_points,
+                                 basis=rules.agreement_basis({r: t["verified_evidence"] for r, t in tops.items()}))
         if stop is not None:
             converged, reason = stop.converged, stop.reason
             break

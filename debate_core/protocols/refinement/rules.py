@@ -63,6 +63,26 @@ def consensus(tops: Sequence[Mapping[str, Any]], min_overlap: float = CONSENSUS_
     return same_category and lowest >= min_overlap, round(lowest, 4)
 
 
+def agreement_basis(evidence: Mapping[str, Sequence[str]]) -> str:
+    """What the reasoners' top hypotheses rest on ({reasoner: the case passages it cites}), and
+    whether the agreement is independent: some reasoners cite no passage in common, so each reached
+    the cause from its own evidence, or they all share passages."""
+    if len(evidence) < 2:
+        return ""
+    if len({frozenset(ids) for ids in evidence.values()}) == 1:
+        return f"all rest on the same passages: {', '.join(next(iter(evidence.values()))) or 'none'}"
+    cites = "; ".join(f"{r}: {', '.join(ids) or 'none'}" for r, ids in evidence.items())
+    names = list(evidence)
+    apart = [f"{a} and {b}" for i, a in enumerate(names) for b in names[i + 1:]
+             if evidence[a] and evidence[b] and not set(evidence[a]) & set(evidence[b])]
+    if apart:
+        return f"reached from independent evidence ({', '.join(apart)} cite no passage in common): {cites}"
+    shared = set.intersection(*(set(ids) for ids in evidence.values()))
+    if shared:
+        return f"all cite {', '.join(sorted(shared))}: {cites}"
+    return f"each pair shares a passage: {cites}"
+
+
 def stop_reason(
     top_scores: Sequence[float],
     *,
@@ -71,6 +91,7 @@ def stop_reason(
     category: str,
     max_rounds: int,
     plateau_points: float = SCORE_PLATEAU_POINTS,
+    basis: str = "",
 ) -> Stop | None:
     """Whether the refinement stops after the latest round (`top_scores` has one entry per round), and
     why; None carries on.
@@ -78,14 +99,15 @@ def stop_reason(
     The hypothesis-refinement source protocol: "Debate stops early if: 1. Score plateau: Top score improves < 5 points 2. Consensus
     reached: All reasoners agree on same hypothesis", and in any case at `max_rounds`. A plateau
     needs two rounds to compare: round 1 is not measured against a score of 0. `agreed`,
-    `lowest_overlap` and `category` are the round's `consensus` and its top hypothesis' category.
+    `lowest_overlap` and `category` are the round's `consensus` and its top hypothesis' category;
+    `basis` (see `agreement_basis`) says what the agreeing hypotheses rest on.
     """
     if score_plateau(top_scores, plateau_points):
         gain = round(top_scores[-1] - top_scores[-2], 2)
         return Stop(True, f"Score plateau: top score changed by {gain:+.1f} points (< {plateau_points:g})")
     if agreed:
         return Stop(True, f"Consensus: all reasoners' top hypotheses agree "
-                          f"(category {category}, overlap {lowest_overlap:.2f})")
+                          f"(category {category}, overlap {lowest_overlap:.2f})" + (f"; {basis}" if basis else ""))
     if len(top_scores) >= max_rounds:
         return Stop(False, f"Max rounds ({max_rounds}) reached")
     return None

@@ -24,6 +24,7 @@ from __future__ import annotations
 from .handlers import judge_summary, judge_word, turn
 from .phrasing import display_name, josa, particle
 from .reading import clause_polarity, clauses, language_of, read_case
+from .stage2 import aspect_review, sentiment_review, validator_review
 
-__all__ = ["clause_polarity", "clauses", "display_name", "josa", "judge_summary", "judge_word", "language_of",
+__all__ = ["aspect_review", "sentiment_review", "validator_review", "clause_polarity", "clauses", "display_name", "josa", "judge_summary", "judge_word", "language_of",
            "particle", "read_case", "turn"]

@@ -1,12 +1,14 @@
 """The persona panel's rule-based post-debate logic (the persona-panel source protocol): no model calls, pure functions.
 
-Six modules, in the order the protocol uses them:
+Seven modules, in the order the protocol uses them:
 
 - ``signals``: ``parse_signals``, the case's earlier-stage outputs (Stage1/Stage2 ATE and ATSA,
   validator, aspect terms, synonym hints) validated into typed signals;
 - ``review_context`` (section 4 of the source protocol): ``build_review_context``, the Debate Review Context, i.e.
   rebuttal points mapped onto the case's aspects with stance weights and polarity hints;
-- ``override`` (section 5.1): ``apply_debate_override``, aspect polarity correction from the panel's hints;
+- ``stage2`` (section 5, steps 1-3): the validator's corrections, the aspect review and the
+  sentiment review, applied in that order, each change logged;
+- ``override`` (section 5.1, step 4): ``apply_debate_override``, aspect polarity correction from the panel's hints;
 - ``rules`` (section 6): ``decide``, the moderator rules Z, B, M, C, A, D, E, in that order;
 - ``metrics`` (section 9): ``debate_metrics`` / ``metric_warnings``;
 - ``verdict`` (sections 2.3 and 6): ``escalation_reasons`` and ``convergence``, when the decision
@@ -77,6 +79,17 @@ from .signals import (
     parse_signals,
     resolve_stage,
 )
+from .stage2 import (
+    STAGE2_STAGES,
+    Stage2State,
+    apply_aspect_review,
+    apply_sentiment_review,
+    apply_validator_corrections,
+    case_has_stage2,
+    renamed_hints,
+    stage2_counts,
+    stage2_summary,
+)
 from .verdict import (
     JUDGE_ONLY_BASE_CONFIDENCE,
     JUDGE_ONLY_CONFIDENCE_SPREAD,
@@ -126,6 +139,15 @@ __all__ = [
     "OVERRIDE_OUTCOMES",
     "OverrideResult",
     "apply_debate_override",
+    "STAGE2_STAGES",
+    "Stage2State",
+    "apply_validator_corrections",
+    "case_has_stage2",
+    "renamed_hints",
+    "apply_aspect_review",
+    "apply_sentiment_review",
+    "stage2_counts",
+    "stage2_summary",
     "RULE_E_MAX_CONFIDENCE",
     "STAGE2_DROP_GUARD",
     "SPAN_IOU_MIN",

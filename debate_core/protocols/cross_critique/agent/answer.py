@@ -1,0 +1,107 @@
+"""Round 1: the agent ranks the passages against the question and its focus, turns the most
+relevant sentences into claims that cite them, and states its position."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....core.schemas import AgentOutput, Case, Claim
+from ....core.text import authority_score, best_sentence
+from ....providers.offline.agents import register
+from .scoring import (
+    THESIS_MARK,
+    agent_label,
+    agents_from,
+    compose_answer,
+    domain_of,
+    focus_text,
+    honest,
+    relevance,
+    short_source,
+)
+
+TOP_PASSAGES = 5
+OWN_DOMAIN_RELEVANCE = 0.3
+
+
+def _router_stance(case: Case, agent: dict[str, Any]) -> str:
+    """Read the router's scope hint (the case format's `domain_hint`: "pure <scope>", "conflict",
+    "consensus"): 'defer' when the question is purely in a scope the agent's id and name do not
+    name, 'agree' on a consensus hint, otherwise 'argue' from the evidence."""
+    hint = (case.domain_hint or "").strip().lower()
+    if hint.startswith("pure"):
+        scope = set(hint.split()[1:])
+        names = set(str(agent["id"]).lower().replace("_", " ").split()) | set(agent_label(agent).lower().split())
+        return "argue" if not scope or scope & names else "defer"
+    if "consensus" in hint:
+        return "agree"
+    return "argue"
+
+
+@register("cross_critique", "answer")
+def answer(payload: dict[str, Any]) -> dict[str, Any]:
+    case: Case = payload["case"]
+    agent = payload["agent"]
+    agents = agents_from(payload)
+    rel = relevance(case, agent)
+    domains = domain_of(case, agents)
+    by_id = case.evidence_by_id()
+    # Own-domain passages first among the relevant ones: each agent argues from its own sources.
+    ranked = sorted(by_id, key=lambda pid: (-(rel[pid] + (0.25 if domains[pid] == agent["id"] else 0.0)), pid))
+    chosen = [pid for pid in ranked if rel[pid] > 0][:TOP_PASSAGES] or ranked[:3]
+    query = f"{case.question} {focus_text(agent)}"
+    claims: list[Claim] = []
+    for i, pid in enumerate(chosen, start=1):
+        ev = by_id[pid]
+        sentence = best_sentence(ev.text, query)
+        conf = round(min(0.95, 0.4 + 0.3 * rel[pid] + 0.25 * authority_score(ev.authority)), 2)
+        assumptions = [f"{short_source(ev)} applies to the facts in the question"]
+        if ev.date:
+            assumptions.append(f"{short_source(ev)} ({ev.date}) is still current")
+        claims.append(Claim(id=f"C{i}", statement=sentence, evidence=[pid], confidence=conf, assumptions=assumptions))
+    # The agent's own thesis. With relevant sources that its role claims it holds that they decide
+    # the question (another agent will contest that if it has sources of its own); when the scope
+    # hint places the question outside its role, it says so rather than pretending otherwise. An
+    # agent none of whose passages its role claims states no thesis.
+    stance = _router_stance(case, agent)
+    own = [pid for pid in chosen if domains[pid] == agent["id"] and rel[pid] >= OWN_DOMAIN_RELEVANCE]
+    label = agent_label(agent)
+    sources = ", ".join(short_source(by_id[p]) for p in own[:2])
+    if stance == "agree":
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"On this question the sources of the {label} and the other sources in the evidence lead to "
+                      "the same result.",
+            evidence=own[:1] or chosen[:1],
+            confidence=0.7,
+            assumptions=["The scope hint (consensus) is right for these facts"],
+        ))
+    elif stance == "defer":
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"None of the passages raises an issue within the role of the {label}; the question lies "
+                      "outside it.",
+            evidence=[],
+            confidence=0.5,
+            assumptions=["The evidence provided is complete for this question"],
+        ))
+    elif own:
+        claims.append(Claim(
+            id=f"C{len(claims) + 1}",
+            statement=f"The question should be decided primarily on the sources of the {label} ({sources}).",
+            evidence=own[:2],
+            confidence=0.8,
+            assumptions=[f"{sources} {THESIS_MARK}"],
+        ))
+    others = [pid for pid in ranked if domains[pid] != agent["id"] and rel[pid] > 0][:2]
+    uncertainties = [f"How {short_source(by_id[p])} ({p}) interacts with this position" for p in others]
+    open_questions = []
+    if others:
+        open_questions.append(f"Does {short_source(by_id[others[0]])} override {short_source(by_id[chosen[0]])} here?")
+    claims, uncertainties = honest(case, agent, claims, uncertainties)
+    return AgentOutput(
+        answer=compose_answer(agent, claims, case),
+        claims=claims,
+        uncertainties=uncertainties,
+        open_questions=open_questions,
+    ).model_dump(mode="json")

@@ -1,0 +1,176 @@
+"""The critic's rules: missing or unknown evidence, numbers that disagree by more than 5%,
+contradicting statements, conflicts of sources, claims resting on another agent's sources,
+overclaimed confidence and statements that do not follow from their passage; and its word on
+its earlier critiques."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....core.schemas import AgentOutput, Case, Claim
+from ....core.text import authority_score, bm25_rank, has_negation, numbers, overlap
+from ....providers.offline.agents import register
+from .scoring import (
+    agent_label,
+    agents_from,
+    domain_of,
+    domain_strength,
+    is_thesis,
+    passage_texts,
+    short_source,
+    support_level,
+    thesis_of,
+    yields_to,
+)
+
+
+def _conflicting_number(case: Case, claim: Claim, own: AgentOutput, target: AgentOutput) -> tuple[str, float, float, str] | None:
+    """A number in the claim (or its passage) that disagrees by > 5% with one about the same thing
+    (same unit, shared terms) in the critic's sources or the target's other sources."""
+    by_id = case.evidence_by_id()
+    mine = [(claim.statement, None)]
+    cited = [e for c in [*own.claims, *target.claims] for e in c.evidence]
+    theirs = [(by_id[e].text, e) for e in dict.fromkeys(cited) if e in by_id and e not in claim.evidence]
+    for text_a, _ in mine:
+        for value_a, unit_a in numbers(text_a):
+            for text_b, pid_b in theirs:
+                if overlap(text_a, text_b) < 0.25:
+                    continue
+                for value_b, unit_b in numbers(text_b):
+                    if not unit_a or unit_a != unit_b:
+                        continue  # bare numbers (years, article numbers) are not quantities to compare
+                    base = max(abs(value_a), abs(value_b))
+                    if base and abs(value_a - value_b) / base > 0.05:
+                        return pid_b, value_a, value_b, unit_a
+    return None
+
+
+def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_out: AgentOutput,
+             own: AgentOutput, agents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every issue the critic's rules find in the target's output, worst first (ids not yet given)."""
+    domains = domain_of(case, agents)
+    by_id = case.evidence_by_id()
+    found: list[dict[str, Any]] = []
+
+    def add(claim: Claim, issue: str, severity: str, description: str, fix: str) -> None:
+        found.append({"target_claim_id": claim.id, "issue_type": issue, "severity": severity,
+                      "description": description, "suggested_fix": fix})
+
+    for claim in target_out.claims:
+        valid = [e for e in claim.evidence if e in by_id]
+        invalid = [e for e in claim.evidence if e not in by_id]
+        if not valid:
+            cand = bm25_rank(claim.statement, passage_texts(case))
+            hint = f" {cand[0].id} ({short_source(by_id[cand[0].id])}) may be relevant." if cand and cand[0].score else ""
+            what = f"cites {', '.join(invalid)}, which are not in the case" if invalid else "cites no evidence"
+            add(claim, "evidence_gap", "CRITICAL" if claim.confidence >= 0.7 else "MAJOR",
+                f"Claim {claim.id} {what}, yet is asserted with confidence {claim.confidence:.2f}.",
+                f"Cite a passage that supports it or mark it as an assumption with lower confidence.{hint}")
+            continue
+        support = support_level(case, valid)
+        if claim.confidence > support + 0.1:
+            add(claim, "overclaim", "MAJOR" if claim.confidence - support > 0.2 else "MINOR",
+                f"Confidence {claim.confidence:.2f} exceeds what {', '.join(valid)} carries (about {support:.2f}).",
+                f"Lower the confidence to {support:.2f} or add corroborating passages.")
+        clash = _conflicting_number(case, claim, own, target_out)
+        if clash:
+            pid, a, b, unit = clash
+            stronger = authority_score(by_id[pid].authority) > max(authority_score(by_id[e].authority) for e in valid)
+            add(claim, "conflict", "CRITICAL" if stronger else "MAJOR",
+                f"Claim {claim.id} relies on the figure {a:g}{unit} but {pid} ({short_source(by_id[pid])}) gives "
+                f"{b:g}{unit}, a difference above 5%.",
+                f"Reconcile the figure with {pid} or explain why {', '.join(valid)} should prevail.")
+        # A claim that defers to the critic's sources where they govern does not contradict them.
+        for mine in ([] if yields_to(claim, critic) else own.claims):
+            shared = overlap(claim.statement, mine.statement)
+            if shared >= 0.3 and has_negation(claim.statement) != has_negation(mine.statement):
+                mine_ev = [e for e in mine.evidence if e in by_id]
+                if not mine_ev:
+                    continue
+                own_auth = max(authority_score(by_id[e].authority) for e in mine_ev)
+                their_auth = max(authority_score(by_id[e].authority) for e in valid)
+                add(claim, "conflict", "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
+                    f"Claim {claim.id} contradicts {critic['id']}.{mine.id} ('{mine.statement[:120]}'), "
+                    f"which rests on {', '.join(mine_ev)} ({short_source(by_id[mine_ev[0]])}).",
+                    f"Justify why {', '.join(valid)} prevails over {', '.join(mine_ev)}, or qualify the claim.")
+                break
+        rival = thesis_of(own)
+        if is_thesis(claim) and rival is not None and not yields_to(claim, critic):
+            mine_ev = [e for e in rival.evidence if e in by_id]
+            strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
+            add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
+                f"Conflict of sources: {target['id']} holds that {claim.statement[:-1].lower()}, while "
+                f"{critic['id']}.{rival.id} holds that {rival.statement[:-1].lower()} ({', '.join(mine_ev)}). "
+                "Neither rule is shown to yield to the other.",
+                f"Show why {', '.join(valid)} prevails over {', '.join(mine_ev)} on this question, or limit the claim "
+                "to the matters the other sources do not decide.")
+            continue
+        foreign = [e for e in valid if domains.get(e) == critic["id"]]
+        if foreign and domains.get(valid[0]) == critic["id"]:
+            add(claim, "domain_mismatch", "MAJOR" if claim.confidence >= 0.75 else "MINOR",
+                f"Claim {claim.id} rests on {', '.join(foreign)} ({short_source(by_id[foreign[0]])}), which falls "
+                f"within the role of the {agent_label(critic)}; its reading there is not the "
+                f"{agent_label(target)}'s to settle.",
+                f"Defer to the {agent_label(critic)}'s reading of {foreign[0]} or state the "
+                "assumption behind your interpretation.")
+        cited_text = " ".join(by_id[e].text for e in valid)
+        if overlap(claim.statement, cited_text) < 0.3:
+            add(claim, "logic_gap", "MAJOR" if claim.confidence >= 0.75 else "MINOR",
+                f"Claim {claim.id} does not follow from {', '.join(valid)}: most of its terms are not in the cited text.",
+                "Quote the part of the passage that supports the claim, or add the missing premise as an assumption.")
+
+    order = {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}
+    found.sort(key=lambda c: (order[c["severity"]], c["target_claim_id"]))
+    return found
+
+
+SEVERITY_RANK = {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}
+
+
+def review_earlier(earlier: list[Any], target_out: AgentOutput, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The critic's word on its earlier critiques: the same rule checks run again on the revised
+    output. A critique is maintained while its check still finds the issue on that claim at the same
+    severity or worse, and resolved once the check no longer finds it there (or finds it milder)."""
+    claims = {c.id for c in target_out.claims}
+    out = []
+    for item in earlier:
+        k = item.critique
+        if k.target_claim_id not in claims:
+            out.append({"id": k.id, "status": "resolved", "note": f"{k.target_claim_id} was withdrawn."})
+            continue
+        same = [f for f in found if f["target_claim_id"] == k.target_claim_id and f["issue_type"] == k.issue_type]
+        worst = min(same, key=lambda f: SEVERITY_RANK[f["severity"]], default=None)
+        if worst is not None and SEVERITY_RANK[worst["severity"]] <= SEVERITY_RANK[k.severity]:
+            out.append({"id": k.id, "status": "maintained", "note": f"Still applies: {worst['description']}"})
+        elif worst is not None:
+            out.append({"id": k.id, "status": "resolved",
+                        "note": f"The {k.issue_type} on {k.target_claim_id} is now {worst['severity']} at most."})
+        else:
+            out.append({"id": k.id, "status": "resolved",
+                        "note": f"The {k.issue_type} check no longer finds the issue in {k.target_claim_id}."})
+    return out
+
+
+@register("cross_critique", "critique")
+def critique(payload: dict[str, Any]) -> dict[str, Any]:
+    target_out: AgentOutput = payload["target_output"]
+    found = findings(payload["case"], payload["critic"], payload["target"], target_out, payload["own_output"],
+                     agents_from(payload))
+    earlier = payload.get("earlier") or []
+    previous = review_earlier(earlier, target_out, found)
+    # An issue the critic maintains is not raised a second time under a new id.
+    kept = {(item.critique.target_claim_id, item.critique.issue_type)
+            for item, review in zip(earlier, previous, strict=True) if review["status"] == "maintained"}
+    new = [f for f in found if (f["target_claim_id"], f["issue_type"]) not in kept]
+    # Nor does the critic repeat an issue it raised before on the same claim at the same severity: an
+    # edit closed that MINOR critique, and the critic has already had its say on it.
+    before = {tuple(r) for r in payload.get("raised_before") or []}
+    new = [f for f in new if (f["target_claim_id"], f["issue_type"], f["severity"]) not in before]
+    if payload.get("final_review"):
+        # No revision follows: only what a human reviewer must see is raised.
+        new = [f for f in new if f["severity"] == "CRITICAL"]
+    new = new[:8]
+    for i, c in enumerate(new, start=int(payload.get("first_new_id") or 1)):
+        c["id"] = f"K{i}"
+    return {"critiques": new, "previous": previous}
+

@@ -1,0 +1,130 @@
+"""The revision: each critique is answered, by finding supporting evidence, conceding to
+stronger sources by qualifying the claim, or maintaining it against weaker ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....core.schemas import REVIEWER_ISSUE, AgentOutput, Case
+from ....core.text import authority_score, best_sentence, bm25_rank, mentioned_ids, overlap
+from ....providers.offline.agents import register
+from .scoring import (
+    YIELD_MARK,
+    agent_label,
+    agents_from,
+    compose_answer,
+    domain_strength,
+    honest,
+    is_thesis,
+    passage_texts,
+    short_source,
+    support_level,
+)
+
+CONCEDE_RATIO = 1.25
+
+
+@register("cross_critique", "revise")
+def revise(payload: dict[str, Any]) -> dict[str, Any]:
+    case: Case = payload["case"]
+    agent = payload["agent"]
+    previous: AgentOutput = payload["previous"]
+    addressed = payload["critiques"]
+    by_id = case.evidence_by_id()
+    claims = {c.id: c.model_copy(deep=True) for c in previous.claims}
+    uncertainties = list(previous.uncertainties)
+    open_questions = list(previous.open_questions)
+    conceded, maintained = [], []
+    for item in addressed:
+        k = item.critique
+        claim = claims.get(k.target_claim_id)
+        if claim is None:
+            continue
+        named = [m for m in mentioned_ids(k.description + " " + k.suggested_fix, by_id) if m not in claim.evidence]
+        if k.issue_type == "evidence_gap":
+            ranked = [r for r in bm25_rank(claim.statement, passage_texts(case)) if r.score > 0]
+            best = next((r.id for r in ranked if overlap(claim.statement, by_id[r.id].text) >= 0.3), None)
+            if best:
+                claim.evidence = [e for e in claim.evidence if e in by_id] + [best]
+                claim.confidence = min(claim.confidence, support_level(case, claim.evidence))
+                conceded.append(f"{claim.id}: now cites {best}")
+            else:
+                claim.evidence = [e for e in claim.evidence if e in by_id]
+                claim.confidence = round(max(0.2, claim.confidence - 0.25), 2)
+                uncertainties.append(f"{claim.id} has no direct support in the evidence")
+                conceded.append(f"{claim.id}: confidence lowered, no supporting passage")
+        elif k.issue_type == "overclaim":
+            claim.confidence = min(claim.confidence, support_level(case, claim.evidence))
+            conceded.append(f"{claim.id}: confidence lowered to {claim.confidence:.2f}")
+        elif k.issue_type == "conflict" and is_thesis(claim):
+            critic_agent = next((a for a in agents_from(payload) if a["id"] == item.critic), {"id": item.critic})
+            theirs_strength = domain_strength(case, critic_agent, named)
+            mine_strength = domain_strength(case, agent, claim.evidence)
+            if theirs_strength > CONCEDE_RATIO * mine_strength:
+                claim.statement = (f"{claim.statement.rstrip('.')}, {YIELD_MARK} "
+                                   f"{agent_label(critic_agent)} ({', '.join(named)}) govern.")
+                claim.evidence = claim.evidence + named[:1]
+                claim.confidence = round(max(0.2, claim.confidence - 0.2), 2)
+                conceded.append(f"{claim.id}: precedence limited in favour of {item.critic}")
+            else:
+                claim.assumptions.append(
+                    f"Maintained against {item.critic}'s {k.id}: own sources weigh {mine_strength:.2f} against "
+                    f"{theirs_strength:.2f}")
+                open_questions.append(f"Whose sources decide the question: {agent_label(agent)} or {item.critic}?")
+                maintained.append(f"{claim.id} (precedence, against {item.critic})")
+        elif k.issue_type == "conflict":
+            theirs = max((authority_score(by_id[m].authority) for m in named), default=0.0)
+            mine = max((authority_score(by_id[e].authority) for e in claim.evidence if e in by_id), default=0.0)
+            if named and theirs > mine:
+                src = short_source(by_id[named[0]])
+                claim.statement = f"{claim.statement.rstrip('.')}, subject to {src} ({named[0]}), which carries more authority."
+                claim.evidence = claim.evidence + [named[0]]
+                claim.confidence = round(max(0.2, claim.confidence - 0.15), 2)
+                conceded.append(f"{claim.id}: qualified by {named[0]}")
+            else:
+                ours = ", ".join(e for e in claim.evidence if e in by_id) or "our sources"
+                claim.assumptions.append(
+                    f"Maintained against {item.critic}'s {k.id}: {ours} carries at least as much authority as "
+                    f"{', '.join(named) or 'the opposing source'}")
+                open_questions.append(f"Which norm prevails on {claim.id}: {ours} or {', '.join(named) or item.critic}?")
+                maintained.append(f"{claim.id} (against {item.critic})")
+        elif k.issue_type == "domain_mismatch":
+            claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}, whose role covers it")
+            claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
+            conceded.append(f"{claim.id}: deferred to {item.critic}")
+        elif k.issue_type == REVIEWER_ISSUE:
+            # A person's critique in free text: the rule-based agent cannot weigh it. It cites the
+            # passages the reviewer named, lowers its confidence and says what it could not assess.
+            if named:
+                claim.evidence = claim.evidence + named[:2]
+                conceded.append(f"{claim.id}: now also cites {', '.join(named[:2])}, as {item.critic} pointed out")
+            claim.confidence = round(max(0.2, claim.confidence - 0.15), 2)
+            uncertainties.append(f"could not assess: {item.critic}'s critique {k.id} on {claim.id} "
+                                 f"(\"{k.description.strip()}\") needs a reader who can weigh it")
+            conceded.append(f"{claim.id}: confidence lowered after {item.critic}'s critique {k.id}")
+        elif k.issue_type == "logic_gap":
+            cited = " ".join(by_id[e].text for e in claim.evidence if e in by_id)
+            restated = best_sentence(cited, claim.statement) if cited else ""
+            if restated and not is_thesis(claim) and all(restated != c.statement for c in claims.values()):
+                claim.statement = restated
+                claim.assumptions.append("Restated to follow the cited passage")
+                conceded.append(f"{claim.id}: restated from its passage")
+            else:
+                claim.assumptions.append("Missing premise made explicit: the cited passages apply to these facts")
+                claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
+                conceded.append(f"{claim.id}: premise made explicit, confidence lowered")
+        claim.assumptions = list(dict.fromkeys(claim.assumptions))
+    kept = [c for c in claims.values() if c.confidence >= 0.25 or c.evidence]
+    kept, uncertainties = honest(case, agent, kept, uncertainties)
+    note_parts = []
+    if conceded:
+        note_parts.append("Revised: " + "; ".join(conceded) + ".")
+    if maintained:
+        note_parts.append("Maintained: " + "; ".join(maintained) + ".")
+    return AgentOutput(
+        answer=compose_answer(agent, kept, case, " ".join(note_parts)),
+        claims=kept,
+        uncertainties=list(dict.fromkeys(uncertainties)),
+        open_questions=list(dict.fromkeys(open_questions)),
+    ).model_dump(mode="json")
+

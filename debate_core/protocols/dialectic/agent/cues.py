@@ -1,0 +1,117 @@
+"""How the agents read a sentence and the question: the rule cues a sentence carries, whether
+two words match, and what the question asks a rule about."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ....core.lexicons import LEXICON_DIR
+from ....core.schemas import Case
+from ....core.text import sentences
+
+_ASKS_ASP = re.compile(r"\b(ASP|answer set program\w*|clingo|logic program)\b", re.I)
+# A prohibition of failing to do something ("unlawful ... to fail to", "charge ... without") is a requirement.
+_DOUBLE_NEGATIVE = re.compile(r"\b(fail(?:s|ing)? to|without)\b", re.I)
+_LABEL_PREFIX = re.compile(r"^\s*[A-Z][A-Za-z ]{0,30}:\s+")
+_WHEN_CLAUSE = re.compile(r"\bwhen\b\s+(.+?)(?:,?\s+and\s+when\b|[?;]|\.(?:\s|$)|$)", re.I | re.S)
+_WHETHER_CLAUSE = re.compile(r"\bwhether\b\s+(.+?)(?:[?;]|\.(?:\s|$)|$)", re.I | re.S)
+
+# Words of a predicate name match a sentence's words when one is a prefix of the other at least
+# this long ("cancel"/"cancelled", "clear"/"clearly"): the light stemmer leaves such pairs apart.
+MIN_PREFIX = 4
+
+
+@lru_cache(maxsize=1)
+def cues() -> dict[str, tuple[str, ...]]:
+    """The rule cues by section, from data/lexicons/rule_cues_en.txt (sources in its README)."""
+    out: dict[str, list[str]] = {}
+    section = ""
+    for line in (LEXICON_DIR / "rule_cues_en.txt").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        out.setdefault(section, []).append(line.lower())
+    # Longest first, so that "does not require" is found before "require".
+    return {k: tuple(sorted(v, key=len, reverse=True)) for k, v in out.items()}
+
+
+def _has_cue(sentence: str, section: str) -> bool:
+    low = sentence.lower()
+    return any(re.search(rf"\b{re.escape(c)}s?\b", low) for c in cues()[section])
+
+
+def cue_kind(sentence: str) -> str | None:
+    """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition' or None."""
+    if _has_cue(sentence, "not_required"):
+        return "not_required"
+    if _has_cue(sentence, "exception"):
+        return "exception"
+    if _has_cue(sentence, "prohibition"):
+        return "obligation" if _DOUBLE_NEGATIVE.search(sentence) else "prohibition"
+    if _has_cue(sentence, "obligation"):
+        return "obligation"
+    return None
+
+
+def asks_for_asp(question: str) -> bool:
+    return bool(_ASKS_ASP.search(question))
+
+
+def same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= MIN_PREFIX and long_.startswith(short)
+
+
+def covers(words: set[str], wanted: set[str]) -> bool:
+    return bool(wanted) and all(any(same_word(w, x) for x in words) for w in wanted)
+
+
+def matched_terms(wanted: set[str], words: set[str]) -> set[str]:
+    return {w for w in wanted if any(same_word(w, x) for x in words)}
+
+
+def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
+    return [(ev.id, s) for ev in case.evidence if ev.id not in skip for s in sentences(ev.text)]
+
+
+def shortened(sentence: str, limit: int = 120) -> str:
+    s = " ".join(sentence.split())
+    return s if len(s) <= limit else s[: limit - 3].rstrip() + "..."
+
+
+def _unquoted(question: str) -> str:
+    """The question without the text it quotes: a quoted clause is material, not what is asked."""
+    return re.sub(r"\"[^\"]*\"|“[^”]*”", " ", question)
+
+
+def subject_of(question: str) -> str:
+    """What the rule is about: the question's "when ..." (else "whether ...") clause, else the question."""
+    text = _unquoted(question)
+    for pattern in (_WHEN_CLAUSE, _WHETHER_CLAUSE):
+        for sent in reversed(sentences(text)):
+            m = pattern.search(sent)
+            if m and len(m.group(1).split()) >= 2:
+                return " ".join(m.group(1).split()).rstrip(".?")
+    return " ".join(_LABEL_PREFIX.sub("", question).split()).rstrip(".?")
+
+
+def topic_of(question: str) -> str:
+    """The part of the question a reading is measured against: what the rule is about, without the
+    instruction to write it (a sentence asking for the "rule" keeps only its "when" clause) and
+    without a leading label such as "Knowledge gap:"."""
+    parts: list[str] = []
+    for sent in sentences(question):
+        sent = _LABEL_PREFIX.sub("", sent)
+        if re.search(r"\brules?\b", _unquoted(sent), re.I):
+            m = _WHEN_CLAUSE.search(_unquoted(sent))
+            if m:
+                parts.append(m.group(1))
+            continue
+        parts.append(sent)
+    return " ".join(parts) or question

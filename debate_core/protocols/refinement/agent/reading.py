@@ -1,0 +1,220 @@
+"""The offline reasoners' reading of an incident's passages: their kind, their events and timeline.
+
+A general reading of log-like evidence, with no vocabulary of any system: every sentence of a
+current-incident passage becomes an event with a time (the clock times it names), and generic
+cues from data/lexicons/incident_cues_en.tsv mark what it reports: a log severity tag (ERROR, WARN,
+...), a change (deployed, rolled out, moved, ...), a quantity at a limit (max, limit,
+exceeded, too many, ...) or a healthy reading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ....core.lexicons import LEXICON_DIR
+from ....core.schemas import Case, Evidence
+from ....core.text import bm25_rank, sentences, terms
+
+_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+_ENTITY = re.compile(r"\b[A-Za-z][\w.]*(?:[-_.][\w]+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b")
+# Quotes stay short enough to read in one line of a verdict.
+QUOTE_CHARS = 240
+HISTORY_KINDS = ("incident", "knowledge", "pattern", "history", "postmortem", "causal")
+# The optional `kind` field of a passage says what it is, in these words (or their aliases below).
+KINDS = ("log", "metric", "config", "topology", "history", "other")
+KIND_ALIASES = {
+    "logs": "log", "event": "log", "events": "log", "metrics": "metric",
+    "configuration": "config", "change": "config",
+    "dependency": "topology", "dependencies": "topology", "relation": "topology", "entity": "topology",
+    "incident": "history", "past_incident": "history", "similar_incident": "history", "pattern": "history",
+    "causal_path": "history", "knowledge": "history", "postmortem": "history",
+}
+# The two sides of the source protocol's input: what a log parser gives (events, error messages,
+# a timeline) and what a knowledge graph gives (similar incidents, causal paths, patterns and the
+# context of the entities: their configuration and how they depend on each other).
+LOG_SIDE = frozenset({"log", "metric"})
+KG_SIDE = frozenset({"config", "topology", "history"})
+@lru_cache(maxsize=1)
+def cues() -> dict[str, tuple[str, ...]]:
+    """The cue lexicon by kind (error, warning, change, limit, normal)."""
+    out: dict[str, list[str]] = {}
+    for line in (LEXICON_DIR / "incident_cues_en.tsv").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or "\t" not in line:
+            continue
+        cue, kind_ = line.split("\t", 1)
+        out.setdefault(kind_.strip(), []).append(cue.strip())
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=16)
+def _pattern(kind_: str) -> re.Pattern[str]:
+    words = sorted(cues()[kind_], key=len, reverse=True)
+    # Severity tags are matched as loggers write them, in upper case; other cues in any case.
+    flags = 0 if kind_ in ("error", "warning") else re.I
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", flags)
+
+
+def found(kind_: str, text: str) -> list[str]:
+    return [m.group(0).lower() for m in _pattern(kind_).finditer(text)]
+
+
+def declared_kind(ev: Evidence) -> str | None:
+    """The passage's own `kind` field, when it has a known one."""
+    raw = (ev.model_extra or {}).get("kind")
+    if not isinstance(raw, str):
+        return None
+    k = raw.strip().lower().replace(" ", "_").replace("-", "_")
+    k = KIND_ALIASES.get(k, k)
+    return k if k in KINDS else None
+
+
+def kind(ev: Evidence) -> str:
+    """The kind of a passage: its `kind` field when it has one, else read from its source (history:
+    past incidents, patterns, causal paths; topology: dependencies; metric; config; log), else from
+    its text (a dated line with a severity tag is a log line); "other" when nothing tells."""
+    declared = declared_kind(ev)
+    if declared:
+        return declared
+    s = ev.source.lower()
+    if any(w in s for w in HISTORY_KINDS):
+        return "history"
+    if any(w in s for w in ("topology", "dependenc", "depends")):
+        return "topology"
+    if any(w in s for w in ("metric", "monitor", "dashboard", "exporter")):
+        return "metric"
+    if "config" in s or "change" in s:
+        return "config"
+    if "log" in s:
+        return "log"
+    if _CLOCK.search(ev.text) and (found("error", ev.text) or found("warning", ev.text)):
+        return "log"
+    return "other"
+
+
+def clock_minutes(text: str) -> list[float]:
+    return [int(h) * 60 + int(m) + (int(s) / 60 if s else 0) for h, m, s in _CLOCK.findall(text)]
+
+
+def clock_label(minutes: float) -> str:
+    h, rest = divmod(minutes, 60)
+    m, s = divmod(round(rest * 60), 60)
+    return f"{int(h):02d}:{int(m):02d}" + (f":{int(s):02d}" if s else "")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One sentence of a current-incident passage and what the cues say it reports."""
+
+    ev: Evidence
+    text: str
+    time: float | None
+    severity: str  # "error", "warning" or ""
+    changes: tuple[str, ...]
+    limits: tuple[str, ...]
+    normal: bool
+
+    @property
+    def anomaly(self) -> bool:
+        return bool(self.severity)
+
+    @property
+    def when(self) -> str:
+        return clock_label(self.time) if self.time is not None else "time not stated"
+
+
+def events_of(ev: Evidence) -> list[Event]:
+    out = []
+    # A sentence without a clock time of its own takes its passage's source time (a change record
+    # often dates itself in its source line).
+    fallback = clock_minutes(ev.source)
+    for s in sentences(ev.text):
+        times = clock_minutes(s) or fallback
+        severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
+        out.append(Event(ev, s, min(times) if times else None, severity, tuple(dict.fromkeys(found("change", s))),
+                         tuple(found("limit", s)), bool(found("normal", s)) and not severity))
+    return out
+
+
+@dataclass
+class Timeline:
+    """The current incident's events, and what a root-cause reading finds in them."""
+
+    events: list[Event]
+    first_anomaly: Event | None
+    changes_before: list[Event]
+    linked_config: list[Evidence]
+    limit: Event | None
+
+
+def distinct(text: str) -> set[str]:
+    """The tokens that name things (hosts, versions, services): they contain a digit, a hyphen or a dot."""
+    return {t.lower() for t in re.findall(r"[\w.-]+", text) if re.search(r"\d|[-.]\w", t) and len(t) > 3}
+
+
+def timeline(case: Case) -> Timeline:
+    events = [e for ev in case.evidence if kind(ev) != "history" for e in events_of(ev)]
+    dated = sorted((e for e in events if e.anomaly and e.time is not None), key=lambda e: e.time)
+    first = dated[0] if dated else next((e for e in events if e.anomaly), None)
+    if first is not None and first.time is not None:
+        before = [e for e in events if e.changes and e.time is not None and e.time <= first.time and not e.anomaly]
+    else:
+        before = [e for e in events if e.changes and not e.anomaly]
+    before.sort(key=lambda e: -(e.time or 0))
+    before = sorted(before[:2], key=lambda e: e.time or 0)
+    # A configuration record that names what a dated change shipped (same version, same service)
+    # is the content of that change.
+    named = set().union(*(distinct(e.text) for e in before)) if before else set()
+    linked = [ev for ev in case.evidence if kind(ev) == "config" and ev.id not in {e.ev.id for e in before}
+              and named & distinct(ev.source + " " + ev.text) and found("change", ev.text)]
+    anchor = " ".join([first.text if first else "", *(e.text for e in before)])
+    # A limit a change set ("lowered the limit") is part of that change, not a limit crossed.
+    limits = [e for e in events if e.limits and not e.changes and re.search(r"\d", e.text) and e is not first]
+    limit = max(limits, key=lambda e: (len(set(terms(e.text)) & set(terms(anchor))), -(e.time or 0)), default=None)
+    return Timeline(events, first, before, linked, limit)
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """A passage sentence without its leading clock time and severity tag, cut at a word."""
+    text = _CLOCK.sub("", text, count=1) if _CLOCK.match(text.strip()) else text
+    text = _pattern("error").sub("", text, count=1) if found("error", text[:20]) else text
+    text = _pattern("warning").sub("", text, count=1) if found("warning", text[:20]) else text
+    text = " ".join(text.split()).strip(" :;,.")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "..."
+
+
+def change_quote(ev: Evidence) -> str:
+    """A change record from its first sentence that reports a change, whole sentences up to the quote length."""
+    sents = sentences(ev.text)
+    start = next((i for i, s in enumerate(sents) if found("change", s)), 0)
+    out = ""
+    for s in sents[start:]:
+        if out and len(out) + len(s) > QUOTE_CHARS:
+            break
+        out = f"{out} {s}".strip()
+    return quote(out, QUOTE_CHARS + 60)
+
+
+def entities(text: str) -> list[str]:
+    """Names of things in a line: hosts, services, dotted settings, CamelCase components."""
+    return list(dict.fromkeys(m.group(0).strip(".") for m in _ENTITY.finditer(text)))[:6]
+
+
+
+def incident_statement(question: str) -> str:
+    """What the question reports about the incident: its sentences that are not questions. The
+    question sentence itself ("what is the root cause?") is the task, not something to cover."""
+    told = [s for s in sentences(question) if not s.rstrip().endswith("?")]
+    return " ".join(told) or question
+
+
+def symptom_passages(case: Case, n: int = 2) -> list[Evidence]:
+    """The current-incident passages that best match the reported symptoms (BM25); a passage that
+    reports a change is a candidate cause, not an effect."""
+    docs = {ev.id: ev.text for ev in case.evidence
+            if kind(ev) in ("log", "metric", "other") and not any(e.changes for e in events_of(ev))}
+    by_id = case.evidence_by_id()
+    return [by_id[r.id] for r in bm25_rank(incident_statement(case.question), docs)[:n] if r.score > 0]
+
+
