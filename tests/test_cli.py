@@ -83,7 +83,8 @@ def test_readable_summary_names_rounds_and_reasons(tmp_path):
     proc = cli("run", str(CASE), "--protocol", "cross_critique", "--quiet", db=tmp_path / "d.db", check=True)
     assert "round 1; answer+critique; critiques" in proc.stdout
     assert "needs human review: YES" in proc.stdout
-    assert "not converged after round 3" in proc.stdout
+    assert "rounds: 3; converged: yes (answers stable" in proc.stdout
+    assert "possible echo chamber" in proc.stdout  # the reason it goes to a person, in words
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,12 @@ from debate_core.jobs.debates import run_debate
 
 # case -> (sent to a human, right against `expected`, rounds, converged)
 PINNED = {
-    "adat_bali_daughter_heir": (True, False, 3, True),
-    "adat_minangkabau_inheritance": (True, False, 3, False),
+    # Critiques are raised only where passages contradict, so no CRITICAL one stays open after
+    # round 2; the agreed claims do not answer the question and the card says so, flagged.
+    "adat_bali_daughter_heir": (True, False, 2, True),
+    # The answers settle by round 3 (the largest change under 15%), yet a critic short of the source's
+    # three round-1 critiques flags it for the echo-chamber risk, with the conflict of sources.
+    "adat_minangkabau_inheritance": (True, False, 3, True),
     "arbitration_agreeing_reports": (False, True, 0, True),
     "arbitration_qatar_labour": (True, True, 1, False),
     "dialectic_contract_enforceability": (False, True, 2, True),

@@ -1,5 +1,6 @@
 """General word lists from data/lexicons/ (sources and licences in its README): stop words, negation,
-contrast and sentiment valence. Loaded once; nothing here is written for a particular case."""
+contrast and reported failures (sentiment valence itself comes from the `vaderSentiment` package).
+Loaded once; nothing here is written for a particular case."""
 
 from __future__ import annotations
 
@@ -37,14 +38,17 @@ def contrasts() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def valence() -> dict[str, float]:
-    """Word -> mean sentiment valence (-4 .. +4) from VADER's lexicon."""
-    out: dict[str, float] = {}
-    for line in (LEXICON_DIR / "sentiment_vader.tsv").read_text(encoding="utf-8").splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 2:
-            try:
-                out[parts[0].lower()] = float(parts[1])
-            except ValueError:
-                continue
-    return out
+def failure_events() -> dict[str, frozenset[str]]:
+    """Words and phrases that report something going wrong, by section: "breakdown" (the word itself
+    reports it: "broke", "stop working") and "performance" (its negation does: "never answered")."""
+    out: dict[str, set[str]] = {}
+    section = ""
+    for line in (LEXICON_DIR / "failure_events_en.txt").read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        out.setdefault(section, set()).add(line.lower())
+    return {k: frozenset(v) for k, v in out.items()}

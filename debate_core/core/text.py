@@ -4,19 +4,24 @@ numbers, negation, sentences, set similarity, evidence ids named in free text.""
 from __future__ import annotations
 
 import difflib
-import math
 import re
-from collections import Counter
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
+
+import pysbd
+import snowballstemmer
 
 from . import lexicons
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)\s*(%|percent|persen|ha|hectares?|hektar|m2|m²|km|ms|s|gb|mb|tb|years?|tahun)?(?![\w])", re.IGNORECASE)
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-# Abbreviations after which a full stop does not end a sentence ("art. 914", "No. 3", "e.g. the").
+# Abbreviations pysbd's English rules do not know, after which a full stop does not end a sentence:
+# legal citations ("arts. 830", "para. 2") and Indonesian addresses and company forms ("Jl.", "Kab.",
+# "PT.", "Tbk."), which the sample cases carry. pysbd has no Indonesian or Korean rules; its English
+# ones split both at ". ", "!" and "?", which is where their sentences end too.
 _ABBREV = re.compile(r"\b(?:arts?|No|Nos|no|nr|para|paras|cf|e\.g|i\.e|vs|etc|Mr|Mrs|Dr|Prof|St|Jl|Kab|Kec|Tbk|PT|ha)\.$", re.IGNORECASE)
 
 # Function words and negations come from data/lexicons/ (their sources are listed there).
@@ -32,28 +37,59 @@ def content_tokens(text: str) -> list[str]:
     return [t for t in tokens(text) if t not in STOPWORDS and len(t) > 1]
 
 
+_LOCAL = threading.local()  # snowballstemmer and pysbd objects keep state while they work
+
+
+def _stemmers() -> tuple[snowballstemmer.stemmer, snowballstemmer.stemmer]:
+    if not hasattr(_LOCAL, "stemmers"):
+        _LOCAL.stemmers = (snowballstemmer.stemmer("english"), snowballstemmer.stemmer("indonesian"))
+    return _LOCAL.stemmers
+
+
+@lru_cache(maxsize=65536)  # Snowball is pure Python; a case repeats its words
 def stem(token: str) -> str:
-    """A light stemmer so that 'heirs'/'heir' and 'warisan'/'waris' meet."""
-    for suffix in ("ings", "ing", "ies", "es", "s", "an", "nya"):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
-            return token[: -len(suffix)]
-    return token
+    """The Snowball stem of a lower-case token, so that 'heirs'/'heir' and 'warisan'/'waris' meet.
+    The cases mix English with Indonesian terms, so a token first loses its Indonesian suffixes
+    ('-an', '-nya', '-kan', '-lah') by the Snowball Indonesian stemmer, its prefixes kept (an English
+    word such as 'diagnosis' would otherwise lose 'di-'), then goes through the English stemmer."""
+    english, indonesian = _stemmers()
+    if len(token) >= 6:
+        bare = indonesian.stemWord(token)
+        # Only a stem that begins the word: what Snowball removed was suffixes alone.
+        if token.startswith(bare) and len(bare) >= 4:
+            token = bare
+    return english.stemWord(token)
 
 
 def terms(text: str) -> list[str]:
     return [stem(t) for t in content_tokens(text)]
 
 
-def sentences(text: str) -> list[str]:
+def _segmenter() -> pysbd.Segmenter:
+    if not hasattr(_LOCAL, "segmenter"):
+        _LOCAL.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return _LOCAL.segmenter
+
+
+@lru_cache(maxsize=4096)
+def _split(text: str) -> tuple[str, ...]:
     parts: list[str] = []
-    for piece in (s.strip() for s in _SENTENCE.split(text or "")):
+    for piece in (s.strip() for s in _segmenter().segment(text)):
         if not piece:
             continue
         if parts and _ABBREV.search(parts[-1]):
             parts[-1] = f"{parts[-1]} {piece}"
         else:
             parts.append(piece)
-    return parts or ([text.strip()] if text and text.strip() else [])
+    return tuple(parts)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, split by pysbd's English rules (abbreviations such as "e.g." and
+    "Dr.", decimals, initials), kept together after the citation and Indonesian abbreviations above."""
+    if not text or not text.strip():
+        return []
+    return list(_split(text)) or [text.strip()]
 
 
 SHORT_ANSWER_LIMIT = 160
@@ -119,27 +155,25 @@ class Ranked:
 
 
 def bm25_rank(query: str, docs: dict[str, str], k1: float = 1.4, b: float = 0.75) -> list[Ranked]:
-    """Rank documents against a query with BM25 over stemmed content terms (ties by id order)."""
-    tokenized = {doc_id: terms(text) for doc_id, text in docs.items()}
-    n = len(tokenized) or 1
-    avgdl = sum(len(t) for t in tokenized.values()) / n or 1.0
-    df: Counter[str] = Counter()
-    for toks in tokenized.values():
-        df.update(set(toks))
-    q = terms(query)
-    ranked = []
-    for order, (doc_id, toks) in enumerate(tokenized.items()):
-        tf = Counter(toks)
-        score = 0.0
-        for term in q:
-            if term not in tf:
-                continue
-            idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-            denom = tf[term] + k1 * (1 - b + b * len(toks) / avgdl)
-            score += idf * tf[term] * (k1 + 1) / denom
-        ranked.append((score, -order, doc_id))
-    ranked.sort(reverse=True)
-    return [Ranked(doc_id, round(score, 4)) for score, _, doc_id in ranked]
+    """Rank documents against a query with BM25 over stemmed content terms (ties by id order).
+
+    Scored by bm25s's Lucene variant (idf = ln(1 + (N - df + 0.5) / (df + 0.5))), multiplied by
+    k1 + 1 so that scores read as the classic Okapi form; a document sharing no term scores 0."""
+    ids = list(docs)
+    corpus = [terms(docs[doc_id]) for doc_id in ids]
+    vocabulary = {t for doc in corpus for t in doc}
+    query_terms = [t for t in terms(query) if t in vocabulary]
+    scores = [0.0] * len(ids)
+    if query_terms:
+        # Imported on first use: bm25s brings numpy and scipy.sparse, most of a second that a CLI
+        # command which ranks nothing should not pay.
+        import bm25s
+
+        model = bm25s.BM25(k1=k1, b=b, method="lucene", dtype="float64")
+        model.index(corpus, show_progress=False)
+        scores = [float(s) * (k1 + 1) for s in model.get_scores(query_terms)]
+    ranked = sorted(range(len(ids)), key=lambda i: (-round(scores[i], 4), i))
+    return [Ranked(ids[i], round(scores[i], 4)) for i in ranked]
 
 
 def best_sentence(text: str, query: str) -> str:

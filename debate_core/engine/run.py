@@ -19,7 +19,8 @@ from ..core.settings import SettingsError
 from ..core.steering import DebatePaused, DebateStopped, PausePoint, Steering
 from ..providers import Provider, make_provider
 from . import budget as budget_mod
-from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter
+from . import checks
+from .runtime import DebateFailed, DebateRun, DebateSettings, Limiter, Outcome
 from .spec import CaseUnfit, ProtocolSpec
 
 log = logging.getLogger(__name__)
@@ -128,7 +129,7 @@ async def run_protocol_async(
             raise DebateFailed(str(exc)) from None
         for need in spec.reduced(case):
             run.warn(f"the case has no '{need.field}': {need.without}")
-        outcome = await spec.run(run)
+        outcome = apply_checks(await spec.run(run), run.case)
     except DebatePaused as exc:
         return _halted(run, started, "paused", exc.point, asked_by=exc.asked_by)
     except DebateStopped as exc:
@@ -174,6 +175,39 @@ async def run_protocol_async(
         warnings=result.warnings,
     )
     return result
+
+
+def _material(case: Case) -> list[tuple[str, str]]:
+    """What the debate reads: each passage with its source, the agents' reports (arbitration) and the
+    text under review (the panel's signals), so a question about a report's metric is addressed."""
+    out = [(e.id, f"{e.source}. {e.text}") for e in case.evidence]
+    for n, r in enumerate(case.reports or [], start=1):
+        fields = r.model_dump()
+        words = " ".join(str(fields.get(k) or "") for k in ("metric", "source", "period", "citation", "unit"))
+        out.append((f"report {n}", words.replace("_", " ")))
+    signals = case.signals if isinstance(case.signals, dict) else {}
+    if signals.get("text"):
+        out.append(("the text under review", str(signals["text"])))
+    return out
+
+
+def apply_checks(outcome: Outcome, case: Case) -> Outcome:
+    """The checks every verdict passes, whatever the protocol (engine/checks.py): each reason found
+    is added to the verdict's escalation reasons and sends it to a human; an evidence or question
+    problem also means the debate did not converge, with that reason as the convergence reason."""
+    findings = checks.verdict_findings(case.question, outcome.verdict.answer, case.evidence, _material(case))
+    if not findings:
+        return outcome
+    verdict = outcome.verdict
+    reasons = list(verdict.escalation_reasons) + [f.reason for f in findings if f.reason not in verdict.escalation_reasons]
+    rules = list(verdict.applied_rules) + [f.code for f in findings if f.code not in verdict.applied_rules]
+    outcome.verdict = verdict.model_copy(update={
+        "needs_human_review": True, "escalation_reasons": reasons, "applied_rules": rules})
+    blocking = [f.reason for f in findings if f.blocks_convergence]
+    if blocking:
+        outcome.converged = False
+        outcome.convergence_reason = "; ".join(blocking)
+    return outcome
 
 
 def plain_reason(exc: BaseException) -> str:

@@ -34,11 +34,22 @@ CODES = {
     "split": "the arbiters split",
 }
 
+# The checks every verdict passes, whatever the protocol (engine/checks.py).
+CHECK_RULES = {
+    "check.no_option_named": "The answer does not settle on one of the options the question offers.",
+    "check.copied_passage": "The answer is mostly a passage copied from the evidence, not an answer.",
+    "check.degenerate_evidence": "The evidence is not usable text (a passage repeats itself, is a keyword list or "
+                                 "has no words, or all the passages are near-identical).",
+    "check.question_not_addressed": "The evidence does not address the question.",
+    "check.not_a_question": "The question is not a question (markup, no words, or random strings).",
+}
+
+
 def _spec_glossary(protocol: str | None) -> Mapping[str, str]:
     try:
-        return get_spec(protocol or "").glossary
+        return {**CHECK_RULES, **get_spec(protocol or "").glossary}
     except Exception:  # noqa: BLE001 - an unknown protocol has no glossary of its own
-        return {}
+        return CHECK_RULES
 
 
 def plain(code: Any) -> str:
@@ -125,11 +136,12 @@ def step_title(protocol: str | None, step_id: str, names: Mapping[str, str] | No
 
 
 # Rules whose firing sends a verdict to a human, across the protocols' glossaries.
-FLAGGING_PREFIXES = ("S6.", "escalate.")
+FLAGGING_PREFIXES = ("S6.", "S8.", "S9.", "escalate.", "check.")
 FLAGGING_RULES = frozenset({
     "S5.not_converged", "final_rule_unparsable", "critic_rejected", "max_rounds_without_acceptance",
     "low_confidence", "final_score_below_threshold", "no_convergence_at_max_rounds", "unverified_evidence",
     "no_verified_evidence", "unassessed", "not_assessed", "low_reasoner_confidence", "reasoner_could_not_assess",
+    "cause_seen_when_nothing_fails", "reasoners_disagree_unseparated", "kept_superseded_rule",
 })
 _REASON_CODE = re.compile(r"^[a-z]+(?:_[a-z]+)+:\s*")
 _CRITIQUE_REF = re.compile(r"\b([\w-]+)->([\w-]+):(K\d+)\b")

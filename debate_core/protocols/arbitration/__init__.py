@@ -193,7 +193,8 @@ async def run(run: DebateRun) -> Outcome:
         rulings[index][arbiter] = out  # type: ignore[assignment]
         latency[index] = max(latency[index], ms)
     threshold = options.value_threshold
-    decisions = {c.index: decide(c, rulings[c.index], min_conf, threshold) for c in contradictions}
+    decisions = {c.index: decide(c, rulings[c.index], min_conf, threshold, run.case.evidence, order)
+                 for c in contradictions}
     consensus = build_consensus(reports, contradictions, decisions, threshold)
     final = verdict(contradictions, decisions, consensus)
     entry = trajectory_entry(contradictions, decisions)
@@ -245,6 +246,10 @@ GLOSSARY = {
     "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
     "consensus.metric_split_flagged": "The arbiters split on a measure, so it is flagged.",
     "escalate.flagged_for_review": "At least one contradiction could not be resolved with enough confidence.",
+    "detect.unit_mismatch": "Two reports give the same measure in different units.",
+    "escalate.units_mismatch": "Two reports give the same measure in different units: a person checks the units.",
+    "escalate.weak_tie_break": "Two equally authoritative figures far apart were separated only by a tie-break "
+                               "(a newer date, a fuller citation, a surer agent): a person decides.",
     "skip.no_contradictions": "The reports agree, so no arbitration was needed.",
 }
 

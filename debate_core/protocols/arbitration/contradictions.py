@@ -65,6 +65,20 @@ def _build_lexicon() -> dict[str, list[tuple[str, int]]]:
 _LEXICON = _build_lexicon()
 _NEGATION_WINDOW = 3
 _UNITS = {"percent": "%", "pct": "%", "per cent": "%", "persen": "%"}
+# Units that are one scale of another: a share written per hundred, per thousand or per ten thousand,
+# and a count written in thousands, millions or billions. Two reports in units of one family are
+# compared after conversion; units of no common family cannot be compared at all.
+_RATE_SCALES = (
+    (re.compile(r"%|\bper ?cent\b|\bpercent(?:age)?\b|\bpct\b|\bpersen\b"), 1e-2),
+    (re.compile(r"‰|\bper ?mill?e\b|\bper (?:one )?thousand\b|\bper 1,?000\b"), 1e-3),
+    (re.compile(r"‱|\bbasis points?\b|\bbps?\b|\bper (?:ten thousand|10,?000)\b"), 1e-4),
+    (re.compile(r"\bper (?:hundred thousand|100,?000)\b"), 1e-5),
+)
+_COUNT_SCALES = (
+    (re.compile(r"\b(?:thousands?|k|'000s?|000s)\b"), 1e3),
+    (re.compile(r"\b(?:millions?|mn|mio|m)\b"), 1e6),
+    (re.compile(r"\b(?:billions?|bn|b)\b"), 1e9),
+)
 
 
 def metric_key(name: str) -> str:
@@ -79,6 +93,31 @@ def _norm(text: str | None) -> str:
 def unit_key(unit: str | None) -> str:
     u = (unit or "").strip().lower()
     return _UNITS.get(u, u)
+
+
+def unit_scale(unit: str | None) -> tuple[str, float] | None:
+    """(family, factor) of a unit: "%" is ("share", 0.01), "per mille" ("share", 0.001), "million persons"
+    ("count persons", 1e6); None without a unit. A unit with no scale word is its own family."""
+    u = " ".join((unit or "").strip().lower().split())
+    if not u:
+        return None
+    for pattern, factor in _RATE_SCALES:
+        if pattern.search(u):
+            rest = " ".join(re.findall(r"[a-z]+", pattern.sub(" ", u)))
+            return f"share {rest}".strip(), factor
+    for pattern, factor in _COUNT_SCALES:
+        if pattern.search(u):
+            rest = " ".join(re.findall(r"[a-z]+", pattern.sub(" ", u)))
+            return f"count {rest}".strip(), factor
+    return f"count {' '.join(re.findall(r'[a-z]+', u))}".strip(), 1.0
+
+
+def convertible(a: str | None, b: str | None) -> tuple[float, float] | None:
+    """The factors that bring two units to one scale, or None when they measure in different families."""
+    sa, sb = unit_scale(a), unit_scale(b)
+    if sa is None or sb is None or sa[0] != sb[0]:
+        return None
+    return sa[1], sb[1]
 
 
 def relative_difference(a: float, b: float) -> float:
@@ -295,22 +334,32 @@ def _compare(
     diff: float | None = None
     value_conflict = False
     units_differ = bool(a.unit and b.unit and unit_key(a.unit) != unit_key(b.unit))
+    scales = convertible(a.unit, b.unit) if units_differ else None
     if a.value is not None and b.value is not None:
-        rd = relative_difference(a.value, b.value)
+        # Figures in two scales of one unit (percent and per mille, thousands and millions) are
+        # compared once converted: 5% and 50 per mille are the same figure.
+        va, vb = (a.value * scales[0], b.value * scales[1]) if scales else (a.value, b.value)
+        rd = relative_difference(va, vb)
         if exceeds(rd, threshold):
             value_conflict = True
             diff = rd
             kinds.append("value")
             pct = "infinitely" if math.isinf(rd) else f"{rd:.1%}"
+            converted = " once converted to one unit" if scales else ""
             reasons.append(
-                f"values differ by {pct} (over {threshold:.0%}): {_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}"
+                f"values differ by {pct}{converted} (over {threshold:.0%}): "
+                f"{_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}"
             )
             if units_differ:
                 kinds.append("unit_mismatch")
-                reasons.append(f"units differ: {a.unit!r} vs {b.unit!r}")
+                reasons.append(f"units differ: {a.unit} vs {b.unit}"
+                               + ("" if scales else ", which cannot be converted into each other"))
             if a.source and b.source and _norm(a.source) == _norm(b.source) and same_period(a.period, b.period):
                 kinds.append("source_conflict")
                 reasons.append(f"both cite {a.source} for {a.period}: the same data cannot give both values")
+            elif same_period(a.period, b.period) is False:
+                # Figures for two periods can both hold: said, so nobody reads them as a clash of values.
+                reasons.append(f"the periods differ ({a.period} vs {b.period}), so both figures may hold")
     conflict = interpretation_conflict(a.interpretation, b.interpretation)
     if conflict:
         kinds.append("interpretation")

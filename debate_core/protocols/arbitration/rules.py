@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.schemas import AgentReport, Verdict
+from ...core.schemas import AgentReport, Evidence, Verdict
 from ..common import low_confidence_reason, short_answer, unassessed_reason
 from .contradictions import (
     VALUE_THRESHOLD,
@@ -34,6 +35,7 @@ from .contradictions import (
     relative_difference,
     shown_value,
 )
+from .escalation import units_mismatch_reason, weak_tie_break_reason
 from .models import Resolution
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
@@ -131,11 +133,14 @@ def unassessed_rule(rulings: dict[str, Resolution], majority: list[str]) -> str 
 
 def decide(
     c: Contradiction, rulings: dict[str, Resolution], min_confidence: float = MIN_RESOLUTION_CONFIDENCE,
-    value_threshold: float = VALUE_THRESHOLD,
+    value_threshold: float = VALUE_THRESHOLD, evidence: Sequence[Evidence] = (), order: Sequence[str] = (),
 ) -> Decision:
     """Pool the arbiters' rulings on one contradiction (confidence-weighted majority); `value_threshold`
     is the debate's, so a recommended value is checked against the reports with the same tolerance
-    that found the contradiction."""
+    that found the contradiction. Whatever the arbiters say, two reports in different units go to a
+    person, and so does a choice between two figures far apart that only a tie-break made
+    (escalation.py; `evidence` is the case's passages, `order` the configured authority order)."""
+    units = units_mismatch_reason(c)
     weights: Counter[str] = Counter()
     counts: Counter[str] = Counter()
     for r in rulings.values():
@@ -153,6 +158,8 @@ def decide(
                      round(max(r.confidence for r in rulings.values()), 4),
                      f"The arbiters split ({split}).", votes=votes, arbiters=arbiters)
         d.flag(f"split decision among arbiters ({split})")
+        if units:
+            d.flag(units)
         return d
     best = max(majority, key=lambda name: (rulings[name].confidence, name))
     top = rulings[best]
@@ -177,6 +184,11 @@ def decide(
         d.flag(gaps)
     if d.resolved and not value_reported(c, leader, top.recommended_value, value_threshold):
         d.flag(f"the recommended value {top.recommended_value!r} is not among the reported values")
+    if units:
+        d.flag(units)
+    tie = weak_tie_break_reason(c, leader, evidence, order)
+    if tie:
+        d.flag(tie)
     return d
 
 
@@ -455,13 +467,17 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     confidence = round(mean * len(resolved) / len(decisions), 4) if decisions else 0.0
     rules = ["detect.pairwise_by_metric", "consensus.confidence_weighted_majority"]
     kinds = {k for c in contradictions for k in c.kinds}
-    rules += [f"detect.{k}" for k in ("value", "interpretation", "confidence", "source_conflict") if k in kinds]
+    rules += [f"detect.{k}" for k in ("value", "interpretation", "confidence", "source_conflict", "unit_mismatch")
+              if k in kinds]
     if any(d.resolution == "both_valid" and d.resolved for d in decisions.values()):
         rules.append("consensus.both_valid_with_context")
     if any(info["status"] == "split" for info in consensus.metrics.values()):
         rules.append("consensus.metric_split_flagged")
     if flagged:
         rules.append("escalate.flagged_for_review")
+    said = " ".join(d.review_reason or "" for d in flagged)
+    rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),
+                                      ("escalate.weak_tie_break", "weak tie-break:")) if mark in said]
     counts = Counter(d.resolution or "split" for d in decisions.values())
     return Verdict(
         answer=consensus.consensus_narrative,

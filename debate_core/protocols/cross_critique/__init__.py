@@ -168,6 +168,10 @@ GLOSSARY = {
     "S6.hard_contradiction": "The agents still contradict each other on a claim (an open MAJOR or CRITICAL "
                              "conflict critique).",
     "S6.unsupported_claims": "An agent gives no verified evidence for too many of its claims.",
+    "S8.echo_chamber": "An agent raised fewer than the three round-1 critiques the source protocol requires, "
+                       "even when asked again: its claims were not checked enough (the echo-chamber risk).",
+    "S9.unsure_option": "The question offers answers, and the final answer does not choose exactly one of them "
+                        "with enough confidence.",
     "low_confidence": "The agents' final revisions carry too little confidence for the verdict to stand unreviewed.",
     "unassessed": "The agents said, in their final revisions, what they could not assess.",
     "reviewer_critique_open": "A critique a human reviewer raised during the debate is still open; only that "

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from ...core import profiles, prompts, steps
-from ...core.schemas import AgentOutput, Verdict
+from ...core.schemas import AgentOutput, Critique, Verdict
 from ...core.steering import Intervention, human_step_id, stage_end
 from ...core.text import mentioned_ids
 from ...engine.convergence import severity_counts
@@ -81,6 +81,27 @@ def _summary_for_supervisor(summary: dict[str, Any]) -> dict[str, Any]:
     return compact
 
 
+def unique_critique_ids(output: CritiqueOutput, used: set[str]) -> tuple[CritiqueOutput, list[str]]:
+    """Give new critiques ids the critic has not used on this target before, so `previous` can name
+    each earlier critique unambiguously. Renamed ids continue the K numbering."""
+    taken = set(used)
+    numbers = [int(i[1:]) for i in taken | {k.id for k in output.critiques} if i[:1] == "K" and i[1:].isdigit()]
+    next_no = max(numbers, default=0) + 1
+    renamed: list[Critique] = []
+    warnings = []
+    for k in output.critiques:
+        if k.id in taken:
+            new_id = f"K{next_no}"
+            next_no += 1
+            warnings.append(f"critique id {k.id} was already used by this critic on this target; stored as {new_id}")
+            k = k.model_copy(update={"id": new_id})
+        taken.add(k.id)
+        renamed.append(k)
+    if not warnings:
+        return output, []
+    return output.model_copy(update={"critiques": renamed}), warnings
+
+
 def _agent_metrics(outputs: dict[str, AgentOutput]) -> dict[str, Any]:
     return {
         "confidence": {a: round(sum(c.confidence for c in o.claims) / len(o.claims), 4) for a, o in outputs.items()},
@@ -110,6 +131,9 @@ class CrossCritiqueFlow:
         self.added_evidence: list[str] = []
         self.reviewer_notes: dict[str, list[str]] = {}
         self.ledger = rules.CritiqueLedger()
+        # What each round-1 critique step was asked (for a re-ask), and the critics short of the minimum.
+        self.asked: dict[tuple[str, str], tuple[dict[str, str], dict[str, Any], Any]] = {}
+        self.shortfalls: dict[str, rules.Shortfall] = {}
         # The answers every next stage reads: round 1's, then each round's revisions.
         self.current: dict[str, AgentOutput] = {}
         self.trajectory: list[dict[str, Any]] = []
@@ -264,7 +288,7 @@ class CrossCritiqueFlow:
         used = self.ledger.used_ids(critic, target)
 
         def post(output: CritiqueOutput) -> CritiqueOutput:
-            output, warnings = rules.unique_critique_ids(output, used)
+            output, warnings = unique_critique_ids(output, used)
             for w in warnings:
                 self.debate.warn(f"{sid}: {w}", sid)
             return output
@@ -273,7 +297,8 @@ class CrossCritiqueFlow:
 
     async def critique(self, round_no: int, critic: str, target: str, outputs: dict[str, AgentOutput],
                        final_review: bool = False) -> CritiqueOutput:
-        run, by_id, min_critiques = self.debate, self.by_id, self.options.min_critiques
+        run, by_id = self.debate, self.by_id
+        min_critiques = self.per_target_minimum()
         sid = steps.in_round(round_no, "critique", critic, target)
         earlier = self.earlier_for_prompt(critic, target)
         used = self.ledger.used_ids(critic, target)
@@ -285,6 +310,7 @@ class CrossCritiqueFlow:
             "target_output": prompts.data_block(f"{target} output", _dump(outputs[target])),
             "evidence": _cited_evidence(run, outputs[target], outputs[critic]),
             "min_critiques": str(min_critiques if round_no == 1 else 0 if final_review else 1), "reask": "",
+            "min_total": str(self.options.min_critiques),
             "earlier": prompts.data_block("your earlier critiques of this agent, still open", json.dumps(
                 earlier, ensure_ascii=False, indent=1)) if earlier else "(none: you have not critiqued this agent before)",
             "first_new_id": f"K{first_new}",
@@ -296,34 +322,48 @@ class CrossCritiqueFlow:
                    "target_output": outputs[target], "own_output": outputs[critic], "round": round_no,
                    "earlier": [r.item for r in self.ledger.earlier(critic, target)], "first_new_id": first_new,
                    "raised_before": self.ledger.raised_before(critic, target),
-                   "final_review": final_review}
+                   "final_review": final_review, "min_critiques": min_critiques}
         post = self.critique_checks(sid, critic, target)
-        out = await run.step(sid, CritiqueOutput, "cross_critique/critique", variables, payload, postprocess=post)
-        if round_no == 1 and len(out.critiques) < min_critiques:
-            # Section 8, echo chamber: fewer than the minimum is re-asked once, then kept with a warning.
-            variables["reask"] = (
-                f"Your previous critique had only {len(out.critiques)} item(s). An agent must raise at least "
-                f"{min_critiques} critiques in round 1: look again for evidence gaps, logic gaps, conflicts, "
-                "domain mismatches and overclaims."
-            )
-            again = await run.step(sid, CritiqueOutput, "cross_critique/critique", variables, {**payload, "reask": True},
-                                   postprocess=post)
-            out = [out, again][rules.kept_critique_call([out, again])]
-            if len(out.critiques) < min_critiques:
-                run.warn(
-                    f"{sid}: {critic} raised {len(out.critiques)} critique(s) on {target} after being re-asked "
-                    f"(minimum {min_critiques}): possible echo chamber", sid)
+        self.asked[(critic, target)] = (variables, payload, post)
+        return await run.step(sid, CritiqueOutput, "cross_critique/critique", variables, payload, postprocess=post)
+
+    def per_target_minimum(self) -> int:
+        """Section 8's minimum counts over a critic's targets: each of its steps asks for its share."""
+        targets = max(1, len(self.ids) - 1)
+        return -(-self.options.min_critiques // targets)
+
+    async def reask(self, critic: str, target: str, first: CritiqueOutput, total: int) -> CritiqueOutput:
+        """Section 8, echo chamber: a critic whose round-1 critiques fall short of the minimum over its
+        targets is asked again once; the later call is kept unless it raised fewer."""
+        run, min_critiques = self.debate, self.options.min_critiques
+        sid = steps.in_round(1, "critique", critic, target)
+        variables, payload, post = self.asked[(critic, target)]
+        variables = {**variables, "reask": (
+            f"Your previous critique had only {len(first.critiques)} item(s) ({total} over all the agents you "
+            f"critique). An agent must raise at least {min_critiques} critiques in round 1: look again for "
+            "evidence gaps, logic gaps, conflicts, domain mismatches and overclaims. Do not invent one: if you "
+            "find no more grounded critiques, say why in \"shortfall\".")}
+        again = await run.step(sid, CritiqueOutput, "cross_critique/critique", variables, {**payload, "reask": True},
+                               postprocess=post)
+        return [first, again][rules.kept_critique_call([first, again])]
+
+    def check_targets(self, sid: str, target: str, out: CritiqueOutput, outputs: dict[str, AgentOutput]) -> None:
         known = {c.id for c in outputs[target].claims}
         for c in out.critiques:
             if c.target_claim_id not in known:
-                run.warn(f"{sid}: critique {c.id} names claim {c.target_claim_id}, which {target} did not make", sid)
-        return out
+                self.debate.warn(f"{sid}: critique {c.id} names claim {c.target_claim_id}, which {target} did not make",
+                                 sid)
 
     async def critique_round(self, round_no: int, outputs: dict[str, AgentOutput],
                              pairs: list[tuple[str, str]] | None = None,
                              final_review: bool = False) -> list[rules.AddressedCritique]:
         pairs = pairs or [(c, t) for c in self.ids for t in self.ids if c != t]
-        results = await self.debate.gather(*(self.critique(round_no, c, t, outputs, final_review) for c, t in pairs))
+        results = list(await self.debate.gather(*(self.critique(round_no, c, t, outputs, final_review)
+                                                  for c, t in pairs)))
+        if round_no == 1:
+            results = await self.first_round_minimum(pairs, results)
+        for (c, t), out in zip(pairs, results, strict=True):
+            self.check_targets(steps.in_round(round_no, "critique", c, t), t, out, outputs)
         raised: list[rules.AddressedCritique] = []
         for (c, t), out in zip(pairs, results, strict=True):
             sid = steps.in_round(round_no, "critique", c, t)
@@ -332,6 +372,33 @@ class CrossCritiqueFlow:
                 self.debate.warn(f"{sid}: {w}", sid)
             raised += self.ledger.raised(sid, round_no, c, t, out.critiques)
         return raised
+
+    async def first_round_minimum(self, pairs: list[tuple[str, str]],
+                                  results: list[CritiqueOutput]) -> list[CritiqueOutput]:
+        """Re-ask, once, the steps of each critic short of the round-1 minimum over its targets; a critic
+        still short is recorded with what it said (its `shortfall`), and the verdict names it."""
+        minimum = self.options.min_critiques
+
+        def totals(outs: list[CritiqueOutput]) -> dict[str, int]:
+            return {c: sum(len(o.critiques) for (cc, _), o in zip(pairs, outs, strict=True) if cc == c) for c in self.ids}
+
+        first = totals(results)
+        short = [i for i, (c, _) in enumerate(pairs) if first[c] < minimum]
+        if short:
+            again = await self.debate.gather(*(self.reask(pairs[i][0], pairs[i][1], results[i], first[pairs[i][0]])
+                                               for i in short))
+            for i, out in zip(short, again, strict=True):
+                results[i] = out
+        after = totals(results)
+        for critic in dict.fromkeys(pairs[i][0] for i in short):
+            if after[critic] < minimum:
+                said = [o.shortfall.strip() for (c, _), o in zip(pairs, results, strict=True)
+                        if c == critic and o.shortfall.strip()]
+                self.shortfalls[critic] = rules.Shortfall(critic, after[critic], minimum, said)
+                sid = steps.in_round(1, "critique", critic, next(t for c, t in pairs if c == critic))
+                self.debate.warn(f"{sid}: {critic} raised {after[critic]} critique(s) on the other agents after being "
+                                 f"re-asked (minimum {minimum}): possible echo chamber", sid)
+        return results
 
     # -- interventions ------------------------------------------------------------------------------
 
@@ -374,6 +441,10 @@ class CrossCritiqueFlow:
         run, current = self.debate, self.current
         reasons, applied = rules.escalation_reasons(assessment, current, max_rounds=self.max_rounds,
                                                     unsupported_limit=self.options.unsupported_limit)
+        echo = rules.echo_chamber_reason(list(self.shortfalls.values()))
+        if echo:
+            reasons.append(echo)
+            applied.append("S8.echo_chamber")
         applied = [f"S5.{name}" for name, ok in assessment.criteria.items() if ok] + applied
         summary = rules.debate_summary(current, assessment, self.ledger, rounds)
         summary["escalation_reasons"] = reasons
@@ -389,6 +460,10 @@ class CrossCritiqueFlow:
             {"finals": current, "summary": summary, "agents": self.agents},
             stage="supervisor",
         )
+        choice = rules.option_reason(run.case.question, sup.answer, sup.confidence)
+        if choice:
+            reasons = [*reasons, choice]
+            applied.append("S9.unsure_option")
         verdict = Verdict(
             answer=sup.answer,
             short_answer=short_answer(sup.answer),

@@ -34,6 +34,8 @@ class CritiqueReview(StepOutput):
 class CritiqueOutput(StepOutput):
     critiques: list[Critique] = Field(default_factory=list)
     previous: list[CritiqueReview] = Field(default_factory=list)
+    # Round 1: why the critic raised fewer critiques than asked (it found no more grounded ones).
+    shortfall: str = ""
 
 
 class SupervisorOutput(StepOutput):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.options import named_options, offered_options
 from ...core.schemas import REVIEWER_ISSUE, AgentOutput, Claim, Critique
 from ...core.steering import Intervention
 from ...engine.convergence import answer_change, severity_counts
@@ -289,27 +290,6 @@ class CritiqueLedger:
         return {s: sum(1 for r in self.records if r.state == s) for s in STATES}
 
 
-def unique_critique_ids(output: CritiqueOutput, used: set[str]) -> tuple[CritiqueOutput, list[str]]:
-    """Give new critiques ids the critic has not used on this target before, so `previous` can name
-    each earlier critique unambiguously. Renamed ids continue the K numbering."""
-    taken = set(used)
-    numbers = [int(i[1:]) for i in taken | {k.id for k in output.critiques} if i[:1] == "K" and i[1:].isdigit()]
-    next_no = max(numbers, default=0) + 1
-    renamed: list[Critique] = []
-    warnings = []
-    for k in output.critiques:
-        if k.id in taken:
-            new_id = f"K{next_no}"
-            next_no += 1
-            warnings.append(f"critique id {k.id} was already used by this critic on this target; stored as {new_id}")
-            k = k.model_copy(update={"id": new_id})
-        taken.add(k.id)
-        renamed.append(k)
-    if not warnings:
-        return output, []
-    return output.model_copy(update={"critiques": renamed}), warnings
-
-
 def kept_critique_call(outputs: list[CritiqueOutput]) -> int:
     """Section 8's re-ask: of the calls of one critique step, the one used is the later call unless it
     raised fewer critiques than the one before. Returns its index."""
@@ -529,6 +509,39 @@ def escalation_reasons(
         rules.append("unassessed")
         reasons.append(gaps)
     return reasons, rules
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """A critic short of the round-1 minimum over its targets even when asked again, and what it said."""
+    critic: str
+    raised: int
+    minimum: int
+    said: list[str] = field(default_factory=list)
+
+
+def echo_chamber_reason(shortfalls: list[Shortfall]) -> str | None:
+    """Section 8, echo chamber: a critic short of the round-1 minimum over the agents it critiques,
+    even when asked again, sends the verdict to a human, naming the critic and its words."""
+    parts = [f"{s.critic} raised {s.raised} critique(s) of the other agents' claims in round 1, fewer than the "
+             f"{s.minimum} required, even when asked again" + (f" (it said: {'; '.join(s.said)})" if s.said else "")
+             for s in shortfalls]
+    return "possible echo chamber, the agents' claims were not checked enough: " + "; ".join(parts) if parts else None
+
+
+def option_reason(question: str, answer: str, confidence: float, threshold: float = common.LOW_CONFIDENCE) -> str | None:
+    """Rule: when the question offers answers, the final answer names exactly one, with enough confidence."""
+    options = offered_options(question)
+    if not options:
+        return None
+    listed, named = ", ".join(f'"{o}"' for o in options), named_options(answer, options)
+    if len(named) != 1:
+        what = "more than one of them (" + ", ".join(f'"{o}"' for o in named) + ")" if named else "none of them"
+        return f"the question offers {listed}, and the final answer names {what}"
+    if confidence < threshold:
+        return (f"the final answer chooses \"{named[0]}\" among {listed} with confidence {confidence:.0%}, too "
+                "little to stand without a reviewer")
+    return None
 
 
 def final_confidence(output: AgentOutput) -> float | None:

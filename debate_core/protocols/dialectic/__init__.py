@@ -247,6 +247,7 @@ async def run(run: DebateRun) -> Outcome:
         min_confidence=opts.review_below_confidence,
         final_speaker=final["speaker"],
         uncertainties=[*final.get("uncertainties", []), *critic_uncertainties],
+        superseded=rules.superseded_rule(final["rule"], run.case.evidence),
     )
     result = {
         "initial_proposal": initial,
@@ -287,6 +288,7 @@ GLOSSARY = {
     "low_confidence": "The final rule's confidence is below the review threshold.",
     "not_assessed": "The agents said what they could not assess from the question and the passages.",
     "converged_rule_accepted": "The critic accepted the rule, or it stopped changing.",
+    "kept_superseded_rule": "The final rule keeps what a later amendment in the passages changed.",
 }
 
 SPEC = ProtocolSpec(
@@ -319,7 +321,8 @@ SPEC = ProtocolSpec(
                  required=False, without="the rule is argued from the question alone"),
     ),
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
-               rules.low_confidence, rules.not_assessed, rules.rule_in_words, rules.verdict),
+               rules.low_confidence, rules.not_assessed, rules.superseded_rule, rules.rule_in_words,
+               rules.verdict),
     glossary=GLOSSARY,
     interventions=("evidence",),
         offline_agent=f"{__name__}.agent",

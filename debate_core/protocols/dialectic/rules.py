@@ -12,9 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...core.schemas import Verdict
+from ...core.schemas import Evidence, Verdict
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
+from .amendments import kept_superseded
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -180,6 +181,12 @@ def not_assessed(uncertainties: Sequence[str]) -> str | None:
     return unassessed_reason(uncertainties)
 
 
+def superseded_rule(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: "a final rule that keeps what a later amendment in the passages changed goes to a human";
+    one reason per amendment, naming the amended passage and the amendment (amendments.py)."""
+    return kept_superseded(final_rule, evidence)
+
+
 def verdict(
     *,
     final_rule: str,
@@ -193,12 +200,17 @@ def verdict(
     min_confidence: float = 0.0,
     final_speaker: str = "the final rule's author",
     uncertainties: Sequence[str] = (),
+    superseded: Sequence[str] = (),
 ) -> Verdict:
     """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
     the critic never accepted it within the round budget, its confidence is below `min_confidence`,
-    or the agents said what they could not assess."""
+    the agents said what they could not assess, or it keeps what a later amendment changed
+    (`superseded`: the reasons amendments.kept_superseded gives, each naming both passages)."""
     reasons: list[str] = []
     rules: list[str] = []
+    if superseded:
+        reasons.extend(superseded)
+        rules.append("kept_superseded_rule")
     if not final_check.ok:
         reasons.append(f"The final rule is not valid ASP: {final_check.error}")
         rules.append("final_rule_unparsable")

@@ -269,6 +269,7 @@ async def run(run: DebateRun) -> Outcome:
         final=final, converged=converged, convergence_reason=reason, rounds=len(rounds_out),
         review_threshold=opts.review_score_threshold,
         escalate_without_convergence=opts.escalate_without_convergence,
+        passages=[(ev.id, ev.text) for ev in run.case.evidence], rivals=list(tops_prev.values()),
     )
     result = {
         "rounds": rounds_out,
@@ -298,6 +299,8 @@ GLOSSARY = {
     "no_verified_evidence": "The best hypothesis cites no verified evidence.",
     "low_reasoner_confidence": "The reasoner of the best hypothesis is not confident in it.",
     "reasoner_could_not_assess": "The reasoner of the best hypothesis said what it could not assess.",
+    "cause_seen_when_nothing_fails": "The evidence shows the best hypothesis' cause also happens when nothing fails.",
+    "reasoners_disagree_unseparated": "Reasoners name different causes and the judge's scores do not separate them.",
     "converged_with_sufficient_score": "The scores settled and the best hypothesis scored high enough.",
 }
 
@@ -329,7 +332,8 @@ SPEC = ProtocolSpec(
                  lambda case: bool(case.evidence)),
     ),
     moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason,
-               rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.verdict),
+               rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.healthy_cause_reasons,
+               rules.rival_reasons, rules.verdict),
     glossary=GLOSSARY,
     interventions=("evidence",),
         offline_agent=f"{__name__}.agent",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...core.schemas import Verdict
-from ...core.text import jaccard, terms
+from ...core.text import jaccard, sentences, terms
 from ...engine.convergence import Stop, score_plateau
 from .. import common
 from ..common import short_answer
@@ -15,6 +16,23 @@ REVIEW_SCORE_THRESHOLD = 70.0
 CONSENSUS_OVERLAP = 0.5
 # The hypothesis-refinement source protocol: a score plateau is a top-score gain below 5 points.
 SCORE_PLATEAU_POINTS = 5.0
+# Two reasoners' different causes are not separated by the judge when their scores are this close.
+CLOSE_POINTS = 10.0
+# A message is the same as another when they share at least this many content words (figures and
+# clock times left out) and at least this share of the shorter one's.
+SAME_MESSAGE_WORDS = 3
+SAME_MESSAGE_SHARE = 0.5
+# How a passage says something happens when nothing fails: it recurs routinely, or it happened
+# without an outage. General English of frequency and of no impact, no system's vocabulary.
+_NOTHING_FAILS = re.compile(
+    r"\b(?:every (?:day|night|morning|evening|week|month|hour|weekday|weekend|run|deploy)"
+    r"|(?:daily|nightly|hourly|weekly|routinely|regularly|usually|habitually|always)"
+    r"|most (?:days|nights|weeks|mornings|runs)|as (?:it|they|this|that) (?:does|do|did|has|have)"
+    r"|as usual|for (?:weeks|months|years)|in (?:healthy|normal|quiet) (?:periods?|times|operation|weeks|days)"
+    r"|(?:while|when) (?:nothing|no (?:\w+ )?(?:was|were) )(?:fail\w*|wrong|affected|impacted|down)"
+    r"|without (?:an? |any )?(?:outage|failure|impact|incident|errors?|effect|consequence|user impact)s?"
+    r"|(?:no|with no) (?:outage|impact|failure|incident|user impact)s?"
+    r"|(?:harmless|benign|cosmetic|expected noise|known noise|false alarm))\b", re.I)
 
 
 def normalise_reasoner(name: str) -> str:
@@ -113,6 +131,94 @@ def stop_reason(
     return None
 
 
+def message_words(text: str) -> set[str]:
+    """The content words of a message, stemmed, without figures and clock times."""
+    return {t for t in terms(text) if not any(ch.isdigit() for ch in t)}
+
+
+def same_message(a: str, b: str) -> bool:
+    """Two texts report the same thing: they share `SAME_MESSAGE_WORDS` content words or more, and at
+    least `SAME_MESSAGE_SHARE` of the shorter one's."""
+    wa, wb = message_words(a), message_words(b)
+    shared = wa & wb
+    return len(shared) >= SAME_MESSAGE_WORDS and len(shared) >= SAME_MESSAGE_SHARE * min(len(wa), len(wb))
+
+
+def nothing_fails(sentence: str) -> str | None:
+    """The words with which a sentence says something happens when nothing fails (it recurs
+    routinely, or it happened without an outage), or None."""
+    m = _NOTHING_FAILS.search(sentence)
+    return m.group(0) if m else None
+
+
+def seen_when_nothing_fails(message: str, passages: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
+    """The first passage, as (id, sentence), that shows `message` where nothing fails: a sentence (or
+    a sentence with the one before it) that reports the same thing and says it recurs routinely or
+    happened without an outage. The message's own sentence counts ("..., as it does most days")."""
+    for pid, text in passages:
+        sents = sentences(text)
+        for i, s in enumerate(sents):
+            if not nothing_fails(s):
+                continue
+            if same_message(message, s) or (i and same_message(message, f"{sents[i - 1]} {s}")):
+                return pid, s
+    return None
+
+
+def healthy_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]]) -> list[str]:
+    """Rule: "a root cause that the evidence shows also occurs when nothing fails goes to a human,
+    naming the passage that shows it". Each sentence of a passage the hypothesis cites and restates
+    is looked up in every passage of the case (`passages`: (id, text))."""
+    by_id = dict(passages)
+    reasons: list[str] = []
+    named: set[str] = set()
+    for pid in final.get("verified_evidence") or []:
+        for s in sentences(by_id.get(pid, "")):
+            if not same_message(final["hypothesis"], s):
+                continue
+            seen = seen_when_nothing_fails(s, passages)
+            if seen is None or seen[0] in named:
+                continue
+            named.add(seen[0])
+            where = f"{seen[0]} says so itself" if seen[0] == pid else f"{seen[0]} shows it"
+            reasons.append(f"The hypothesis rests on something that also happens when nothing fails: {pid} "
+                           f"reports \"{_cut(s)}\", and {where} (\"{_cut(seen[1])}\"); whether it caused "
+                           "this incident is not shown")
+    return reasons
+
+
+def rival_reasons(final: Mapping[str, Any], rivals: Sequence[Mapping[str, Any]], *, review_threshold: float,
+                  min_overlap: float = CONSENSUS_OVERLAP, close: float = CLOSE_POINTS) -> list[str]:
+    """Rule: "when another reasoner's top hypothesis names a different cause and the judge does not
+    separate the two (their scores are within `close` points, or both reach the review threshold),
+    the verdict goes to a human naming both and the passages each rests on". Different causes: the
+    texts overlap less than `min_overlap` and each cites a passage the other does not."""
+    mine = list(final.get("verified_evidence") or [])
+    score = float(final["judge_score"])
+    out: list[str] = []
+    for r in rivals:
+        if normalise_reasoner(str(r.get("reasoner", ""))) == normalise_reasoner(str(final["source"])):
+            continue
+        theirs = list(r.get("verified_evidence") or [])
+        if (not theirs or not set(theirs) - set(mine) or not set(mine) - set(theirs)
+                or jaccard(terms(final["hypothesis"]), terms(r["hypothesis"])) >= min_overlap):
+            continue
+        other = float(r["judge_score"])
+        if abs(score - other) >= close and min(score, other) < review_threshold:
+            continue
+        why = (f"the judge scored them {score:.0f} and {other:.0f}" if abs(score - other) < close
+               else f"both reach the review threshold ({score:.0f} and {other:.0f})")
+        out.append(f"The reasoners disagree on the cause and the evidence does not separate them ({why}): "
+                   f"{final['source']} says \"{_cut(final['hypothesis'])}\" from {', '.join(mine)}; "
+                   f"{r['reasoner']} says \"{_cut(r['hypothesis'])}\" from {', '.join(theirs)}")
+    return out
+
+
+def _cut(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "..."
+
+
 def reasoner_confidence_reason(final: Mapping[str, Any], threshold: float = common.LOW_CONFIDENCE) -> str | None:
     """Rule: "the best hypothesis goes to a human when its own reasoner is not confident in it"."""
     return common.low_confidence_reason({f"the reasoner {final['source']}": float(final["confidence"])}, threshold)
@@ -133,10 +239,15 @@ def verdict(
     rounds: int,
     review_threshold: float = REVIEW_SCORE_THRESHOLD,
     escalate_without_convergence: bool = True,
+    passages: Sequence[tuple[str, str]] = (),
+    rivals: Sequence[Mapping[str, Any]] = (),
 ) -> Verdict:
     """The best hypothesis, escalated when it scores below `review_threshold`, the debate did not
-    converge, its evidence is not in the case, its reasoner is not confident in it, or its reasoner
-    said what it could not assess. The answer starts with the hypothesis: the root cause first."""
+    converge, its evidence is not in the case, its reasoner is not confident in it, its reasoner
+    said what it could not assess, the case's passages (`passages`: (id, text)) show its cause also
+    happens when nothing fails, or another reasoner's top hypothesis of the last round (`rivals`)
+    names a different cause the judge does not separate from it. The answer starts with the
+    hypothesis: the root cause first."""
     reasons: list[str] = []
     applied: list[str] = []
     score = float(final["judge_score"])
@@ -160,6 +271,14 @@ def verdict(
     if unassessed:
         reasons.append(unassessed[0].upper() + unassessed[1:])
         applied.append("reasoner_could_not_assess")
+    healthy = healthy_cause_reasons(final, passages)
+    if healthy:
+        reasons += healthy
+        applied.append("cause_seen_when_nothing_fails")
+    rival = rival_reasons(final, rivals, review_threshold=review_threshold)
+    if rival:
+        reasons += rival
+        applied.append("reasoners_disagree_unseparated")
     if not applied:
         applied.append("converged_with_sufficient_score")
     answer = final["hypothesis"]

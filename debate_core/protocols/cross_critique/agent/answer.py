@@ -9,6 +9,7 @@ from ....core.schemas import AgentOutput, Case, Claim
 from ....core.text import authority_score, best_sentence
 from ....providers.offline.agents import register
 from .scoring import (
+    NEUTRAL_THESIS_MARK,
     THESIS_MARK,
     agent_label,
     agents_from,
@@ -16,12 +17,14 @@ from .scoring import (
     domain_of,
     focus_text,
     honest,
+    legal_register,
     relevance,
     short_source,
 )
 
 TOP_PASSAGES = 5
 OWN_DOMAIN_RELEVANCE = 0.3
+AUTHORITY_WEIGHT = 0.3  # how much a passage's authority (primary, official, secondary...) adds to its rank
 
 
 def _router_stance(case: Case, agent: dict[str, Any]) -> str:
@@ -46,8 +49,11 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     rel = relevance(case, agent)
     domains = domain_of(case, agents)
     by_id = case.evidence_by_id()
-    # Own-domain passages first among the relevant ones: each agent argues from its own sources.
-    ranked = sorted(by_id, key=lambda pid: (-(rel[pid] + (0.25 if domains[pid] == agent["id"] else 0.0)), pid))
+    # Own-domain passages first among the relevant ones: each agent argues from its own sources; among
+    # passages as relevant, the one with more authority (primary, official) before a secondary one.
+    ranked = sorted(by_id, key=lambda pid: (-(rel[pid] + (0.25 if domains[pid] == agent["id"] else 0.0)
+                                              + (AUTHORITY_WEIGHT * authority_score(by_id[pid].authority)
+                                                 if rel[pid] > 0 else 0.0)), pid))
     chosen = [pid for pid in ranked if rel[pid] > 0][:TOP_PASSAGES] or ranked[:3]
     query = f"{case.question} {focus_text(agent)}"
     claims: list[Claim] = []
@@ -66,12 +72,14 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     stance = _router_stance(case, agent)
     own = [pid for pid in chosen if domains[pid] == agent["id"] and rel[pid] >= OWN_DOMAIN_RELEVANCE]
     label = agent_label(agent)
+    legal = legal_register(case, agents)
     sources = ", ".join(short_source(by_id[p]) for p in own[:2])
     if stance == "agree":
         claims.append(Claim(
             id=f"C{len(claims) + 1}",
-            statement=f"On this question the sources of the {label} and the other sources in the evidence lead to "
-                      "the same result.",
+            statement=(f"On this question the sources of the {label} and the other sources in the evidence lead to "
+                       "the same result." if legal else
+                       f"On this question the passages the {label} relies on and the other passages point the same way."),
             evidence=own[:1] or chosen[:1],
             confidence=0.7,
             assumptions=["The scope hint (consensus) is right for these facts"],
@@ -88,16 +96,19 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     elif own:
         claims.append(Claim(
             id=f"C{len(claims) + 1}",
-            statement=f"The question should be decided primarily on the sources of the {label} ({sources}).",
+            statement=(f"The question should be decided primarily on the sources of the {label} ({sources})." if legal
+                       else f"The passages closest to the {label}'s focus ({sources}) bear most directly on the question."),
             evidence=own[:2],
             confidence=0.8,
-            assumptions=[f"{sources} {THESIS_MARK}"],
+            assumptions=[f"{sources} {THESIS_MARK if legal else NEUTRAL_THESIS_MARK}"],
         ))
     others = [pid for pid in ranked if domains[pid] != agent["id"] and rel[pid] > 0][:2]
     uncertainties = [f"How {short_source(by_id[p])} ({p}) interacts with this position" for p in others]
     open_questions = []
     if others:
-        open_questions.append(f"Does {short_source(by_id[others[0]])} override {short_source(by_id[chosen[0]])} here?")
+        first, other = short_source(by_id[chosen[0]]), short_source(by_id[others[0]])
+        open_questions.append(f"Does {other} override {first} here?" if legal
+                              else f"Does {other} change what {first} says here?")
     claims, uncertainties = honest(case, agent, claims, uncertainties)
     return AgentOutput(
         answer=compose_answer(agent, claims, case),

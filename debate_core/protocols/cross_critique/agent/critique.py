@@ -8,14 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from ....core.schemas import AgentOutput, Case, Claim
-from ....core.text import authority_score, bm25_rank, has_negation, numbers, overlap
+from ....core.text import authority_score, bm25_rank, overlap
 from ....providers.offline.agents import register
 from .scoring import (
     agent_label,
     agents_from,
+    contradiction,
     domain_of,
     domain_strength,
     is_thesis,
+    legal_register,
     passage_texts,
     short_source,
     support_level,
@@ -24,24 +26,30 @@ from .scoring import (
 )
 
 
-def _conflicting_number(case: Case, claim: Claim, own: AgentOutput, target: AgentOutput) -> tuple[str, float, float, str] | None:
-    """A number in the claim (or its passage) that disagrees by > 5% with one about the same thing
-    (same unit, shared terms) in the critic's sources or the target's other sources."""
+def _conflicting_passage(case: Case, claim: Claim, own: AgentOutput, target: AgentOutput) -> tuple[str, str] | None:
+    """A passage cited in the debate (by the critic or by the target's other claims) that contradicts
+    the claim: the same point negated, the opposite direction, or a figure of the same unit more than
+    5% apart (scoring.contradiction). Passages that agree in other words are no conflict."""
     by_id = case.evidence_by_id()
-    mine = [(claim.statement, None)]
     cited = [e for c in [*own.claims, *target.claims] for e in c.evidence]
-    theirs = [(by_id[e].text, e) for e in dict.fromkeys(cited) if e in by_id and e not in claim.evidence]
-    for text_a, _ in mine:
-        for value_a, unit_a in numbers(text_a):
-            for text_b, pid_b in theirs:
-                if overlap(text_a, text_b) < 0.25:
-                    continue
-                for value_b, unit_b in numbers(text_b):
-                    if not unit_a or unit_a != unit_b:
-                        continue  # bare numbers (years, article numbers) are not quantities to compare
-                    base = max(abs(value_a), abs(value_b))
-                    if base and abs(value_a - value_b) / base > 0.05:
-                        return pid_b, value_a, value_b, unit_a
+    for pid in dict.fromkeys(cited):
+        if pid not in by_id or pid in claim.evidence:
+            continue
+        how = contradiction(claim.statement, by_id[pid].text)
+        if how:
+            return pid, how
+    return None
+
+
+def _passages_contradict(case: Case, ours: list[str], theirs: list[str]) -> tuple[str, str, str] | None:
+    """The first pair of passages, one from each side, that contradict each other, and how."""
+    by_id = case.evidence_by_id()
+    for a in ours:
+        for b in theirs:
+            if a != b and a in by_id and b in by_id:
+                how = contradiction(by_id[a].text, by_id[b].text)
+                if how:
+                    return a, b, how
     return None
 
 
@@ -50,6 +58,7 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
     """Every issue the critic's rules find in the target's output, worst first (ids not yet given)."""
     domains = domain_of(case, agents)
     by_id = case.evidence_by_id()
+    legal = legal_register(case, agents)
     found: list[dict[str, Any]] = []
 
     def add(claim: Claim, issue: str, severity: str, description: str, fix: str) -> None:
@@ -72,44 +81,50 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
             add(claim, "overclaim", "MAJOR" if claim.confidence - support > 0.2 else "MINOR",
                 f"Confidence {claim.confidence:.2f} exceeds what {', '.join(valid)} carries (about {support:.2f}).",
                 f"Lower the confidence to {support:.2f} or add corroborating passages.")
-        clash = _conflicting_number(case, claim, own, target_out)
+        clash = _conflicting_passage(case, claim, own, target_out)
         if clash:
-            pid, a, b, unit = clash
+            pid, how = clash
             stronger = authority_score(by_id[pid].authority) > max(authority_score(by_id[e].authority) for e in valid)
             add(claim, "conflict", "CRITICAL" if stronger else "MAJOR",
-                f"Claim {claim.id} relies on the figure {a:g}{unit} but {pid} ({short_source(by_id[pid])}) gives "
-                f"{b:g}{unit}, a difference above 5%.",
-                f"Reconcile the figure with {pid} or explain why {', '.join(valid)} should prevail.")
+                f"Claim {claim.id} is contradicted by {pid} ({short_source(by_id[pid])}): {how}.",
+                f"Reconcile the claim with {pid} or explain why {', '.join(valid)} should prevail.")
         # A claim that defers to the critic's sources where they govern does not contradict them.
         for mine in ([] if yields_to(claim, critic) else own.claims):
-            shared = overlap(claim.statement, mine.statement)
-            if shared >= 0.3 and has_negation(claim.statement) != has_negation(mine.statement):
+            how = contradiction(claim.statement, mine.statement)
+            if how:
                 mine_ev = [e for e in mine.evidence if e in by_id]
                 if not mine_ev:
                     continue
                 own_auth = max(authority_score(by_id[e].authority) for e in mine_ev)
                 their_auth = max(authority_score(by_id[e].authority) for e in valid)
                 add(claim, "conflict", "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
-                    f"Claim {claim.id} contradicts {critic['id']}.{mine.id} ('{mine.statement[:120]}'), "
-                    f"which rests on {', '.join(mine_ev)} ({short_source(by_id[mine_ev[0]])}).",
+                    f"Claim {claim.id} contradicts {critic['id']}.{mine.id}, which rests on {', '.join(mine_ev)} "
+                    f"({short_source(by_id[mine_ev[0]])}): {how}.",
                     f"Justify why {', '.join(valid)} prevails over {', '.join(mine_ev)}, or qualify the claim.")
                 break
         rival = thesis_of(own)
-        if is_thesis(claim) and rival is not None and not yields_to(claim, critic):
+        theses_meet = is_thesis(claim) and rival is not None and not yields_to(claim, critic)
+        clash_of_theses = (_passages_contradict(case, valid, [e for e in rival.evidence if e in by_id])
+                           if theses_meet else None)
+        if clash_of_theses:
+            # Two theses conflict only when the passages they rest on contradict each other.
+            a, b, how = clash_of_theses
             mine_ev = [e for e in rival.evidence if e in by_id]
             strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
+            opening = "Conflict of sources" if legal else "Conflicting passages"
             add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
-                f"Conflict of sources: {target['id']} holds that {claim.statement[:-1].lower()}, while "
-                f"{critic['id']}.{rival.id} holds that {rival.statement[:-1].lower()} ({', '.join(mine_ev)}). "
-                "Neither rule is shown to yield to the other.",
+                f"{opening}: {target['id']} holds that {claim.statement.rstrip('.')}, while "
+                f"{critic['id']}.{rival.id} holds that {rival.statement.rstrip('.')}, and {a} and {b} contradict "
+                f"each other ({how}). Neither is shown to outweigh the other.",
                 f"Show why {', '.join(valid)} prevails over {', '.join(mine_ev)} on this question, or limit the claim "
-                "to the matters the other sources do not decide.")
+                "to the matters the other passages do not address.")
+        if theses_meet:
             continue
         foreign = [e for e in valid if domains.get(e) == critic["id"]]
         if foreign and domains.get(valid[0]) == critic["id"]:
             add(claim, "domain_mismatch", "MAJOR" if claim.confidence >= 0.75 else "MINOR",
                 f"Claim {claim.id} rests on {', '.join(foreign)} ({short_source(by_id[foreign[0]])}), which falls "
-                f"within the role of the {agent_label(critic)}; its reading there is not the "
+                f"within the focus of the {agent_label(critic)}; its reading there is not the "
                 f"{agent_label(target)}'s to settle.",
                 f"Defer to the {agent_label(critic)}'s reading of {foreign[0]} or state the "
                 "assumption behind your interpretation.")
@@ -172,5 +187,12 @@ def critique(payload: dict[str, Any]) -> dict[str, Any]:
     new = new[:8]
     for i, c in enumerate(new, start=int(payload.get("first_new_id") or 1)):
         c["id"] = f"K{i}"
-    return {"critiques": new, "previous": previous}
+    wanted = int(payload.get("min_critiques") or 0) if payload.get("round") == 1 else 0
+    shortfall = ""
+    if len(new) < wanted:
+        # The critic does not invent critiques to reach the minimum: it says how far its rules got.
+        shortfall = (f"found {len(new)} grounded issue(s) in {agent_label(payload['target'])}'s "
+                     f"{len(target_out.claims)} claim(s), not {wanted}: the other claims follow from the passages "
+                     "they cite and none of the cited passages contradicts them")
+    return {"critiques": new, "previous": previous, "shortfall": shortfall}
 

@@ -9,6 +9,7 @@ from ....core.schemas import REVIEWER_ISSUE, AgentOutput, Case
 from ....core.text import authority_score, best_sentence, bm25_rank, mentioned_ids, overlap
 from ....providers.offline.agents import register
 from .scoring import (
+    NEUTRAL_YIELD_MARK,
     YIELD_MARK,
     agent_label,
     agents_from,
@@ -16,6 +17,7 @@ from .scoring import (
     domain_strength,
     honest,
     is_thesis,
+    legal_register,
     passage_texts,
     short_source,
     support_level,
@@ -35,6 +37,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
     uncertainties = list(previous.uncertainties)
     open_questions = list(previous.open_questions)
     conceded, maintained = [], []
+    legal = legal_register(case, agents_from(payload))
     for item in addressed:
         k = item.critique
         claim = claims.get(k.target_claim_id)
@@ -62,16 +65,22 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             mine_strength = domain_strength(case, agent, claim.evidence)
             if theirs_strength > CONCEDE_RATIO * mine_strength:
                 claim.statement = (f"{claim.statement.rstrip('.')}, {YIELD_MARK} "
-                                   f"{agent_label(critic_agent)} ({', '.join(named)}) govern.")
+                                   f"{agent_label(critic_agent)} ({', '.join(named)}) govern." if legal else
+                                   f"{claim.statement.rstrip('.')}, {NEUTRAL_YIELD_MARK} "
+                                   f"{agent_label(critic_agent)} ({', '.join(named)}) apply.")
                 claim.evidence = claim.evidence + named[:1]
                 claim.confidence = round(max(0.2, claim.confidence - 0.2), 2)
-                conceded.append(f"{claim.id}: precedence limited in favour of {item.critic}")
+                conceded.append(f"{claim.id}: precedence limited in favour of {item.critic}" if legal
+                                else f"{claim.id}: qualified where {item.critic}'s passages apply")
             else:
                 claim.assumptions.append(
-                    f"Maintained against {item.critic}'s {k.id}: own sources weigh {mine_strength:.2f} against "
+                    f"Maintained against {item.critic}'s {k.id}: own passages weigh {mine_strength:.2f} against "
                     f"{theirs_strength:.2f}")
-                open_questions.append(f"Whose sources decide the question: {agent_label(agent)} or {item.critic}?")
-                maintained.append(f"{claim.id} (precedence, against {item.critic})")
+                open_questions.append(f"Whose sources decide the question: {agent_label(agent)} or {item.critic}?"
+                                      if legal else
+                                      f"Whose passages bear more on the question: {agent_label(agent)}'s or "
+                                      f"{item.critic}'s?")
+                maintained.append(f"{claim.id} ({'precedence, ' if legal else ''}against {item.critic})")
         elif k.issue_type == "conflict":
             theirs = max((authority_score(by_id[m].authority) for m in named), default=0.0)
             mine = max((authority_score(by_id[e].authority) for e in claim.evidence if e in by_id), default=0.0)
@@ -86,7 +95,8 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
                 claim.assumptions.append(
                     f"Maintained against {item.critic}'s {k.id}: {ours} carries at least as much authority as "
                     f"{', '.join(named) or 'the opposing source'}")
-                open_questions.append(f"Which norm prevails on {claim.id}: {ours} or {', '.join(named) or item.critic}?")
+                open_questions.append(f"Which {'norm' if legal else 'passage'} prevails on {claim.id}: {ours} or "
+                                      f"{', '.join(named) or item.critic}?")
                 maintained.append(f"{claim.id} (against {item.critic})")
         elif k.issue_type == "domain_mismatch":
             claim.assumptions.append(f"Reading of {', '.join(claim.evidence)} deferred to {item.critic}, whose role covers it")

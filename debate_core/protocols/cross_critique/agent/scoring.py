@@ -8,11 +8,77 @@ import re
 from typing import Any
 
 from ....core.schemas import AgentOutput, Case, Claim, Evidence
-from ....core.text import authority_score, bm25_rank, has_negation, overlap, sentences
+from ....core.text import (
+    authority_score,
+    bm25_rank,
+    has_negation,
+    numbers,
+    overlap,
+    sentences,
+    stem,
+    terms,
+    tokens,
+)
 from ....providers.offline import reading
 
-THESIS_MARK = "governs this dispute"
+THESIS_MARK = "governs this dispute"  # the legal register's thesis (see `legal_register`)
+NEUTRAL_THESIS_MARK = "bear most directly on this question"
 YIELD_MARK = "except where the sources of the"  # how a revised thesis concedes precedence to another agent
+NEUTRAL_YIELD_MARK = "except where the passages of the"
+# The words by which the agents' profiles or the case bring the legal register (sources that
+# govern, precedence, norms): only then do the agents' claims and critiques speak of it.
+LEGAL_REGISTER = ("law", "legal", "statute", "norm", "court", "jurisprudence", "legislation")
+# Two sentences are about the same point when this share of the shorter one's content terms is shared.
+SAME_POINT = 0.5
+# Directions that oppose each other (by stem): "rises" against "falls", "higher" against "lower".
+OPPOSITE_DIRECTIONS = (("increas", "decreas"), ("higher", "lower"), ("more", "less"), ("rise", "fall"),
+                       ("rais", "reduc"), ("above", "below"), ("greater", "smaller"), ("improv", "worsen"),
+                       ("gain", "loss"), ("allow", "prohibit"), ("permit", "forbid"), ("safe", "unsaf"),
+                       ("valid", "invalid"), ("effect", "ineffect"), ("benefit", "harm"))
+
+
+def legal_register(case: Case, agents: list[dict[str, Any]]) -> bool:
+    """Whether the agents' profiles or the case (question, scope hint, authority labels) bring the legal
+    register; without it the agents speak of passages and focus, not of governing sources and precedence."""
+    text = " ".join([case.question, case.domain_hint or "", *(str(e.authority or "") for e in case.evidence),
+                     *(focus_text(a) + " " + agent_label(a) for a in agents)])
+    words = {stem(t) for t in terms(text)}
+    return any(stem(w) in words for w in LEGAL_REGISTER)
+
+
+def contradiction(text_a: str, text_b: str) -> str | None:
+    """How two texts contradict each other, if they do: a pair of sentences about the same point
+    (most of the shorter one's content terms shared) where one is negated and the other not, where
+    they move in opposite directions, or where they give figures of the same unit more than 5% apart.
+    Texts that only word the same point differently, or stress different points, do not contradict."""
+    for sa in sentences(text_a) or [text_a]:
+        ta = set(terms(sa))
+        for sb in sentences(text_b) or [text_b]:
+            tb = set(terms(sb))
+            if not ta or not tb:
+                continue
+            shared = ta & tb
+            if len(shared) < 2 or len(shared) / min(len(ta), len(tb)) < SAME_POINT:
+                continue
+            if has_negation(sa) != has_negation(sb):
+                return f"one says \"{sa.strip()}\", the other denies it: \"{sb.strip()}\""
+            sa_st, sb_st = {t.lower() for t in tokens(sa)}, {t.lower() for t in tokens(sb)}
+            for up, down in OPPOSITE_DIRECTIONS:
+                a_up, a_down = any(w.startswith(up) for w in sa_st), any(w.startswith(down) for w in sa_st)
+                b_up, b_down = any(w.startswith(up) for w in sb_st), any(w.startswith(down) for w in sb_st)
+                if (a_up and not a_down and b_down and not b_up) or (a_down and not a_up and b_up and not b_down):
+                    return f"\"{sa.strip()}\" and \"{sb.strip()}\" point in opposite directions"
+            # Figures are compared only when each sentence gives one figure of a unit: with several
+            # (a rate and a share in one sentence) nothing says which of them the other one answers.
+            fa, fb = numbers(sa), numbers(sb)
+            for unit in {u for _, u in fa if u} & {u for _, u in fb if u}:
+                a_vals, b_vals = [v for v, u in fa if u == unit], [v for v, u in fb if u == unit]
+                if len(a_vals) == 1 and len(b_vals) == 1:
+                    va, vb = a_vals[0], b_vals[0]
+                    base = max(abs(va), abs(vb))
+                    if base and abs(va - vb) / base > 0.05:
+                        return f"\"{sa.strip()}\" gives {va:g}{unit}, \"{sb.strip()}\" gives {vb:g}{unit}"
+    return None
 
 
 # -- shared scoring ------------------------------------------------------------------------------
@@ -69,11 +135,11 @@ def support_level(case: Case, evidence_ids: list[str]) -> float:
 def yields_to(claim: Claim, agent: dict[str, Any]) -> bool:
     """A thesis that names the agent's sources as governing where they apply no longer claims
     precedence over them: there is no conflict of precedence left to raise."""
-    return f"{YIELD_MARK} {agent_label(agent)}" in claim.statement
+    return any(f"{mark} {agent_label(agent)}" in claim.statement for mark in (YIELD_MARK, NEUTRAL_YIELD_MARK))
 
 
 def is_thesis(claim: Claim) -> bool:
-    return any(a.endswith(THESIS_MARK) for a in claim.assumptions)
+    return any(a.endswith((THESIS_MARK, NEUTRAL_THESIS_MARK)) for a in claim.assumptions)
 
 
 def thesis_of(output: AgentOutput) -> Claim | None:

@@ -5,30 +5,109 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....core.options import named_options, offered_options
 from ....core.schemas import AgentOutput, Case
+from ....core.text import authority_score, has_negation, sentences, terms
 from ....providers.offline import reading
 from ....providers.offline.agents import register
 from ...common import unassessed
-from .scoring import YIELD_MARK, asked
+from .scoring import NEUTRAL_YIELD_MARK, YIELD_MARK, asked, contradiction
+
+# The opening claim must carry at least this share of the question's terms; otherwise the verdict
+# says the agreed claims do not answer it rather than quote a passage about something else.
+OPENING_COVERAGE = 0.2
+# A claim checked against the evidence counts as supported when the agreed claims carry this share
+# of its terms, and as partly supported from PARTLY_COVERED on.
+FULLY_COVERED = 0.6
+PARTLY_COVERED = 0.3
+UNSURE_CONFIDENCE = 0.45  # the supervisor's confidence in an option it chose without clear grounds
 
 
-def _opening(claims: list[dict[str, Any]], question: str) -> dict[str, Any] | None:
+def _authority(case: Case, row: dict[str, Any]) -> float:
+    by_id = case.evidence_by_id()
+    return max((authority_score(by_id[e].authority) for e in row.get("evidence", []) if e in by_id), default=0.0)
+
+
+def _opening(claims: list[dict[str, Any]], question: str, case: Case) -> dict[str, Any] | None:
     """The agreed claim the verdict opens with: among the supported claims that bear on the question
-    (not the agents' statements about whose sources decide), the one that covers the most of the
-    question's terms, then the most confident."""
-    terms = reading.question_terms(question)
+    (not the agents' statements about whose sources decide) and carry at least a fifth of its terms,
+    the one that covers the most of them, weighted by its confidence and its evidence's authority."""
+    q_terms = reading.question_terms(question)
 
     def covers(row: dict[str, Any]) -> float:
-        return len(reading.covered(terms, [row["statement"]])) / len(terms) if terms else 0.0
+        return len(reading.covered(q_terms, [row["statement"]])) / len(q_terms) if q_terms else 0.0
 
-    usable = [r for r in claims if r["supported"] and covers(r) > 0 and not _about_sources(r["statement"])]
-    return max(usable, key=lambda r: (covers(r) * r["confidence"], r["confidence"], r["ref"]), default=None)
+    usable = [r for r in claims if r["supported"] and covers(r) >= OPENING_COVERAGE
+              and not _about_sources(r["statement"])]
+    return max(usable, key=lambda r: (covers(r) * r["confidence"] * (0.5 + _authority(case, r)), r["confidence"],
+                                      r["ref"]), default=None)
+
+
+def _checked_statement(question: str) -> str:
+    """What a question with options asks to check: its statements (the claim), or the question itself."""
+    stated = [s for s in sentences(question) if not s.rstrip().endswith("?")]
+    return " ".join(stated) or question
+
+
+def _scale(options: list[str]) -> dict[str, str]:
+    """Options on one scale of support: the base label, the ones that contain it with a negation
+    ("not supported") and the ones that contain it with a qualifier ("partially supported").
+    Yes/no is the same scale. {} when the options are not such a scale."""
+    if set(options) == {"yes", "no"}:
+        return {"yes": "positive", "no": "negative"}
+    base = min(options, key=len)
+    words = set(base.split())
+    if not all(words <= set(o.split()) for o in options if o != base):
+        return {}
+    return {o: "positive" if o == base else "negative" if has_negation(o) else "partial" for o in options}
+
+
+def choose_option(question: str, options: list[str], agreed: list[dict[str, Any]], disputed: list[dict[str, Any]],
+                  case: Case) -> tuple[str, str, bool]:
+    """The offered option the debate supports, why, and whether the grounds are clear. On a scale of
+    support: a passage that contradicts the checked statement makes it the negative option; agreed
+    claims that carry most of its terms, undisputed, the positive one; some of them, the partial one.
+    Otherwise the option the supported claims and their passages name most, by confidence and authority."""
+    supported = [r for r in agreed if r["supported"] and not _about_sources(r["statement"])]
+    by_id = case.evidence_by_id()
+    scale = _scale(options)
+    if scale:
+        checked = _checked_statement(question)
+        cited = list(dict.fromkeys(e for r in [*agreed, *disputed] for e in r.get("evidence", []) if e in by_id))
+        against = next(((e, how) for e in cited if (how := contradiction(checked, by_id[e].text))), None)
+        c_terms = list(dict.fromkeys(terms(checked)))
+        covered = len(reading.covered(c_terms, [r["statement"] for r in supported])) / len(c_terms) if c_terms else 0.0
+        pick = {v: k for k, v in scale.items()}
+        if against and "negative" in pick:
+            return pick["negative"], f"{against[0]} contradicts it: {against[1]}", True
+        if covered >= FULLY_COVERED and not disputed:
+            return pick["positive"], f"the agreed claims carry {covered:.0%} of its terms and none is disputed", True
+        if covered >= PARTLY_COVERED and "partial" in pick:
+            return pick["partial"], f"the agreed claims carry {covered:.0%} of its terms", covered >= FULLY_COVERED
+        if covered >= FULLY_COVERED:
+            return pick["positive"], f"the agreed claims carry {covered:.0%} of its terms, though some are disputed", False
+        return (pick.get("negative") or options[-1],
+                f"the agreed claims carry only {covered:.0%} of its terms", covered < PARTLY_COVERED)
+    scores = {}
+    for option in options:
+        scores[option] = sum(r["confidence"] * (0.5 + _authority(case, r))
+                             for r in supported
+                             if named_options(" ".join([r["statement"], *(by_id[e].text for e in r.get("evidence", [])
+                                                                         if e in by_id)]), [option]))
+    ranked = sorted(options, key=lambda o: -scores[o])
+    best = ranked[0]
+    clear = scores[best] > 0 and (len(ranked) < 2 or scores[best] > 1.5 * scores[ranked[1]])
+    why = ("the supported claims and their passages point to it" if scores[best] > 0
+           else "no supported claim names any of the options")
+    return best, why, clear
 
 
 def _about_sources(statement: str) -> bool:
     """An agent's statement about whose sources decide, not about the question itself."""
     return any(mark in statement for mark in ("should be decided primarily on the sources of",
-                                              "lies outside it", "lead to the same result", YIELD_MARK))
+                                              "bear most directly on the question", "point the same way",
+                                              "lies outside it", "lead to the same result", YIELD_MARK,
+                                              NEUTRAL_YIELD_MARK))
 
 
 @register("cross_critique", "supervisor")
@@ -38,8 +117,14 @@ def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
     case: Case = payload["case"]
     agreed = summary["agreed_claims"]
     disputed = summary["disputed_claims"]
-    opening = _opening(agreed, asked(case.question))
+    opening = _opening(agreed, asked(case.question), case)
     parts = [opening["statement"] if opening else "The agreed claims do not answer the question."]
+    options = offered_options(case.question)
+    chosen, clear = None, True
+    if options:
+        # The question offers answers: the verdict opens by naming exactly one of them.
+        chosen, why, clear = choose_option(case.question, options, agreed, disputed, case)
+        parts = [f"{chosen[:1].upper()}{chosen[1:]}: {why}" + ("." if clear else "; a reviewer should confirm this.")]
     rest = sorted((c for c in agreed if c is not opening and c["supported"] and not _about_sources(c["statement"])),
                   key=lambda c: (-c["confidence"], c["ref"]))
     seen = {parts[0]}
@@ -59,12 +144,17 @@ def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
         parts.append("The agents could not assess: " + "; ".join(gaps[:3]) + ".")
     if summary.get("escalation_reasons"):
         parts.append("A human reviewer must decide: " + "; ".join(summary["escalation_reasons"][:3]))
+    if options and chosen:
+        # Nothing after the opening may name another offered answer: a reader must see one proposal.
+        parts = parts[:1] + [p for p in parts[1:] if named_options(p, options) in ([], [chosen])]
     confs = [c["confidence"] for c in agreed if c["supported"]]
     confidence = sum(confs) / len(confs) if confs else 0.3
     if disputed:
         confidence *= max(0.5, 1 - 0.08 * len(disputed))
     if gaps:
         confidence = min(confidence, reading.WEAK_CONFIDENCE_CAP)
+    if not clear:
+        confidence = min(confidence, UNSURE_CONFIDENCE)
     rationale = (
         f"{len(agreed)} claims stood after {summary['rounds']} rounds, {len(disputed)} remain disputed; "
         "open critiques: " + (", ".join(f"{n} {sev}" for sev, n in summary["open_critiques"].items() if n) or "none")

@@ -9,6 +9,7 @@ from functools import lru_cache
 from ....core.lexicons import LEXICON_DIR
 from ....core.schemas import Case
 from ....core.text import sentences
+from ..amendments import superseded_sentences
 
 _ASKS_ASP = re.compile(r"\b(ASP|answer set program\w*|clingo|logic program)\b", re.I)
 # A prohibition of failing to do something ("unlawful ... to fail to", "charge ... without") is a requirement.
@@ -16,6 +17,17 @@ _DOUBLE_NEGATIVE = re.compile(r"\b(fail(?:s|ing)? to|without)\b", re.I)
 _LABEL_PREFIX = re.compile(r"^\s*[A-Z][A-Za-z ]{0,30}:\s+")
 _WHEN_CLAUSE = re.compile(r"\bwhen\b\s+(.+?)(?:,?\s+and\s+when\b|[?;]|\.(?:\s|$)|$)", re.I | re.S)
 _WHETHER_CLAUSE = re.compile(r"\bwhether\b\s+(.+?)(?:[?;]|\.(?:\s|$)|$)", re.I | re.S)
+
+# Cues the lexicon file does not list, in general English drafting: what a text permits ("may",
+# "is entitled to"; "may not" is a prohibition), the provisos that carve out of a rule ("provided
+# that", "save where", "subject to") and the conditions that limit one ("on condition that").
+_PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:permitted|entitled|allowed|free) to|"
+                         r"(?:has|have) the right to|is at liberty to)\b", re.I)
+_EXTRA_CUES = {
+    "exception": ("provided that", "provided however", "provided always", "save that", "save where", "save for",
+                  "subject to", "excluding", "does not apply", "shall not apply", "do not apply"),
+    "obligation": ("on condition that", "so long as", "as long as", "is conditional on"),
+}
 
 # Words of a predicate name match a sentence's words when one is a prefix of the other at least
 # this long ("cancel"/"cancelled", "clear"/"clearly"): the light stemmer leaves such pairs apart.
@@ -40,20 +52,31 @@ def cues() -> dict[str, tuple[str, ...]]:
 
 
 def _has_cue(sentence: str, section: str) -> bool:
-    low = sentence.lower()
-    return any(re.search(rf"\b{re.escape(c)}s?\b", low) for c in cues()[section])
+    low = " ".join(sentence.lower().split())
+    return any(re.search(rf"\b{re.escape(c)}s?\b", low) for c in (*cues().get(section, ()), *_EXTRA_CUES.get(section, ())))
+
+
+def permits(sentence: str) -> bool:
+    """Whether the sentence grants a permission ("may", "is entitled to"), not counting "may not"."""
+    return bool(_PERMISSION.search(sentence))
 
 
 def cue_kind(sentence: str) -> str | None:
-    """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition' or None."""
+    """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition',
+    'permission' or None. A permission that carries a proviso ("may ..., provided that ...") is a
+    permission: the proviso stays in its clause."""
     if _has_cue(sentence, "not_required"):
         return "not_required"
     if _has_cue(sentence, "exception"):
+        if permits(sentence) and not _has_cue(sentence, "prohibition"):
+            return "permission"
         return "exception"
     if _has_cue(sentence, "prohibition"):
         return "obligation" if _DOUBLE_NEGATIVE.search(sentence) else "prohibition"
     if _has_cue(sentence, "obligation"):
         return "obligation"
+    if permits(sentence):
+        return "permission"
     return None
 
 
@@ -77,7 +100,10 @@ def matched_terms(wanted: set[str], words: set[str]) -> set[str]:
 
 
 def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
-    return [(ev.id, s) for ev in case.evidence if ev.id not in skip for s in sentences(ev.text)]
+    """The passages' sentences, without those a later amendment supersedes (amendments.py)."""
+    gone = superseded_sentences(case.evidence)
+    return [(ev.id, s) for ev in case.evidence if ev.id not in skip for s in sentences(ev.text)
+            if (ev.id, s) not in gone]
 
 
 def shortened(sentence: str, limit: int = 120) -> str:

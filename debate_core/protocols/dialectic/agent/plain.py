@@ -19,6 +19,9 @@ def _clause(sentence: str) -> str:
     s = " ".join(sentence.split()).rstrip(".")
     # Section references in parentheses ("(section 2(2))") cite the source; the passage id does that here.
     s = _SECTION_REF.sub("", s)
+    # An amendment's lead-in ("Clause 7 is amended to read:") says where the text comes from, not what it says.
+    s = re.sub(r"^.*?\b(?:amended to read|now reads?|(?:is|are) replaced (?:by|with)|substituted by)\s*:?\s*", "", s,
+               count=1, flags=re.I)
     m = re.search(r"\bexcept (?:in so far as|where|when|if)\b(.+)$", s, re.I)
     if m:  # "cannot ... except in so far as X": X is the condition.
         return m.group(1).strip()
@@ -31,7 +34,7 @@ class Statement:
 
     evidence_id: str
     sentence: str
-    kind: str  # "condition" or "exception"
+    kind: str  # "condition", "exception" or "permission"
 
     @property
     def clause(self) -> str:
@@ -45,6 +48,9 @@ def statements(case: Case, subject: str) -> list[Statement]:
     for eid, sent in evidence_sentences(case, set()):
         kind = cue_kind(sent)
         if kind is None or kind == "not_required" or not matched_terms(set(terms(sent)), topic):
+            continue
+        if kind == "permission":
+            out.append(Statement(eid, sent, "permission"))
             continue
         is_condition = kind == "obligation" or re.search(r"\bexcept (?:in so far as|where|when|if)\b", sent, re.I)
         out.append(Statement(eid, sent, "condition" if is_condition else "exception"))
@@ -71,6 +77,9 @@ def plain_rule(subject: str, found: list[Statement]) -> str:
         rule = f"{subj}, as far as the passages say"
     if exceptions:
         rule += ", unless the passages rule it out: " + "; ".join(exceptions)
+    permissions = _cited([s for s in found if s.kind == "permission"])
+    if permissions:
+        rule += "; the passages permit: " + "; ".join(permissions)
     return rule + "."
 
 

@@ -12,6 +12,8 @@ _EXPLICIT = re.compile(r"(?:→|->|=|:)\s*(긍정|부정|중립|혼합|positive|
 # A label named in the clause itself ("I read the price as neutral", "가격은 중립"): the panel's own words.
 _NAMED = re.compile(r"(긍정|부정|중립|혼합)|\b(positive|negative|neutral|mixed)\b", re.IGNORECASE)
 _WORD_LABEL = {"긍정": "positive", "부정": "negative", "중립": "neutral", "혼합": "mixed"}
+# A point that says the aspect was not read claims nothing about it (its "no" is not a judgement).
+_UNREAD = re.compile(r"->\s*not read|→\s*판단 보류|could not assess|평가하지 못한", re.IGNORECASE)
 
 
 def claims_of(turn: dict[str, Any], index: TermIndex) -> dict[str, str]:
@@ -22,7 +24,7 @@ def claims_of(turn: dict[str, Any], index: TermIndex) -> dict[str, str]:
     texts = [(t, True) for t in points] + [(t, False) for t in clauses(str(turn.get("message") or ""))]
     for text, is_point in texts:
         found = index.find(text)
-        if not found:
+        if not found or _UNREAD.search(text):
             continue
         explicit = _EXPLICIT.findall(text) if is_point else []
         named = {_WORD_LABEL.get(w.lower(), w.lower()) for m in _NAMED.findall(text) for w in m if w}

@@ -10,6 +10,7 @@ from .claims import claims_of
 from .passages import _caveats, _passage_turn, _pick_sentence
 from .phrasing import _LABEL_WORD, _ids, display_name, say
 from .reading import Reading, _short, quote_text, read_case
+from .sentence import asks_label, sentence_judge, sentence_turn
 from .stances import _side_turn, analyst_turn
 
 
@@ -21,6 +22,8 @@ def turn(payload: dict[str, Any]) -> dict[str, Any]:
     personas = list(payload.get("personas") or [persona])
     rnd = int(payload.get("round") or 1)
     reading = read_case(case, dict(payload.get("context") or {}))
+    if not reading.aspects and _sentence_mode(case, reading):
+        return sentence_turn(case, reading, persona, rnd, history, personas)
     if not reading.aspects:
         return _passage_turn(case, reading, persona, rnd, history, personas)
     stance = str(persona.get("stance", "neutral")).lower()
@@ -29,6 +32,13 @@ def turn(payload: dict[str, Any]) -> dict[str, Any]:
     if stance == "pro":
         return _side_turn(reading, persona, rnd, history, personas, "positive")
     return analyst_turn(reading, persona, rnd, history, personas)
+
+
+def _sentence_mode(case: Any, r: Reading) -> bool:
+    """A case that asks for a sentiment but names no aspects is answered with the sentence's own label
+    (sentence.py). English only: the sentiment reading (VADER) reads English; other languages keep the
+    passage-level debate."""
+    return r.lang == "en" and asks_label(case.question)
 
 
 # Words the judge may use for a label without tipping Rule E's keyword inference toward it.
@@ -68,6 +78,8 @@ def judge_summary(payload: dict[str, Any]) -> dict[str, Any]:
     personas = list(payload.get("personas") or [])
     r = read_case(case, dict(payload.get("context") or {}))
     lang = r.lang
+    if not r.aspects and _sentence_mode(case, r):
+        return sentence_judge(case, r, turns, personas)
     if not r.aspects:
         return _passage_judge(case, r, turns, personas)
     overall = r.overall

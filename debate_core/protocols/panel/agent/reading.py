@@ -2,9 +2,11 @@
 mentions across the sentence under review and the case's passages.
 
 Nothing here knows a domain. Aspects come from the case (its signals and the aspects the question
-lists); sentiment comes from VADER's general lexicon (data/lexicons/) with its negation rule. A clause
-the lexicon cannot score takes, in turn, the earlier stage's label for its aspect (when that stage
-was reasonably sure) or the opposite of the clause a contrast word ("but", "-지만") sets it against.
+lists); sentiment comes from VADER (the vaderSentiment package) and the failures a clause reports
+(sentiment.py). A clause naming several aspects is read part by part. A clause neither can read
+takes, in turn, the earlier stage's label for its aspect (when that stage was reasonably sure), the
+opposite of the clause a contrast word ("but", "-지만") sets it against, or the polarity of the part
+"and" joins it to.
 What the reading could not settle it says in plain words: an aspect the text never mentions, an
 aspect whose sentiment it could not read, and irony, which no word list can read.
 """
@@ -19,25 +21,19 @@ from ....core import lexicons
 from ....core.text import bm25_rank
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
+from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
+from .sentiment import read_clause
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[A-Za-z]")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
-# VADER's rules: a negation in the three words before a sentiment word scales it by -0.74, and a
-# clause is positive or negative when its normalised score passes +/-0.05 (Hutto and Gilbert, 2014).
-_NEGATION_WINDOW = 3
-_NEGATION_SCALAR = -0.74
-_COMPOUND_ALPHA = 15.0
-_COMPOUND_THRESHOLD = 0.05
-# Suffixes tried, with what replaces them, when a word is not in the lexicon as written ("drops" -> "drop").
-_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"))
 # An earlier stage's aspect label is borrowed for a clause the lexicon cannot score only from this
 # confidence up: below it the stage itself was unsure (the shared low-confidence line).
 SIGNAL_MIN_CONFIDENCE = 0.5
 # How much an aspect's label is worth by where it came from; an earlier stage's label counts as its
 # own confidence. The judge's confidence rests on these.
-SOURCE_STRENGTH = {"lexicon": 1.0, "rating": 0.8, "contrast": 0.6}
+SOURCE_STRENGTH = {"lexicon": 1.0, "event": 0.8, "rating": 0.8, "contrast": 0.6, "coordination": 0.5}
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?。])\s+|\n+")
 # Korean contrast endings and conjunctions are grammar ("-는데", "-지만", "하지만", ...), not vocabulary.
@@ -63,66 +59,44 @@ def language_of(*texts: str) -> str:
     return "ko" if len(_HANGUL.findall(blob)) > len(_LATIN.findall(blob)) * 0.3 else "en"
 
 
-def _valence(word: str) -> float | None:
-    table = lexicons.valence()
-    if word in table:
-        return table[word]
-    for suffix, repl in _INFLECTIONS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)] + repl
-            if base in table:
-                return table[base]
-    return None
-
-
-def _negated(words: list[str], i: int) -> bool:
-    negs = lexicons.negations()
-    return any(w in negs or w.endswith("n't") for w in words[max(0, i - _NEGATION_WINDOW):i])
-
-
-def clause_score(clause: str, skip: frozenset[str] = frozenset()) -> tuple[float, list[str]]:
-    """The clause's VADER-style score (the sum of its words' valences, negated words scaled) and its
-    cues. Words in `skip` (the aspects' own names: "support", "cancelling") are what is judged, not
-    a judgement, and are not scored."""
-    words = _WORD.findall(clause.lower())
-    total, cues = 0.0, []
-    for i, w in enumerate(words):
-        v = None if w in skip else _valence(w)
-        if v is None:
-            continue
-        if _negated(words, i):
-            v *= _NEGATION_SCALAR
-            w = f"not {w}"
-        total += v
-        cues.append(w)
-    return total, cues
-
-
-def clause_polarity(clause: str, skip: frozenset[str] = frozenset()) -> tuple[str, list[str]]:
-    """A clause's polarity from the lexicon, with negation; "neutral" with no cues when it has no
-    sentiment word at all (which callers read as "not read", not as "neutral")."""
-    total, cues = clause_score(clause, skip)
-    if not cues:
-        return "neutral", []
-    compound = total / (total * total + _COMPOUND_ALPHA) ** 0.5
-    if compound >= _COMPOUND_THRESHOLD:
-        return "positive", cues
-    if compound <= -_COMPOUND_THRESHOLD:
-        return "negative", cues
-    return "neutral", cues
-
-
 def clauses(text: str) -> list[str]:
     return [c for _, c in _clauses_with_contrast(text)]
+
+
+# A sentence that opens with a subordinating contrast ("Although the room was small, ...") turns at
+# its first comma; one that opens with a contrastive adverb ("However, ...") turns against the one before.
+_LEADING_CONTRAST = re.compile(r"^((?:although|though|even though|despite|in spite of|whereas|while)\b[^,]{3,}),\s*(.+)$",
+                               re.IGNORECASE | re.DOTALL)
+_OPENING_CONTRAST = re.compile(r"^(?:but|however|yet|still|nevertheless|nonetheless|then again)\b", re.IGNORECASE)
+# A coordinated part shorter than this ("Great", "oh well") comments on its neighbour rather than
+# saying something of its own, and is read with it.
+MIN_PART_WORDS = 3
+# The contrast word a clause opens with, left out of what is quoted (the flag keeps the contrast).
+_LEAD_WORD = re.compile(r"^(?:but|however|yet|although|though|even though|whereas|nevertheless|nonetheless)\b,?\s*",
+                        re.IGNORECASE)
+# Where a clause naming several things divides ("the screen is bright, the keys are loose and the fan
+# is loud"): commas, semicolons and the coordinating "and", "while", "whereas".
+_COORDINATION = re.compile(r"\s*[;,]\s*(?:and\s+)?|\s+(?:and|while|whereas)\s+", re.IGNORECASE)
 
 
 def _clauses_with_contrast(text: str) -> list[tuple[bool, str]]:
     """Clauses, each with whether a contrast word joins it to the clause before it."""
     out: list[tuple[bool, str]] = []
     for sent in _SENTENCE_SPLIT.split(text or ""):
-        parts = [c.strip(" ,") for c in _CONTRAST_SPLIT.split(sent) if c and c.strip(" ,")]
-        out += [(i > 0, c) for i, c in enumerate(parts)]
+        sent = sent.strip()
+        lead = _LEADING_CONTRAST.match(sent)
+        pieces = [lead.group(1), lead.group(2)] if lead else [sent]
+        parts: list[str] = []
+        for piece in pieces:
+            parts += [c.strip(" ,") for c in _CONTRAST_SPLIT.split(piece) if c and c.strip(" ,")]
+        opening = bool(out) and bool(_OPENING_CONTRAST.match(sent))
+        out += [(i > 0 or opening, _LEAD_WORD.sub("", c) or c) for i, c in enumerate(parts)]
     return out
+
+
+def segments(clause: str) -> list[str]:
+    """A clause's coordinated parts, for reading each thing it names on its own."""
+    return [c.strip(" ,;") for c in _COORDINATION.split(clause) if c and c.strip(" ,;")]
 
 
 _OPPOSITE = {"positive": "negative", "negative": "positive"}
@@ -135,7 +109,7 @@ class Mention:
     polarity: str
     cues: list[str]
     target: bool  # from the sentence under review
-    source: str = "lexicon"  # lexicon, rating, contrast, signal or none (not read)
+    source: str = "lexicon"  # lexicon, event, rating, contrast, signal; none or conflict: not read
     strength: float = 1.0
 
 
@@ -153,7 +127,7 @@ class AspectView:
 
     @property
     def read_mentions(self) -> list[Mention]:
-        return [m for m in self.mentions if m.source != "none"]
+        return [m for m in self.mentions if m.source not in ("none", "conflict")]
 
     def count(self, polarity: str) -> int:
         return sum(1 for m in self.read_mentions if m.polarity == polarity)
@@ -286,20 +260,51 @@ def _stage_labels(atsa: list[Any]) -> dict[str, tuple[str, float]]:
     return out
 
 
+def _split_for_reading(clause: str, index: TermIndex, skip: frozenset[str]) -> list[str]:
+    """The clause, or its coordinated parts when it names several aspects or its words and the
+    failures it reports disagree ("the staff were lovely and the wifi dropped"). A part that names
+    no aspect stays with the part before it."""
+    if len(index.find(clause)) < 2 and read_clause(clause, skip).source != "conflict":
+        return [clause]
+    cuts = [0] + [x for m in _COORDINATION.finditer(clause) for x in (m.start(), m.end())] + [len(clause)]
+    spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2) if clause[cuts[i]:cuts[i + 1]].strip(" ,;")]
+    if len(spans) < 2:
+        return [clause]
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        short = len(_WORD.findall(clause[start:end].lower())) < MIN_PART_WORDS
+        if merged and (short or index.aspect_terms and not index.find(clause[start:end])):
+            merged[-1] = (merged[-1][0], end)  # the original words, so it is still found in the text
+        else:
+            merged.append((start, end))
+    if len(merged) > 1 and len(_WORD.findall(clause[merged[0][0]:merged[0][1]].lower())) < MIN_PART_WORDS:
+        merged[:2] = [(merged[0][0], merged[1][1])]  # an opening "Great," is said of what follows
+    return [clause[a:b].strip(" ,;") for a, b in merged]
+
+
 def _read_clauses(body: str, index: TermIndex, signal: dict[str, tuple[str, float]] | None
                   ) -> list[tuple[str, list[str], str, list[str], str, float]]:
     """Each clause of a passage that names an aspect: (clause, aspects, polarity, cues, source, strength).
 
-    The lexicon reads a clause first. A clause it cannot score takes, when the passage is the text
-    under review (`signal` given), the earlier stage's label for its aspects if that stage was sure
-    enough and they agree; else the opposite of the clause a contrast word sets it against."""
-    parts = _clauses_with_contrast(body)
+    VADER and the reported failures read a clause first (sentiment.read_clause); a clause whose words
+    and failures disagree has source "conflict" and no polarity. A clause they cannot read takes,
+    when the passage is the text under review (`signal` given), the earlier stage's label for its
+    aspects if that stage was sure enough and they agree; else the opposite of the clause a contrast
+    word sets it against."""
+    skip = aspect_words(index)
+    split = [(contrasted and j == 0, j > 0, seg) for contrasted, clause in _clauses_with_contrast(body)
+             for j, seg in enumerate(_split_for_reading(clause, index, skip))]
+    parts = [(contrasted, seg) for contrasted, _joined, seg in split]
+    joined = [j for _c, j, _s in split]  # the part continues the clause of the part before it
     read: list[list[Any]] = []
     for _contrasted, clause in parts:
         found = index.find(clause)
-        pol, cues = clause_polarity(clause, aspect_words(index))
-        if cues:
-            read.append([clause, found, pol, cues, "lexicon", SOURCE_STRENGTH["lexicon"]])
+        got = read_clause(clause, skip)
+        if got.read:
+            read.append([clause, found, got.polarity, got.cues, got.source, SOURCE_STRENGTH[got.source]])
+            continue
+        if got.source == "conflict":
+            read.append([clause, found, "neutral", got.cues, "conflict", 0.0])
             continue
         labels = {signal[a] for a in found if signal and a in signal and signal[a][1] >= SIGNAL_MIN_CONFIDENCE}
         if len({pol for pol, _ in labels}) == 1:
@@ -315,11 +320,22 @@ def _read_clauses(body: str, index: TermIndex, signal: dict[str, tuple[str, floa
         neighbours = ([i - 1] if contrasted and i > 0 else []) + \
             ([i + 1] if i + 1 < len(parts) and parts[i + 1][0] else [])
         for j in neighbours:
-            if read[j][4] in ("lexicon", "signal") and read[j][2] in _OPPOSITE:
+            if read[j][4] in ("lexicon", "event", "signal") and read[j][2] in _OPPOSITE:
                 read[i][2:6] = [_OPPOSITE[read[j][2]], [f"contrast with \"{quote_text(read[j][0])}\""],
                                 "contrast", SOURCE_STRENGTH["contrast"]]
                 break
-    return [tuple(r) for r in read if r[1]]
+    for i in range(len(parts)):
+        if read[i][4] != "none":
+            continue
+        # Parts joined by "and" within one clause mostly share their polarity, as "but" turns it
+        # (Hatzivassiloglou and McKeown, 1997): the part before, else the part after.
+        neighbours = ([i - 1] if joined[i] else []) + ([i + 1] if i + 1 < len(parts) and joined[i + 1] else [])
+        for j in neighbours:
+            if read[j][4] in ("lexicon", "event", "signal") and read[j][2] in _OPPOSITE:
+                read[i][2:6] = [read[j][2], [f"joined to \"{quote_text(read[j][0])}\""],
+                                "coordination", SOURCE_STRENGTH["coordination"]]
+                break
+    return [tuple(r) for r in read if r[1] or not index.aspect_terms]
 
 
 def aspect_words(index: TermIndex) -> frozenset[str]:
@@ -334,7 +350,7 @@ def _irony_suspected(target: list[tuple[str, list[str], str, list[str], str, flo
     """A word list cannot read irony. It is suspected when the text's lexicon polarity meets a cue
     that points the other way: an earlier stage naming irony or sarcasm, earlier stages reading the
     text as opposite polarities, or exclamations of praise next to a clause the lexicon finds negative."""
-    lexical = {r[2] for r in target if r[4] == "lexicon" and r[2] in _OPPOSITE}
+    lexical = {r[2] for r in target if r[4] in ("lexicon", "event") and r[2] in _OPPOSITE}
     if not lexical:
         return False
     if any(_IRONY_ISSUE.search(i) for i in issues):
@@ -385,7 +401,7 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
             in_target = bool(target_norm) and normalize_text(clause) in target_norm
             if in_target:
                 target_read.append((clause, found, pol, cues, source, strength))
-            if source != "none":
+            if source not in ("none", "conflict"):
                 used.append(clause)
             for aspect in found:
                 views[aspect].mentions.append(Mention(ev_id, clause, pol, cues, in_target, source, strength))
@@ -419,9 +435,13 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     undecided = [a for a in r.aspects if a.aspect in matched and not a.determined]
     # An aspect whose sentiment was not read matters only while it could still change the overall
     # label: once the text is both positive and negative, it is mixed whatever that aspect is.
-    if undecided and r.overall != "mixed":
+    # An aspect the question asks about is part of the answer, so it matters whatever the label.
+    if undecided and (r.overall != "mixed" or any(a.aspect in asked for a in undecided)):
         gaps.append("the sentiment towards " + ", ".join(a.aspect for a in undecided)
                     + " (no sentiment word, rating or contrast in its clause)")
+    for clause in dict.fromkeys(t[0] for t in target_read if t[4] == "conflict"):
+        gaps.append(f"the sentiment of \"{quote_text(clause)}\" (its words praise while it reports a failure, "
+                    "or the reverse: mixed or ironic, which a word list cannot tell apart)")
     r.irony = _irony_suspected(target_read, context, r.issues)
     if r.irony:
         gaps.append("whether the text is ironic or sarcastic: its words read one way while other cues point "

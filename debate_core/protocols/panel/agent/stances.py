@@ -17,9 +17,10 @@ def _tally(view: AspectView, lang: str) -> str:
                pos_n=view.count("positive"), pos=_ids(pos), neg_n=view.count("negative"), neg=_ids(neg),
                neu_n=view.count("neutral"), neu=_ids(neu))
     deciding = {m.source for m in view.read_mentions if m.target and m.polarity == view.label}
-    if deciding and "lexicon" not in deciding:
-        # Say how a label the lexicon did not read was reached.
-        line += say(lang, "read_by_" + ("signal" if "signal" in deciding else "contrast"))
+    if deciding and not deciding & {"lexicon", "rating"}:
+        # Say how a label no sentiment word or rating gave was reached.
+        how = next((k for k in ("event", "signal", "contrast") if k in deciding), "coordination")
+        line += say(lang, "read_by_" + how)
     return line
 
 
@@ -115,17 +116,18 @@ def _side_turn(r: Reading, persona: dict[str, Any], rnd: int, history: list[dict
                 if claimed == label == "neutral":
                     continue
                 handled.add(aspect)
-                if claimed == label and view.count(claimed) >= 2:
-                    # Strong evidence on the other side: conceded below, one sentence per speaker.
+                if claimed == label:
+                    # The reading bears the other speaker out: conceded below, one sentence per speaker.
+                    # A stance colours what a speaker stresses, never what it claims against the text.
                     concede.setdefault(who, []).append(view)
-                elif label == side:
-                    q = view.fresh_quote(side, skip)
-                    ref = _cite(q, lang) if q else _ids(view.ids(side))
+                elif label in (side, "positive", "negative"):
+                    q = view.fresh_quote(label, skip)
+                    ref = _cite(q, lang) if q else _ids(view.ids(label))
                     if q:
                         skip.add(quote_text(q.clause))
                     body.append(say(lang, "rebut_plain", who=who, aspect=aspect, claimed=word[claimed],
-                                    side=word[side], ref=ref))
-                    key_points.append(say(lang, "rebut_plain_point", aspect=aspect, side=word[side], who=who))
+                                    side=word[label], ref=ref))
+                    key_points.append(say(lang, "rebut_plain_point", aspect=aspect, side=word[label], who=who))
                 else:
                     q = view.fresh_quote("neutral", skip) or view.fresh_quote(label, skip)
                     ref = _cite(q, lang) if q else _ids(view.ids(label) or view.ids("neutral"))

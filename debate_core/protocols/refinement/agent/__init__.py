@@ -8,8 +8,10 @@ reasoners and a judge, rule-based and with no vocabulary of any system.
   and metrics; the knowledge-graph reasoner past incidents, causal paths, patterns and the
   configuration and dependency facts; the hybrid all) and writes hypotheses that quote them, so
   reasoners agree only when their evidence does. Each measures its reading
-  (debate_core/providers/offline/reading.py); a weak reading, or a change record that made several
-  changes at once, lowers its confidence and says what it could not assess.
+  (debate_core/providers/offline/reading.py); a weak reading, a change record that made several
+  changes at once, or changes before the first anomaly that nothing in the evidence separates,
+  lowers its confidence and says what it could not assess. An anomaly the case shows also happens
+  when nothing fails is set aside.
 - refine.py: from round 2, the reasoners act on the judge's scores and feedback.
 - judge.py: the judge scores what it can check against the whole case.
 """

@@ -3,19 +3,27 @@
 A general reading of log-like evidence, with no vocabulary of any system: every sentence of a
 current-incident passage becomes an event with a time (the clock times it names), and generic
 cues from data/lexicons/incident_cues_en.tsv mark what it reports: a log severity tag (ERROR, WARN,
-...), a change (deployed, rolled out, moved, ...), a quantity at a limit (max, limit,
-exceeded, too many, ...) or a healthy reading.
+...), a quantity at a limit (max, limit, exceeded, too many, ...) or a healthy reading. A change is
+read from the sentence's structure as much as from the cues (deployed, rolled out, ...): a passive
+past participle ("the cert store was re-keyed", "the volume was remounted") or a past-tense verb
+acting on an object ("ops rotated the keys", "the rollout lowered the limit"); a verb followed by a
+figure ("throughput tripled from 01:00") reports a quantity moving, not a change made.
+
+An anomaly that the case shows also happens when nothing fails (the same message in a healthy
+period, or a past incident in which it occurred without an outage; rules.seen_when_nothing_fails)
+does not mark the start of the incident, and neither does a change that routinely recurs.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ....core.lexicons import LEXICON_DIR
 from ....core.schemas import Case, Evidence
 from ....core.text import bm25_rank, sentences, terms
+from ..rules import seen_when_nothing_fails
 
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
 _ENTITY = re.compile(r"\b[A-Za-z][\w.]*(?:[-_.][\w]+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b")
@@ -58,6 +66,70 @@ def _pattern(kind_: str) -> re.Pattern[str]:
 
 def found(kind_: str, text: str) -> list[str]:
     return [m.group(0).lower() for m in _pattern(kind_).finditer(text)]
+
+
+# The structure of a sentence that reports a change: a form of "to be" (or "got") before a past
+# participle (regular "-ed", or "-en" of six letters or more: "taken", "rewritten"), or a past-tense
+# "-ed" verb followed by what it acted on (a determiner, a name with a digit, a dot, a hyphen or a
+# slash, or "from"/"to"/"out"/"over"/"off"/"back"/"down" not followed by a figure).
+_WORD = re.compile(r"[A-Za-z][\w'/.-]*")
+_BE = frozenset({"was", "were", "been", "got", "being"})
+_NOT = frozenset({"not", "never", "no", "nothing", "wasn't", "weren't", "isn't", "aren't", "hasn't", "hadn't"})
+_OBJECT = frozenset({"the", "a", "an", "its", "their", "his", "her", "our", "all", "every", "each", "both", "them",
+                     "it", "this", "that", "these", "those"})
+_PARTICLE = frozenset({"from", "to", "out", "over", "off", "back", "down", "into", "onto"})
+_HEDGE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately", "over", "under", "up"})
+
+
+def _participle(word: str) -> bool:
+    w = word.lower().rstrip(".,;:")
+    return (len(w) > 4 and w.endswith("ed")) or (len(w) >= 6 and w.endswith("en") and not w.endswith("een"))
+
+
+def _figure(tokens: list[str]) -> bool:
+    """The next words give a figure (a number, possibly after a hedge such as "about")."""
+    rest = list(tokens[:3])
+    while rest and rest[0].lower() in _HEDGE:
+        rest = rest[1:]
+    return bool(rest) and bool(re.match(r"[\d$€£]", rest[0]))
+
+
+def _named(token: str) -> bool:
+    return bool(re.search(r"[A-Za-z]", token)) and bool(re.search(r"\d|[-./_]\w", token) or token.startswith("/"))
+
+
+def change_verbs(sentence: str) -> list[tuple[int, str]]:
+    """The verbs with which a sentence reports a change made, with their positions, read from its
+    structure (see the module notes), whatever the verb: "was re-keyed", "remounted /data"."""
+    toks = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", sentence)]
+    words = [t.strip("()[]\"',;:").rstrip(".") for _, t in toks]
+    out = []
+    for i, w in enumerate(words):
+        if not _WORD.fullmatch(w) or not _participle(w) or found("limit", w) or found("normal", w):
+            continue
+        before = [x.lower() for x in words[max(0, i - 3):i]]
+        if any(x in _NOT or x.endswith("n't") for x in before):
+            continue
+        after = words[i + 1:i + 5]
+        passive = bool(before) and (before[-1] in _BE or (len(before) > 1 and before[-2] in _BE
+                                                          and before[-1].endswith("ly")))
+        nxt = after[0].lower() if after else ""
+        acted = bool(after) and (nxt in _OBJECT or _named(after[0])
+                                 or (nxt in _PARTICLE and not _figure(after[1:])))
+        if passive or acted:
+            out.append((toks[i][0], w.lower()))
+    return out
+
+
+def changes_in(sentence: str) -> tuple[str, ...]:
+    """What a sentence reports as changed: the change cues and the change verbs, in the order they
+    appear, without repeats."""
+    cued = [(m.start(), m.group(0).lower()) for m in _pattern("change").finditer(sentence)]
+    seen: dict[str, int] = {}
+    for pos, w in sorted([*cued, *change_verbs(sentence)]):
+        if not any(w in k or k in w for k in seen):
+            seen[w] = pos
+    return tuple(seen)
 
 
 def declared_kind(ev: Evidence) -> str | None:
@@ -132,8 +204,9 @@ def events_of(ev: Evidence) -> list[Event]:
     for s in sentences(ev.text):
         times = clock_minutes(s) or fallback
         severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
-        out.append(Event(ev, s, min(times) if times else None, severity, tuple(dict.fromkeys(found("change", s))),
-                         tuple(found("limit", s)), bool(found("normal", s)) and not severity))
+        normal = bool(found("normal", s)) and not severity
+        out.append(Event(ev, s, min(times) if times else None, severity, () if normal else changes_in(s),
+                         tuple(found("limit", s)), normal))
     return out
 
 
@@ -146,6 +219,9 @@ class Timeline:
     changes_before: list[Event]
     linked_config: list[Evidence]
     limit: Event | None
+    # Anomalies and changes the case shows also happen when nothing fails, each with the passage id
+    # and sentence that shows it: none of them marks the start of the incident.
+    routine: list[tuple[Event, str, str]] = field(default_factory=list)
 
 
 def distinct(text: str) -> set[str]:
@@ -153,14 +229,28 @@ def distinct(text: str) -> set[str]:
     return {t.lower() for t in re.findall(r"[\w.-]+", text) if re.search(r"\d|[-.]\w", t) and len(t) > 3}
 
 
+def names(text: str) -> set[str]:
+    """The names of things a text gives (`distinct` tokens with a letter in them: no bare figures)."""
+    return {t for t in distinct(text) if re.search(r"[a-z]", t)}
+
+
 def timeline(case: Case) -> Timeline:
     events = [e for ev in case.evidence if kind(ev) != "history" for e in events_of(ev)]
-    dated = sorted((e for e in events if e.anomaly and e.time is not None), key=lambda e: e.time)
-    first = dated[0] if dated else next((e for e in events if e.anomaly), None)
+    passages = [(ev.id, ev.text) for ev in case.evidence]
+    routine: list[tuple[Event, str, str]] = []
+    kept: list[Event] = []
+    for e in events:
+        seen = seen_when_nothing_fails(e.text, passages) if (e.anomaly or e.changes) else None
+        if seen is None:
+            kept.append(e)
+        else:
+            routine.append((e, *seen))
+    dated = sorted((e for e in kept if e.anomaly and e.time is not None), key=lambda e: e.time)
+    first = dated[0] if dated else next((e for e in kept if e.anomaly), None)
     if first is not None and first.time is not None:
-        before = [e for e in events if e.changes and e.time is not None and e.time <= first.time and not e.anomaly]
+        before = [e for e in kept if e.changes and e.time is not None and e.time <= first.time and not e.anomaly]
     else:
-        before = [e for e in events if e.changes and not e.anomaly]
+        before = [e for e in kept if e.changes and not e.anomaly]
     before.sort(key=lambda e: -(e.time or 0))
     before = sorted(before[:2], key=lambda e: e.time or 0)
     # A configuration record that names what a dated change shipped (same version, same service)
@@ -172,7 +262,29 @@ def timeline(case: Case) -> Timeline:
     # A limit a change set ("lowered the limit") is part of that change, not a limit crossed.
     limits = [e for e in events if e.limits and not e.changes and re.search(r"\d", e.text) and e is not first]
     limit = max(limits, key=lambda e: (len(set(terms(e.text)) & set(terms(anchor))), -(e.time or 0)), default=None)
-    return Timeline(events, first, before, linked, limit)
+    return Timeline(events, first, before, linked, limit, routine)
+
+
+def unseparated(tl: Timeline, question: str = "") -> list[Event]:
+    """The changes before the first anomaly when the evidence does not say which one caused it: two
+    or more changes that name different things (changes that name the same thing, "orders-api
+    rolled out" and "orders-api pods restarted", are one change), and not exactly one of them names
+    what the first anomaly or the limit names beyond what the question already names (the affected
+    service shows up in every line about it, so it singles out nothing). Empty when there is one
+    change, or one is singled out."""
+    groups: list[list[Event]] = []
+    for e in tl.changes_before:
+        mine = names(e.text)
+        home = next((g for g in groups if mine & set().union(*(names(x.text) for x in g))), None)
+        if home is None:
+            groups.append([e])
+        else:
+            home.append(e)
+    if len(groups) < 2:
+        return []
+    effect = names(" ".join(x.text for x in (tl.first_anomaly, tl.limit) if x is not None)) - names(question)
+    tied = [g for g in groups if effect & set().union(*(names(x.text) for x in g))]
+    return [] if len(tied) == 1 else [g[0] for g in groups]
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:

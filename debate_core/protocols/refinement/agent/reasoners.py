@@ -13,7 +13,7 @@ from typing import Any
 
 from ....core.schemas import Case, Evidence
 from ....core.text import bm25_rank, content_tokens, sentences, stem, terms
-from ....providers.offline.reading import read
+from ....providers.offline.reading import question_terms, read
 from .reading import (
     KINDS,
     LOG_SIDE,
@@ -25,6 +25,7 @@ from .reading import (
     quote,
     symptom_passages,
     timeline,
+    unseparated,
 )
 
 # A reasoner's confidence on a complete reading; gaps and weak readings lower it.
@@ -48,6 +49,12 @@ def view(case: Case, agent: dict[str, Any], extra: Iterable[str] = ()) -> Case:
 
 def reads_logs(agent: dict[str, Any]) -> bool:
     return bool(focus(agent) & LOG_SIDE)
+
+
+def routine_notes(tl: Timeline) -> list[str]:
+    """What the reasoner set aside because the case shows it also happens when nothing fails."""
+    return [f"Set aside \"{quote(e.text, 100)}\" ({e.ev.id}): {pid} shows it also happens when nothing fails "
+            f"(\"{quote(s, 100)}\")." for e, pid, s in tl.routine]
 
 
 def _best_history(case: Case, anchor: str) -> Evidence | None:
@@ -79,10 +86,28 @@ def _resolution(tl: Timeline, cause: list[Evidence]) -> str:
     return "; ".join(steps)
 
 
+def answerable(case: Case) -> str:
+    """What of the reported incident a reading of the case can cover: the words of the question's
+    statement that some passage of the case mentions. A word no passage mentions ("online shop",
+    "HTTP 500" in a question about database logs) is not a reasoner's gap; but the reading is never
+    measured against fewer than half the statement's words, so a case whose passages hardly speak
+    of the incident still reads weak."""
+    statement = incident_statement(case.question)
+    wanted = question_terms(statement)
+    spelled: dict[str, str] = {}
+    for tok in content_tokens(statement):
+        spelled.setdefault(stem(tok), tok)
+    in_case = {stem(t) for ev in case.evidence for t in content_tokens(ev.text)}
+    mentioned = [t for t in wanted if t in in_case]
+    lacking = [t for t in wanted if t not in in_case]
+    keep = set(mentioned) | set(lacking[:max(0, (len(wanted) + 1) // 2 - len(mentioned))])
+    return " ".join(spelled.get(t, t) for t in wanted if t in keep) or statement
+
+
 def _reading(case: Case, cited: list[Evidence], gaps: list[str]) -> tuple[float, list[str]]:
     """Confidence capped by the reading, and the uncertainties the reasoner reports. The reading is
-    measured against the incident the question reports, over the cited passages."""
-    r = read(incident_statement(case.question), [ev.text for ev in cited], passages=len(cited), gaps=gaps)
+    measured against what of the incident the case can tell (`answerable`), over the cited passages."""
+    r = read(answerable(case), [ev.text for ev in cited], passages=len(cited), gaps=gaps)
     confidence = BASE_CONFIDENCE + 0.1 * min(4, len(cited))
     if gaps:
         # Something the cause depends on could not be assessed: not confident enough to stand unreviewed.
@@ -136,6 +161,12 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
     many = [e for e in tl.changes_before if len(e.changes) > 1]
     for e in many:
         gaps.append(f"which of the changes made together in {e.ev.id} ({', '.join(e.changes)}) caused it")
+    apart = unseparated(tl, case.question)
+    if apart:
+        gaps.append("which of the changes before the first anomaly caused it, as nothing in the evidence ties one of "
+                    "them to the failure: " + "; ".join(f"\"{quote(e.text, 120)}\" ({e.ev.id}, {e.when})"
+                                                        for e in apart))
+    reasoning += routine_notes(tl)
     if with_history:
         past = _best_history(case, text)
         if past is not None:
@@ -170,8 +201,8 @@ def anomaly_led(case: Case, tl: Timeline) -> dict[str, Any] | None:
     text = (f"Root cause: a fault in {where}, first seen at {first.when}: \"{quote(first.text)}\" ({first.ev.id}).")
     gaps = ["what made the component fail: no change or limit explains it"] if not (tl.changes_before or tl.limit) \
         else ["why the component itself would fail: the change and limit readings point elsewhere"]
-    return _hypothesis(case, text, [first.ev], "software", [f"{first.ev.id} is the earliest anomaly."], gaps,
-                       _resolution(tl, []))
+    return _hypothesis(case, text, [first.ev], "software", [f"{first.ev.id} is the earliest anomaly.",
+                                                            *routine_notes(tl)], gaps, _resolution(tl, []))
 
 
 def history_led(case: Case, tl: Timeline) -> dict[str, Any] | None:

@@ -1,0 +1,122 @@
+"""When an accepted arbitration ruling still goes to a human because of the evidence itself
+(the moderator's rules, read from the reports and the case's passages; no model calls).
+
+- ``units_mismatch_reason``: the two reports give the metric in different units. Either the
+  units cannot be converted into each other (a share against a count) or, converted, the figures
+  still differ: a person must check which unit each source really uses before any figure is chosen.
+- ``weak_tie_break_reason``: one figure was chosen over the other, for the same period and unit,
+  although neither source outranks the other (the configured authority order, else the passages'
+  own `authority`; the case must give both sources' passages), both figures appear in their own
+  cited passages (or neither does), and the figures are more
+  than ``WIDE_GAP`` apart. Nothing but a tie-break (a newer publication, a fuller citation, a
+  surer agent) then separates two figures that cannot both be right: the source protocol's
+  criteria are applied, and the choice is sent to a person with both sources and figures named.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ...core.schemas import Evidence
+from ...core.text import authority_score
+from .contradictions import (
+    LOW_BAND,
+    Contradiction,
+    quoted_numbers,
+    relative_difference,
+    same_period,
+    shown_value,
+)
+
+# Figures further apart than this (the upper bound of the low severity band) are too far apart to
+# be settled by a tie-break: a small gap may be a revision, a wide one is a conflict of evidence.
+WIDE_GAP = LOW_BAND
+# Passage authorities closer than this are the same standing (the offline arbiter's step).
+AUTHORITY_STEP = 0.1
+# A figure appears in a passage when a number there is within 0.5% of it (rounding in sources).
+MATCH_TOLERANCE = 0.005
+_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
+
+
+def _norm(text: str | None) -> str:
+    return re.sub(r"[^0-9a-z]+", "", (text or "").lower())
+
+
+def source_passages(source: str | None, citation: str | None, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The passages a report rests on: those its citation names by id, or whose source names its source."""
+    key = _norm(source)
+    cited = set(re.findall(r"[\w.-]+", citation or ""))
+    return [ev for ev in evidence
+            if ev.id in cited or (key and _norm(ev.source) and (key in _norm(ev.source) or _norm(ev.source) in key))]
+
+
+def _carries(passages: Sequence[Evidence], value: float | None) -> list[Evidence]:
+    if value is None:
+        return []
+    return [ev for ev in passages
+            if any(relative_difference(value, v) <= MATCH_TOLERANCE for v in quoted_numbers(ev.text))]
+
+
+def _rank(source: str | None, citation: str | None, order: Sequence[str]) -> int | None:
+    hay = _norm(source) or _norm(citation)
+    for rank, name in enumerate(order):
+        if _norm(name) and _norm(name) in hay:
+            return rank
+    return None
+
+
+def _standing(passages: Sequence[Evidence]) -> float:
+    known = [authority_score(ev.authority) for ev in passages if ev.authority is not None]
+    return max(known) if known else authority_score(None)
+
+
+def _published(passages: Sequence[Evidence]) -> str | None:
+    dates = sorted(ev.date for ev in passages if ev.date and _DATE.search(ev.date))
+    return dates[-1] if dates else None
+
+
+def _side(c: Contradiction, n: int) -> str:
+    s = c.side(n)
+    basis = ", ".join(x for x in (s["source"], s["period"]) if x)
+    return f"{s['name']}'s {shown_value(s['value'], s['unit'])}" + (f" ({basis})" if basis else "")
+
+
+def units_mismatch_reason(c: Contradiction) -> str | None:
+    """Rule: two reports on one metric in different units are not arbitrated silently."""
+    if "unit_mismatch" not in c.kinds:
+        return None
+    return (f"units mismatch: {_side(c, 1)} is given in {c.agent1_unit} and {_side(c, 2)} in {c.agent2_unit}; "
+            f"a person must check which unit each source uses before either figure is used")
+
+
+def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Sequence[Evidence],
+                          order: Sequence[str] = ()) -> str | None:
+    """Rule: a choice between two equally authoritative, verified figures far apart rests on a tie-break."""
+    if resolution not in ("agent1_correct", "agent2_correct") or "value" not in c.kinds:
+        return None
+    if "unit_mismatch" in c.kinds or same_period(c.agent1_period, c.agent2_period) is False:
+        return None
+    v1, v2 = c.agent1_value, c.agent2_value
+    if v1 is None or v2 is None or relative_difference(v1, v2) <= WIDE_GAP:
+        return None
+    p1 = source_passages(c.agent1_source, c.agent1_citation, evidence)
+    p2 = source_passages(c.agent2_source, c.agent2_citation, evidence)
+    if not p1 or not p2:
+        return None  # without both sources' passages nothing shows that they stand equal
+    c1, c2 = _carries(p1, v1), _carries(p2, v2)
+    if bool(c1) != bool(c2):
+        return None  # one figure is missing from its own source: verification, not a tie-break, decides
+    r1, r2 = _rank(c.agent1_source, c.agent1_citation, order), _rank(c.agent2_source, c.agent2_citation, order)
+    if r1 != r2:
+        return None  # the configured authority order decides
+    a1, a2 = _standing(c1 or p1), _standing(c2 or p2)
+    if abs(a1 - a2) >= AUTHORITY_STEP:
+        return None  # the passages' own authority decides
+    d1, d2 = _published(c1 or p1), _published(c2 or p2)
+    dates = f", published {d1} and {d2}" if d1 and d2 and d1 != d2 else ""
+    gap = relative_difference(v1, v2)
+    return (f"settled only by a weak tie-break: {_side(c, 1)} and {_side(c, 2)} are {gap:.0%} apart for the "
+            f"same period and their sources carry the same authority{dates}; only a tie-break (a newer "
+            f"publication, a fuller citation or a surer agent) chose between them, so a person must decide "
+            f"which figure is right")

@@ -1,0 +1,145 @@
+"""Reading one clause's sentiment: VADER (the `vaderSentiment` package) for what its words say, and
+reported failures for what it tells without a sentiment word.
+
+VADER (Hutto and Gilbert, 2014) implements the whole method: the valence of each word, negation,
+the contrastive "but", intensifiers, capitals and punctuation. It cannot see that "the wifi dropped
+every ten minutes" or "support never answered" tell of something going wrong: the words and phrases
+of data/lexicons/failure_events_en.txt do (a breakdown word, or a verb of doing what was expected
+under a negation). When the two disagree inside one clause (praise next to a failure), the clause
+is not read: that is mixed or ironic, and a word list cannot tell which.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from vaderSentiment.vaderSentiment import NEGATE, SentimentIntensityAnalyzer
+
+from ....core import lexicons
+
+# VADER's own line: a compound score from +0.05 up is positive, from -0.05 down negative.
+COMPOUND_THRESHOLD = 0.05
+# A negation this many words before a word turns it (VADER's window).
+NEGATION_WINDOW = 3
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_NEGATION = frozenset(NEGATE) | {"no", "never"}
+
+
+@lru_cache(maxsize=1)
+def analyzer() -> SentimentIntensityAnalyzer:
+    return SentimentIntensityAnalyzer()
+
+
+def _forms(base: str) -> set[str]:
+    """A word's regular inflections: fail -> fails, failed, failing; drop -> dropped; die -> died."""
+    out = {base, base + "s", base + "es", base + "ed", base + "ing"}
+    if base.endswith("e"):
+        out |= {base + "d", base[:-1] + "ing"}
+    if base.endswith("y"):
+        out |= {base[:-1] + "ies", base[:-1] + "ied"}
+    if len(base) >= 3 and base[-1] not in "aeiouwxy" and base[-2] in "aeiou" and base[-3] not in "aeiou":
+        out |= {base + base[-1] + "ed", base + base[-1] + "ing"}
+    return out
+
+
+@lru_cache(maxsize=1)
+def _events() -> tuple[frozenset[str], tuple[tuple[str, ...], ...], frozenset[str], tuple[tuple[str, ...], ...]]:
+    """(breakdown words, breakdown phrases, performance words, performance phrases), inflected."""
+    table = lexicons.failure_events()
+
+    def split(section: str) -> tuple[frozenset[str], tuple[tuple[str, ...], ...]]:
+        words: set[str] = set()
+        phrases: set[tuple[str, ...]] = set()
+        for entry in table.get(section, frozenset()):
+            parts = entry.split()
+            if len(parts) == 1:
+                words |= _forms(parts[0])
+            else:
+                phrases |= {(form, *parts[1:]) for form in _forms(parts[0])}
+        return frozenset(words), tuple(sorted(phrases, key=len, reverse=True))
+
+    return (*split("breakdown"), *split("performance"))
+
+
+@dataclass
+class ClauseReading:
+    polarity: str  # positive, negative or neutral
+    cues: list[str] = field(default_factory=list)  # the words that decided it; empty: nothing was read
+    source: str = "none"  # lexicon (VADER), event (a reported failure), conflict or none
+    compound: float = 0.0
+
+    @property
+    def read(self) -> bool:
+        return self.source in ("lexicon", "event")
+
+
+def _negated(tokens: list[str], i: int) -> bool:
+    return any(t in _NEGATION or t.endswith("n't") for t in tokens[max(0, i - NEGATION_WINDOW):i])
+
+
+def failure_cues(clause: str) -> tuple[list[str], list[str]]:
+    """What the clause reports going wrong (negative cues) and a failure it denies ("never crashed",
+    positive cues, as VADER turns a negated negative word)."""
+    tokens = [t.lower() for t in _TOKEN.findall(clause)]
+    breakdown, breakdown_phrases, performance, performance_phrases = _events()
+    neg: list[str] = []
+    pos: list[str] = []
+    used: set[int] = set()
+
+    def phrase_at(i: int, phrases: tuple[tuple[str, ...], ...]) -> tuple[str, ...] | None:
+        return next((p for p in phrases if tuple(tokens[i:i + len(p)]) == p), None)
+
+    for i, tok in enumerate(tokens):
+        if i in used:
+            continue
+        found = phrase_at(i, breakdown_phrases) or ((tok,) if tok in breakdown else None)
+        if found:
+            used |= set(range(i, i + len(found)))
+            words = " ".join(found)
+            (pos if _negated(tokens, i) else neg).append(f"not {words}" if _negated(tokens, i) else words)
+            continue
+        found = phrase_at(i, performance_phrases) or ((tok,) if tok in performance else None)
+        if found and _negated(tokens, i):
+            used |= set(range(i, i + len(found)))
+            back = next(t for t in reversed(tokens[max(0, i - NEGATION_WINDOW):i])
+                        if t in _NEGATION or t.endswith("n't"))
+            neg.append(f"{back} {' '.join(found)}")
+    return neg, pos
+
+
+def _mask(clause: str, skip: frozenset[str]) -> str:
+    """The clause with the words in `skip` (what is judged, such as the aspect "support") blanked."""
+    if not skip:
+        return clause
+    return _TOKEN.sub(lambda m: "thing" if m.group(0).lower() in skip else m.group(0), clause)
+
+
+def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReading:
+    """The clause's sentiment: VADER's compound score on its words, checked against the failures it
+    reports. Words in `skip` are what is judged, not a judgement, and are not scored."""
+    text = _mask(clause, skip)
+    sia = analyzer()
+    compound = float(sia.polarity_scores(text)["compound"])
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    cues = [f"not {t}" if _negated(tokens, i) else t for i, t in enumerate(tokens)
+            if t in sia.lexicon and t not in skip and t != "thing"]
+    lex = "positive" if compound >= COMPOUND_THRESHOLD else "negative" if compound <= -COMPOUND_THRESHOLD else "neutral"
+    neg, pos = failure_cues(text)
+    event = "negative" if len(neg) > len(pos) else "positive" if pos else "neutral"
+    cues = list(dict.fromkeys(cues))
+    if event == "neutral":
+        return ClauseReading(lex, cues, "lexicon" if cues else "none", compound)
+    if lex == "neutral" or lex == event:
+        found = list(dict.fromkeys((neg if event == "negative" else pos) + cues))
+        return ClauseReading(event, found, "event" if lex != event else "lexicon", compound)
+    # Praise next to a reported failure (or the reverse) in one clause: mixed or ironic.
+    return ClauseReading("neutral", list(dict.fromkeys(cues + neg + pos)), "conflict", compound)
+
+
+def clause_polarity(clause: str, skip: frozenset[str] = frozenset()) -> tuple[str, list[str]]:
+    """A clause's polarity and its cues; "neutral" with no cues when nothing in it was read (which
+    callers take as "not read", not as "neutral"), and for a clause whose words and events disagree."""
+    r = read_clause(clause, skip)
+    return (r.polarity, r.cues) if r.read else ("neutral", [])
