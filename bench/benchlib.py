@@ -19,11 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from debate_core.jobs.debates import run_debate  # noqa: E402
-
 from debate_core.core.cases import load_case  # noqa: E402
 from debate_core.core.schemas import Case  # noqa: E402
 from debate_core.engine.run import DebateResult  # noqa: E402
+from debate_core.jobs.debates import run_debate  # noqa: E402
 from debate_core.present import export  # noqa: E402
 from debate_core.providers import make_provider  # noqa: E402
 from debate_core.store import DebateStore  # noqa: E402

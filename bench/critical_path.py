@@ -24,10 +24,10 @@ from pathlib import Path
 
 import benchlib
 from benchlib import Figure
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.events import MemorySink
 from debate_core.engine.runtime import DebateSettings, Limiter
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols import PROTOCOLS
 from debate_core.providers import ReplayProvider
 from debate_core.store import DebateStore

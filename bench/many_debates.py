@@ -30,10 +30,10 @@ from pathlib import Path
 
 import benchlib
 from benchlib import Figure
-from debate_core.jobs.debates import run_debate, run_debate_async
 
 from debate_core.core.events import MemorySink
 from debate_core.engine.runtime import Limiter
+from debate_core.jobs.debates import run_debate, run_debate_async
 from debate_core.providers import ReplayProvider
 
 WALL_GOAL = 1.2

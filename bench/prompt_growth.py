@@ -26,13 +26,13 @@ from typing import Any
 
 import benchlib
 from benchlib import Figure
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core import prompts
 from debate_core.core.cases import load_case, sample_cases
 from debate_core.core.events import MemorySink
 from debate_core.core.schemas import Case
 from debate_core.core.steps import parse_step_id
+from debate_core.jobs.debates import run_debate
 from debate_core.providers import ReplayProvider, make_provider
 from debate_core.providers.base import estimate_tokens, messages_tokens
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import benchlib
 from benchlib import Figure
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.events import MemorySink
+from debate_core.jobs.debates import run_debate
 from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 

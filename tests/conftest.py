@@ -55,10 +55,10 @@ def app(db_path, monkeypatch):
 @pytest.fixture
 def make_debate(db_path):
     """Run a debate to its end on the offline provider, written to this test's database; returns its id."""
-    from debate_core.jobs.debates import run_debate
     from helpers import small_case
 
     from debate_core.engine.runtime import DebateSettings
+    from debate_core.jobs.debates import run_debate
     from debate_core.providers import make_provider
     from debate_core.store import DebateStore
 

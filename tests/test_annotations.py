@@ -7,7 +7,6 @@ import io
 import json
 
 import pytest
-from debate_core.jobs.debates import run_debate
 from helpers import (
     ALA_R1,
     NLA_R1,
@@ -25,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from debate_core import cli
 from debate_core.core import annotation_rules as rules
 from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
 from debate_core.present import export
 from debate_core.providers import ReplayProvider
 from debate_core.store import DebateStore, NotFound

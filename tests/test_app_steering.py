@@ -10,7 +10,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from debate_core.jobs.debates import run_debate
 from helpers import open_tab
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
@@ -19,6 +18,7 @@ from debate_core.core.cases import load_case
 from debate_core.core.steering import SteeringError
 from debate_core.engine.runtime import DebateSettings
 from debate_core.jobs import worker
+from debate_core.jobs.debates import run_debate
 from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 

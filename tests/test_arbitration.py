@@ -1,11 +1,11 @@
 """The arbitration protocol end to end: skip, arbitration, consensus, verdict, concurrency, offline arbiter."""
 
 import pytest
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core.cases import load_case, parse_case
 from debate_core.core.events import MemorySink
 from debate_core.engine.runtime import DebateSettings, Limiter
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols.arbitration.contradictions import detect_contradictions
 from debate_core.protocols.arbitration.models import Resolution
 from debate_core.protocols.arbitration.rules import decide, value_reported

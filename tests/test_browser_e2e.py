@@ -149,10 +149,10 @@ def test_pose_watch_accept_and_find_in_history(server, page):
 def test_a_completed_debate_shows_verdict_and_decision_in_the_first_screen(server, tmp_path):
     """At 1280x800 the verdict card and the review panel both sit within the first 800 px, and
     the tabs with the rounds follow without scrolling past the decision."""
-    from debate_core.jobs.debates import run_debate
     from playwright.sync_api import expect, sync_playwright
 
     from debate_core.core.cases import load_case
+    from debate_core.jobs.debates import run_debate
     from debate_core.providers import make_provider
     from debate_core.store import DebateStore
 

@@ -14,13 +14,13 @@ import json
 import re
 
 import pytest
-from debate_core.jobs.debates import resume_debate, run_debate
 from helpers import open_tab
 
 from debate_core import cli
 from debate_core.core.cases import load_case, sample_cases
 from debate_core.core.schemas import Case
 from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import resume_debate, run_debate
 from debate_core.present import export
 from debate_core.protocols import BASELINES, PROTOCOLS, get_spec, specs
 from debate_core.providers import make_provider

@@ -8,7 +8,6 @@ import csv
 import io
 import json
 
-from debate_core.jobs.debates import run_debate
 from helpers import (
     ALA_R1,
     NLA_R1,
@@ -25,6 +24,7 @@ from helpers import (
 from debate_core.core.events import MemorySink
 from debate_core.core.schemas import Critique
 from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols.cross_critique import rows as cc_rows
 from debate_core.protocols.cross_critique import rules
 from debate_core.providers import ReplayProvider

@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 
-from debate_core.jobs.debates import run_debate
 from fault_server import FaultServer, NameScript, content, requested_name
 from helpers import small_case
 
 from debate_core.engine.runtime import DebateSettings, Limiter
 from debate_core.evaluation import harness as evaluation
+from debate_core.jobs.debates import run_debate
 from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from debate_core.jobs.debates import run_debate_async
 from helpers import small_case
 
 from debate_core.core.events import MemorySink
 from debate_core.engine.runtime import DebateSettings, Limiter
+from debate_core.jobs.debates import run_debate_async
 from debate_core.providers import make_provider
 
 

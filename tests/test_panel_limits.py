@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from debate_core.jobs.debates import run_debate
-
 from debate_core.core.cases import parse_case
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols.panel import rules as mod
 from debate_core.protocols.panel import shared_context
 from debate_core.protocols.panel.agent import handlers

@@ -106,9 +106,8 @@ def test_debate_cost_per_step_agent_and_total_with_unpriced_models_listed() -> N
 
 
 def test_debate_cost_reads_store_rows_of_a_real_debate() -> None:
-    from debate_core.jobs.debates import run_debate
-
     from debate_core.core.cases import CASES_DIR, load_case
+    from debate_core.jobs.debates import run_debate
     from debate_core.store import DebateStore
 
     store = DebateStore(memory=True)

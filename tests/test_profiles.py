@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from debate_core.jobs.debates import run_debate
 
 from debate_core.core import inputs, profiles
 from debate_core.core.cases import load_case
 from debate_core.engine.runtime import DebateSettings
+from debate_core.jobs.debates import run_debate
 from debate_core.protocols import SettingsError, get_spec
 
 TENANCY = "data/eval/dev/tenancy_rent_withholding_repairs.json"

@@ -276,9 +276,8 @@ def test_other_protocols_pause_and_continue_to_the_verdict_they_reach_alone(tmp_
 
 
 def test_a_continued_debate_that_died_resumes_with_its_interventions(tmp_path):
-    from debate_core.jobs.debates import resume_debate
-
     from debate_core.jobs.continuation import intervene, prepare_continue
+    from debate_core.jobs.debates import resume_debate
 
     db = tmp_path / "d.db"
     did = ok_json("run", str(CASE), "--protocol", "cross_critique", "--pause-after-round", "1", "--quiet",

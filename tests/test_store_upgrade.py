@@ -21,11 +21,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from debate_core.jobs.debates import run_debate
 from helpers import small_case
 
 import debate_core.store as store_module
 from debate_core.cli import main
+from debate_core.jobs.debates import run_debate
 from debate_core.providers import make_provider
 from debate_core.store import MIGRATIONS, DebateStore, StoreMissing, StoreOutdated
 
