@@ -74,36 +74,50 @@ def _sentiment(state: Stage2State, aspect: str) -> AspectSentiment | None:
     return next((s for s in state.sentiments if _key(s.aspect) == _key(aspect)), None)
 
 
+def _flip(out: Stage2State, stage: str, kind: str, aspect: str, polarity: str | None, why: str,
+          confidence: float | None = None) -> None:
+    """Set an aspect's polarity (to `polarity`, else the opposite of its own), logged."""
+    s = _sentiment(out, aspect)
+    if s is None:
+        out.log.append(_entry(stage, kind, aspect, False, "no sentiment for this aspect", why))
+        return
+    target = polarity or FLIP[s.polarity]
+    if target == s.polarity:
+        out.log.append(_entry(stage, kind, aspect, False, f"already {target}", why))
+        return
+    out.log.append(_entry(stage, kind, aspect, True, f"polarity {s.polarity} -> {target}", why, s.polarity, target))
+    s.polarity = target
+    if confidence is not None:
+        s.confidence = confidence
+
+
+def _drop_aspect(out: Stage2State, stage: str, kind: str, aspect: str, why: str) -> None:
+    applied = _drop(out, aspect)
+    out.log.append(_entry(stage, kind, aspect, applied, "aspect dropped" if applied else "no such aspect", why))
+
+
+def _revise(out: Stage2State, stage: str, kind: str, aspect: str, revised: str | None, why: str) -> None:
+    """Rename an aspect to the words the sentence uses, logged."""
+    new = (revised or "").strip()
+    if not new or _key(new) == _key(aspect):
+        out.log.append(_entry(stage, kind, aspect, False, "no new span given", why))
+        return
+    applied = _rename(out, aspect, new)
+    out.log.append(_entry(stage, kind, aspect, applied, f"span {aspect} -> {new}" if applied else "no such aspect",
+                          why, aspect, new))
+
+
 def apply_validator_corrections(state: Stage2State, proposals: Sequence[Any]) -> Stage2State:
     """Step 1: FLIP_POLARITY sets the aspect's polarity (to the proposed one, else the opposite),
     DROP_ASPECT removes the aspect, REVISE_SPAN renames it to the words the sentence uses."""
     out = _copy(state)
     for p in proposals:
-        aspect, kind, why = p.target_aspect, p.proposal_type, p.rationale
-        if kind == "FLIP_POLARITY":
-            s = _sentiment(out, aspect)
-            if s is None:
-                out.log.append(_entry("validator", kind, aspect, False, "no sentiment for this aspect", why))
-                continue
-            target = p.new_polarity or FLIP[s.polarity]
-            if target == s.polarity:
-                out.log.append(_entry("validator", kind, aspect, False, f"already {target}", why))
-                continue
-            out.log.append(_entry("validator", kind, aspect, True, f"polarity {s.polarity} -> {target}", why,
-                                  s.polarity, target))
-            s.polarity = target
-        elif kind == "DROP_ASPECT":
-            applied = _drop(out, aspect)
-            out.log.append(_entry("validator", kind, aspect, applied,
-                                  "aspect dropped" if applied else "no such aspect", why))
+        if p.proposal_type == "FLIP_POLARITY":
+            _flip(out, "validator", p.proposal_type, p.target_aspect, p.new_polarity, p.rationale)
+        elif p.proposal_type == "DROP_ASPECT":
+            _drop_aspect(out, "validator", p.proposal_type, p.target_aspect, p.rationale)
         else:  # REVISE_SPAN
-            new = (p.revised_term or "").strip()
-            if not new or _key(new) == _key(aspect):
-                out.log.append(_entry("validator", kind, aspect, False, "no new span given", why))
-                continue
-            applied = _rename(out, aspect, new)
-            out.log.append(_entry("validator", kind, aspect, applied,
-                                  f"span {aspect} -> {new}" if applied else "no such aspect", why, aspect, new))
+            _revise(out, "validator", p.proposal_type, p.target_aspect, p.revised_term, p.rationale)
     return out
 
 
@@ -120,17 +134,9 @@ def apply_aspect_review(state: Stage2State, actions: Sequence[Any]) -> Stage2Sta
             out.terms.append(aspect)
             out.log.append(_entry("aspect_review", kind, aspect, True, "aspect added", why, None, aspect))
         elif kind == "drop":
-            applied = _drop(out, aspect)
-            out.log.append(_entry("aspect_review", kind, aspect, applied,
-                                  "aspect dropped" if applied else "no such aspect", why))
+            _drop_aspect(out, "aspect_review", kind, aspect, why)
         else:  # revise_span
-            new = (a.revised_term or "").strip()
-            if not new or _key(new) == _key(aspect):
-                out.log.append(_entry("aspect_review", kind, aspect, False, "no new span given", why))
-                continue
-            applied = _rename(out, aspect, new)
-            out.log.append(_entry("aspect_review", kind, aspect, applied,
-                                  f"span {aspect} -> {new}" if applied else "no such aspect", why, aspect, new))
+            _revise(out, "aspect_review", kind, aspect, a.revised_term, why)
     return out
 
 
@@ -150,18 +156,7 @@ def apply_sentiment_review(state: Stage2State, actions: Sequence[Any]) -> Stage2
             out.log.append(_entry("sentiment_review", kind, aspect, s is not None,
                                   "sentiment dropped" if s else "no sentiment for this aspect", why))
         elif kind == "flip_polarity":
-            if s is None:
-                out.log.append(_entry("sentiment_review", kind, aspect, False, "no sentiment for this aspect", why))
-                continue
-            target = a.polarity or FLIP[s.polarity]
-            if target == s.polarity:
-                out.log.append(_entry("sentiment_review", kind, aspect, False, f"already {target}", why))
-                continue
-            out.log.append(_entry("sentiment_review", kind, aspect, True, f"polarity {s.polarity} -> {target}", why,
-                                  s.polarity, target))
-            s.polarity = target
-            if a.confidence is not None:
-                s.confidence = a.confidence
+            _flip(out, "sentiment_review", kind, aspect, a.polarity, why, a.confidence)
         else:  # add
             if s is not None or a.polarity is None:
                 out.log.append(_entry("sentiment_review", kind, aspect, False,
