@@ -26,14 +26,15 @@ def _norm(text: str) -> str:
 
 
 def mentions(answer: str, alternative: str) -> bool:
-    """The alternative appears in the answer, ignoring case, spacing, underscores and hyphens; an
-    alternative that starts or ends with a letter or digit must start or end on a word boundary."""
+    """The alternative appears in the answer, ignoring case, spacing, underscores and hyphens. One
+    that starts with a letter or digit must start a word ("no" is not found in "know"); it may end
+    inside one, so a stem such as "bleed" or "not initiat" also finds "bleeding" and "not initiated",
+    as data/eval/README.md promises case writers."""
     needle = _norm(alternative).strip()
     if not needle:
         return False
     left = r"(?<![\w])" if needle[0].isalnum() else ""
-    right = r"(?![\w])" if needle[-1].isalnum() else ""
-    return re.search(left + re.escape(needle) + right, _norm(answer)) is not None
+    return re.search(left + re.escape(needle), _norm(answer)) is not None
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,11 @@ from .rules import authority_order
 AUTHORITY_STEP = 0.1
 COMPLETENESS_STEP = 0.19  # one of the five completeness checks
 CONFIDENCE_STEP = 0.05
+# Source authority that differs by this much (an official source against a blog or a forum post)
+# decides on its own: the later criteria are tie-breaks, and a newer date, a fuller citation or a
+# surer agent on the weaker side does not lower a ruling the stronger source settles.
+DECISIVE_AUTHORITY_GAP = 0.3
+DECISIVE_CONFIDENCE = 0.75
 # A quoted or found number matches a reported value when within 0.5% of it (rounding in sources).
 MATCH_TOLERANCE = 0.005
 _DATE = re.compile(r"((?:19|20)\d\d)(?:[-/.](\d{1,2}))?")
@@ -458,7 +463,8 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str]) -
     criteria = [
         ("source authority", _favour(au1, au2, AUTHORITY_STEP),
          f"{why1} vs {why2}" + (" (a gap under 0.1 does not count)"
-                                if "passage authority" in why1 and "passage authority" in why2 else "")),
+                                if "passage authority" in why1 and "passage authority" in why2
+                                and abs(au1 - au2) < AUTHORITY_STEP else "")),
         ("data freshness", _favour_dates(f1, f2), f"{fwhy1} vs {fwhy2}"),
         ("citation completeness", _favour(co1, co2, COMPLETENESS_STEP),
          f"{round(co1 * 5)}/5 vs {round(co2 * 5)}/5 checks"
@@ -482,9 +488,19 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str]) -
     oppose = sum(1 for _, fav, _ in criteria if fav and fav != winner)
     win = s1 if winner == 1 else s2
     lines.append(f"Decided by {name}: {win.agent}'s {win.shown()} stands.")
-    confidence = max(0.35, min(0.95, 0.45 + 0.1 * agree - 0.1 * oppose))
+    confidence = ruling_confidence(name, abs(au1 - au2), agree, oppose)
     return _result(f"agent{winner}_correct", f"use_agent{winner}", " ".join(lines), win.value,
                    win.citation, confidence)
+
+
+def ruling_confidence(deciding: str, authority_gap: float, agree: int, oppose: int) -> float:
+    """How sure a ruling by the criteria is: the criteria that agree with the deciding one raise it,
+    those against lower it; but when source authority decides by `DECISIVE_AUTHORITY_GAP` or more,
+    the ruling is at least `DECISIVE_CONFIDENCE` (the tie-breaks against it do not count)."""
+    confidence = max(0.35, min(0.95, 0.45 + 0.1 * agree - 0.1 * oppose))
+    if deciding == "source authority" and authority_gap >= DECISIVE_AUTHORITY_GAP:
+        confidence = max(confidence, DECISIVE_CONFIDENCE)
+    return confidence
 
 
 @register("arbitration", "arbitrate")

@@ -11,6 +11,9 @@
   than ``WIDE_GAP`` apart. Nothing but a tie-break (a newer publication, a fuller citation, a
   surer agent) then separates two figures that cannot both be right: the source protocol's
   criteria are applied, and the choice is sent to a person with both sources and figures named.
+  A newer publication is more than a tie-break when it supersedes the older one
+  (``supersedes``): it says it replaces, revises or updates earlier figures, or it came out
+  ``SUPERSEDED_AFTER_DAYS`` or more later (a later edition); then the newer figure stands.
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ WIDE_GAP = LOW_BAND
 AUTHORITY_STEP = 0.1
 # A figure appears in a passage when a number there is within 0.5% of it (rounding in sources).
 MATCH_TOLERANCE = 0.005
+# A publication this many days after another of the same standing is a later edition, not a
+# tie-break: a month between two releases is not.
+SUPERSEDED_AFTER_DAYS = 365
+# How a passage says it takes the place of earlier figures (general English of revision).
+_REPLACES = re.compile(r"\b(?:replac(?:es|ed|ing)|supersed(?:es|ed|ing)|revis(?:es|ed|ion)|updat(?:es|ed)"
+                       r"|withdraw(?:s|n)|no longer (?:applies|valid|current))\b", re.IGNORECASE)
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
 
 
@@ -76,6 +85,29 @@ def _published(passages: Sequence[Evidence]) -> str | None:
     return dates[-1] if dates else None
 
 
+def _day(date: str | None) -> int | None:
+    m = _DATE.search(date or "")
+    if not m:
+        return None
+    y, mo, d = int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1)
+    return y * 365 + (min(max(mo, 1), 12) - 1) * 30 + min(max(d, 1), 31)
+
+
+def supersedes(newer: Sequence[Evidence], older: Sequence[Evidence]) -> str | None:
+    """Rule: the newer passages take the place of the older ones, in plain words, or None: they
+    were published `SUPERSEDED_AFTER_DAYS` or more later, or they say they replace, revise or update
+    earlier figures."""
+    d_new, d_old = _day(_published(newer)), _day(_published(older))
+    if d_new is None or d_old is None or d_new <= d_old:
+        return None
+    says = next((m.group(0) for ev in newer for m in [_REPLACES.search(ev.text or "")] if m), None)
+    if says:
+        return f"the newer passage says it {says.lower()} earlier figures"
+    if d_new - d_old >= SUPERSEDED_AFTER_DAYS:
+        return f"it was published {round((d_new - d_old) / 365)} year(s) later, a later edition"
+    return None
+
+
 def _side(c: Contradiction, n: int) -> str:
     s = c.side(n)
     basis = ", ".join(x for x in (s["source"], s["period"]) if x)
@@ -114,6 +146,8 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
     if abs(a1 - a2) >= AUTHORITY_STEP:
         return None  # the passages' own authority decides
     d1, d2 = _published(c1 or p1), _published(c2 or p2)
+    if supersedes(c1 or p1, c2 or p2) or supersedes(c2 or p2, c1 or p1):
+        return None  # a later edition replaces the older figure: freshness decides, not a tie-break
     dates = f", published {d1} and {d2}" if d1 and d2 and d1 != d2 else ""
     gap = relative_difference(v1, v2)
     return (f"settled only by a weak tie-break: {_side(c, 1)} and {_side(c, 2)} are {gap:.0%} apart for the "

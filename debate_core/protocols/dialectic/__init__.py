@@ -248,6 +248,8 @@ async def run(run: DebateRun) -> Outcome:
         final_speaker=final["speaker"],
         uncertainties=[*final.get("uncertainties", []), *critic_uncertainties],
         superseded=rules.superseded_rule(final["rule"], run.case.evidence),
+        withdrawn=rules.withdrawn_kept(final["rule"], run.case.evidence),
+        conflicts=rules.conflicting_passages(final["rule"], run.case.evidence),
     )
     result = {
         "initial_proposal": initial,
@@ -289,6 +291,8 @@ GLOSSARY = {
     "not_assessed": "The agents said what they could not assess from the question and the passages.",
     "converged_rule_accepted": "The critic accepted the rule, or it stopped changing.",
     "kept_superseded_rule": "The final rule keeps what a later amendment in the passages changed.",
+    "kept_withdrawn_rule": "The final rule keeps a condition or an exception a passage says no longer applies.",
+    "conflicting_passages": "Passages set different figures on the rule's subject and neither amends the other.",
 }
 
 SPEC = ProtocolSpec(
@@ -321,7 +325,9 @@ SPEC = ProtocolSpec(
                  required=False, without="the rule is argued from the question alone"),
     ),
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
-               rules.low_confidence, rules.not_assessed, rules.superseded_rule, rules.rule_in_words,
+               rules.low_confidence, rules.not_assessed, rules.superseded_rule, rules.withdrawn_kept,
+               rules.conflicting_passages,
+               rules.rule_in_words,
                rules.verdict),
     glossary=GLOSSARY,
     interventions=("evidence",),

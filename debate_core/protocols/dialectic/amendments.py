@@ -37,6 +37,11 @@ _AMENDING_WORDS = set(terms(" ".join(AMENDMENT_CUES)) + terms("clause section ar
 _REFERENCE = re.compile(
     r"\b(clause|section|article|paragraph|rule|regulation|schedule|part|s\.|§)\s*(\d+[0-9a-z]*(?:[.(]\d+[0-9a-z]*\)?)*)",
     re.I)
+# A text withdrawing a condition or an exception ("the X exception no longer applies", "X is repealed"):
+# what it names before the cue no longer counts, in either direction.
+WITHDRAWAL = re.compile(
+    r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant)|ceases? to apply|"
+    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished))\b", re.I)
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
 # Share of the shorter sentence's content terms two sentences must share to be on the same subject.
 SAME_SUBJECT = 0.5
@@ -158,4 +163,146 @@ def kept_superseded(rule: str, evidence: Sequence[Evidence]) -> list[str]:
                   f"the rule against the amendment")
         if reason not in reasons:
             reasons.append(reason)
+    return reasons
+
+
+def withdraws(sentence: str) -> bool:
+    """Whether the sentence withdraws something ("no longer applies", "is repealed")."""
+    return bool(WITHDRAWAL.search(sentence))
+
+
+def _same_word(a: str, b: str) -> bool:
+    short, long_ = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long_.startswith(short))
+
+
+def _has(words: set[str], term: str) -> bool:
+    return any(_same_word(term, w) for w in words)
+
+
+# Words that say what kind of provision is withdrawn, not which one ("the X exception no longer applies").
+_PROVISION_WORDS = set(terms("exception exemption condition requirement rule proviso clause"))
+# Share of what a sentence withdraws that a predicate's name and description must carry to be the one meant.
+WITHDRAWN_SHARE = 0.6
+
+
+def declarations(evidence: Sequence[Evidence]) -> dict[str, str]:
+    """The declared predicates (`name(X): description`) of the vocabulary passages, name -> description."""
+    out: dict[str, str] = {}
+    for ev in evidence:
+        if len(_DECLARATION.findall(ev.text)) >= 2:
+            for m in re.finditer(r"\b([a-z][a-z0-9_]*)\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:\s*([^;]+)",
+                                 ev.text):
+                out.setdefault(m.group(1), m.group(2).strip())
+    return out
+
+
+def withdrawn_part(sentence: str) -> str:
+    """What a withdrawing sentence withdraws: its words before "no longer applies", "is repealed"; "" if none."""
+    m = WITHDRAWAL.search(sentence)
+    return sentence[:m.start()] if m else ""
+
+
+def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
+    """The predicates a withdrawing sentence names: those whose name and description carry most of what
+    it withdraws (the best such share, at least WITHDRAWN_SHARE)."""
+    wanted = set(terms(withdrawn_part(sentence))) - _AMENDING_WORDS - _PROVISION_WORDS
+    if not wanted:
+        return []
+    share = {name: sum(any(_same_word(w, t) for t in terms(f"{name.replace('_', ' ')} {desc}")) for w in wanted)
+             / len(wanted) for name, desc in described.items()}
+    best = max(share.values(), default=0.0)
+    return [n for n, v in share.items() if v == best] if best >= WITHDRAWN_SHARE else []
+
+
+def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: a final rule that keeps what a passage says no longer applies goes to a person.
+
+    With declared predicates, a literal is kept when it is the predicate the withdrawing sentence names
+    (`withdrawn_names`); without, a literal is kept when its name carries most of what is withdrawn, and
+    a rule in words keeps it when it carries most of those words. One plain-words reason per sentence."""
+    literals = list(dict.fromkeys(re.findall(r"\b([a-z][a-z0-9_]*)\s*\(", rule)))
+    described = declarations(evidence) or {lit: "" for lit in literals}
+    have = set(terms(" ".join(re.split(r"[_()]", rule))))
+    reasons: list[str] = []
+    for ev in evidence:
+        for sent in sentences(ev.text):
+            part = withdrawn_part(sent)
+            if not part:
+                continue
+            if literals:
+                kept = [lit for lit in withdrawn_names(sent, described) if lit in literals]
+            else:
+                withdrawn = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS
+                kept = [part.strip()] if withdrawn and _share(withdrawn, have) >= STATES else []
+            if kept:
+                reasons.append(f"The final rule keeps {', '.join(kept)} although {ev.id}"
+                               f"{f' ({ev.date})' if ev.date else ''} says it no longer applies "
+                               f"(\"{_quote(sent)}\"); a person must check the rule against that passage")
+    return reasons
+
+
+# A figure with the measure it counts ("30 days", "5 %", "10 GB"): passages on the same subject that
+# give one such figure each, and different ones, disagree unless one amends the other.
+_FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|per ?cent|percent|[A-Za-z]+)", re.I)
+# Each measure's dimension and size in that dimension's base unit: figures in one dimension are
+# compared once converted ("30 days" and "1 month" agree; "30 days" and "30 months" do not).
+_MEASURES = {"minute": ("time", 1 / 1440), "hour": ("time", 1 / 24), "day": ("time", 1.0), "week": ("time", 7.0),
+             "month": ("time", 30.44), "year": ("time", 365.25), "%": ("share", 1.0), "percent": ("share", 1.0),
+             "per cent": ("share", 1.0), "percentage": ("share", 1.0), "euro": ("euro", 1.0),
+             "dollar": ("dollar", 1.0), "pound": ("pound", 1.0), "mb": ("data", 1e-3), "gb": ("data", 1.0),
+             "tb": ("data", 1e3), "mg": ("mass", 1e-3), "g": ("mass", 1.0), "kg": ("mass", 1e3),
+             "ml": ("volume", 1e-3), "km": ("length", 1.0), "time": ("count", 1.0)}
+_DECLARATION = re.compile(r"\b[a-z][a-z0-9_]*\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:")
+
+
+def _figures(sentence: str) -> dict[str, set[float]]:
+    """The sentence's figures by dimension, converted to the dimension's base unit."""
+    out: dict[str, set[float]] = {}
+    for m in _FIGURE.finditer(sentence):
+        unit = m.group(2).lower().rstrip("s'") if m.group(2).lower() not in ("%",) else "%"
+        if unit in _MEASURES:
+            dim, size = _MEASURES[unit]
+            out.setdefault(dim, set()).add(round(float(m.group(1)) * size, 6))
+    return out
+
+
+# Content words a rule must share with a passage sentence to be about its subject (ASP names are short).
+ABOUT_TERMS = 2
+
+
+def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: passages that set different figures on the same subject ("within 30 days" against
+    "within 14 days", "30 days" against "30 months"), neither amending the other, leave the rule
+    unsettled when it is about that subject (it names either figure, most of the subject's words, or
+    two of them): a person decides which passage governs, and a later date or a wording closer to the
+    question is not enough to choose. One reason per pair."""
+    gone = superseded_sentences(evidence)
+    amended_pairs = {(s.old_id, s.new_id) for s in supersessions(evidence)}
+    rows = [(ev, s) for ev in evidence if len(_DECLARATION.findall(ev.text)) < 2
+            for s in sentences(ev.text) if (ev.id, s) not in gone and not is_amendment(s) and _figures(s)]
+    rule_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", rule)}
+    have = set(terms(" ".join(re.split(r"[_()]", rule))))
+    reasons: list[str] = []
+    for i, (ev_a, sa) in enumerate(rows):
+        for ev_b, sb in rows[i + 1:]:
+            if ev_a.id == ev_b.id or (ev_a.id, ev_b.id) in amended_pairs or (ev_b.id, ev_a.id) in amended_pairs:
+                continue
+            if not _same_subject(sa, sb):
+                continue
+            fa, fb = _figures(sa), _figures(sb)
+            raw_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", f"{sa} {sb}")}
+            for dim in sorted(set(fa) & set(fb)):
+                va, vb = fa[dim], fb[dim]
+                if len(va) != 1 or len(vb) != 1 or abs(min(va) - min(vb)) <= 0.05 * max(min(va), min(vb)):
+                    continue
+                subject = set(terms(sa)) - _AMENDING_WORDS
+                about = (raw_numbers & rule_numbers or _share(subject, have) >= STATES
+                         or len(subject & have) >= ABOUT_TERMS)
+                if not about:
+                    continue
+                reasons.append(
+                    f"{ev_a.id} and {ev_b.id} disagree and neither amends the other: {ev_a.id} says \"{_quote(sa)}\" "
+                    f"and {ev_b.id} says \"{_quote(sb)}\"; a person must decide which governs before the rule is relied on")
+                break
     return reasons

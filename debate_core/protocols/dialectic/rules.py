@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ...core.schemas import Evidence, Verdict
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
-from .amendments import kept_superseded
+from .amendments import kept_superseded, kept_withdrawn, unsettled_conflicts
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -187,6 +187,18 @@ def superseded_rule(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
     return kept_superseded(final_rule, evidence)
 
 
+def withdrawn_kept(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: "a final rule that keeps what a passage says no longer applies goes to a human"; one
+    reason per withdrawing sentence, naming the passage and what the rule keeps (amendments.py)."""
+    return kept_withdrawn(final_rule, evidence)
+
+
+def conflicting_passages(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: "passages that set different figures on the rule's subject, neither amending the other,
+    send the rule to a human"; one reason per pair, naming both passages (amendments.py)."""
+    return unsettled_conflicts(final_rule, evidence)
+
+
 def verdict(
     *,
     final_rule: str,
@@ -201,16 +213,26 @@ def verdict(
     final_speaker: str = "the final rule's author",
     uncertainties: Sequence[str] = (),
     superseded: Sequence[str] = (),
+    withdrawn: Sequence[str] = (),
+    conflicts: Sequence[str] = (),
 ) -> Verdict:
     """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
     the critic never accepted it within the round budget, its confidence is below `min_confidence`,
     the agents said what they could not assess, or it keeps what a later amendment changed
-    (`superseded`: the reasons amendments.kept_superseded gives, each naming both passages)."""
+    (`superseded`: the reasons amendments.kept_superseded gives, each naming both passages), or keeps
+    what a passage says no longer applies (`withdrawn`: amendments.kept_withdrawn), or rests on passages
+    that disagree with neither amending the other (`conflicts`: amendments.unsettled_conflicts)."""
     reasons: list[str] = []
     rules: list[str] = []
     if superseded:
         reasons.extend(superseded)
         rules.append("kept_superseded_rule")
+    if withdrawn:
+        reasons.extend(withdrawn)
+        rules.append("kept_withdrawn_rule")
+    if conflicts:
+        reasons.extend(conflicts)
+        rules.append("conflicting_passages")
     if not final_check.ok:
         reasons.append(f"The final rule is not valid ASP: {final_check.error}")
         rules.append("final_rule_unparsable")

@@ -165,16 +165,25 @@ def seen_when_nothing_fails(message: str, passages: Iterable[tuple[str, str]]) -
     return None
 
 
+def stated_cause(hypothesis: str) -> str:
+    """The part of a hypothesis that names the cause: its first sentence (a hypothesis states the
+    root cause first; what follows is the timeline and the effects it explains)."""
+    first = sentences(str(hypothesis or ""))
+    return first[0] if first else str(hypothesis or "")
+
+
 def healthy_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]]) -> list[str]:
     """Rule: "a root cause that the evidence shows also occurs when nothing fails goes to a human,
     naming the passage that shows it". Each sentence of a passage the hypothesis cites and restates
-    is looked up in every passage of the case (`passages`: (id, text))."""
+    in its stated cause (`stated_cause`: an effect it lists may well be routine) is looked up in
+    every passage of the case (`passages`: (id, text))."""
     by_id = dict(passages)
+    cause = stated_cause(final["hypothesis"])
     reasons: list[str] = []
     named: set[str] = set()
     for pid in final.get("verified_evidence") or []:
         for s in sentences(by_id.get(pid, "")):
-            if not same_message(final["hypothesis"], s):
+            if not same_message(cause, s):
                 continue
             seen = seen_when_nothing_fails(s, passages)
             if seen is None or seen[0] in named:

@@ -5,9 +5,10 @@ its earlier critiques."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ....core.schemas import AgentOutput, Case, Claim
+from ....core.schemas import AgentOutput, Case, Claim, Evidence
 from ....core.text import authority_score, bm25_rank, overlap
 from ....providers.offline.agents import register
 from .scoring import (
@@ -18,6 +19,7 @@ from .scoring import (
     domain_strength,
     is_thesis,
     legal_register,
+    outside_age,
     passage_texts,
     short_source,
     support_level,
@@ -27,17 +29,60 @@ from .scoring import (
 
 
 def _conflicting_passage(case: Case, claim: Claim, own: AgentOutput, target: AgentOutput) -> tuple[str, str] | None:
-    """A passage cited in the debate (by the critic or by the target's other claims) that contradicts
-    the claim: the same point negated, the opposite direction, or a figure of the same unit more than
-    5% apart (scoring.contradiction). Passages that agree in other words are no conflict."""
+    """A passage of the case (those cited in the debate first, and none a later passage replaces) that
+    contradicts the claim: the same point negated, the opposite direction, a figure of the same unit
+    more than 5% apart, or another amount once units and periods are read (scoring.contradiction).
+    Passages that agree in other words are no conflict."""
     by_id = case.evidence_by_id()
     cited = [e for c in [*own.claims, *target.claims] for e in c.evidence]
-    for pid in dict.fromkeys(cited):
+    # The passages cited in the debate first, then the rest of the case: a passage nobody cited can
+    # still contradict a claim.
+    for pid in dict.fromkeys([*cited, *by_id]):
         if pid not in by_id or pid in claim.evidence:
             continue
+        if _outdated_by(case, by_id[pid].text, [pid]):
+            continue  # a passage a later one replaces does not contradict a current claim
         how = contradiction(claim.statement, by_id[pid].text)
         if how:
             return pid, how
+    return None
+
+
+# How a critique says a claim is limited to cases the question's is not (the revision restates it).
+OUT_OF_SCOPE_MARK = "does not apply to the question's case"
+# How a critique says a claim rests on a passage a later one replaces (the revision drops such a claim).
+OUTDATED_MARK = "which a later passage of at least equal authority replaces"
+# Words by which a passage says it replaces an earlier one, or that it was itself replaced.
+_REPLACES = re.compile(r"\b(replac\w*|supersed\w*|amend\w*|revis\w*|withdrawn|no longer|repeal\w*|revoked)\b", re.I)
+_YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:-(\d\d))?(?:-(\d\d))?")
+# Share of the claim's terms the later passage must carry to be on the same point.
+SAME_POINT_SHARE = 0.3
+
+
+def _dated(ev: Evidence) -> tuple[int, int, int] | None:
+    m = _YEAR_MONTH.search(ev.date or "")
+    return (int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0)) if m else None
+
+
+def _outdated_by(case: Case, statement: str, valid: list[str]) -> tuple[str, str] | None:
+    """A later passage of at least the cited passages' authority, on the claim's point, where one of the
+    two says the later one replaces the earlier ("superseded", "replaced", "amended", "no longer").
+    A later date alone is no ground: two sources of equal standing that differ are a conflict, not an update."""
+    by_id = case.evidence_by_id()
+    cited = [by_id[e] for e in valid]
+    dates = [d for d in (_dated(ev) for ev in cited) if d]
+    if not dates:
+        return None
+    newest, authority = max(dates), max(authority_score(ev.authority) for ev in cited)
+    says_replaced = any(_REPLACES.search(f"{ev.source} {ev.text}") for ev in cited)
+    for ev in case.evidence:
+        when = _dated(ev)
+        if ev.id in valid or when is None or when <= newest or authority_score(ev.authority) < authority:
+            continue
+        if overlap(statement, ev.text) < SAME_POINT_SHARE:
+            continue
+        if says_replaced or _REPLACES.search(ev.text):
+            return ev.id, f"{', '.join(valid)} is dated {max(dates)[0]}, {ev.id} {when[0]}"
     return None
 
 
@@ -81,6 +126,17 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
             add(claim, "overclaim", "MAJOR" if claim.confidence - support > 0.2 else "MINOR",
                 f"Confidence {claim.confidence:.2f} exceeds what {', '.join(valid)} carries (about {support:.2f}).",
                 f"Lower the confidence to {support:.2f} or add corroborating passages.")
+        scope = outside_age(claim.statement, case.question)
+        if scope:
+            add(claim, "logic_gap", "MAJOR", f"Claim {claim.id} {OUT_OF_SCOPE_MARK}: {scope}.",
+                f"State what {', '.join(valid)} says for the question's case, or withdraw the claim.")
+        newer = _outdated_by(case, claim.statement, valid)
+        if newer:
+            pid, how = newer
+            add(claim, "conflict", "CRITICAL",
+                f"Claim {claim.id} rests on {', '.join(valid)} ({short_source(by_id[valid[0]])}), {OUTDATED_MARK}: "
+                f"{pid} ({short_source(by_id[pid])}); {how}.",
+                f"Rest the claim on {pid}, or withdraw it.")
         clash = _conflicting_passage(case, claim, own, target_out)
         if clash:
             pid, how = clash

@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from ....core.schemas import REVIEWER_ISSUE, AgentOutput, Case
-from ....core.text import authority_score, best_sentence, bm25_rank, mentioned_ids, overlap
+from ....core.text import authority_score, best_sentence, bm25_rank, mentioned_ids, overlap, sentences
 from ....providers.offline.agents import register
+from .critique import OUT_OF_SCOPE_MARK, OUTDATED_MARK
 from .scoring import (
     NEUTRAL_YIELD_MARK,
     YIELD_MARK,
+    age_ranges,
     agent_label,
     agents_from,
     compose_answer,
@@ -18,6 +20,7 @@ from .scoring import (
     honest,
     is_thesis,
     legal_register,
+    outside_age,
     passage_texts,
     short_source,
     support_level,
@@ -37,6 +40,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
     uncertainties = list(previous.uncertainties)
     open_questions = list(previous.open_questions)
     conceded, maintained = [], []
+    dropped: set[str] = set()
     legal = legal_register(case, agents_from(payload))
     for item in addressed:
         k = item.critique
@@ -59,6 +63,22 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
         elif k.issue_type == "overclaim":
             claim.confidence = min(claim.confidence, support_level(case, claim.evidence))
             conceded.append(f"{claim.id}: confidence lowered to {claim.confidence:.2f}")
+        elif k.issue_type == "logic_gap" and OUT_OF_SCOPE_MARK in k.description:
+            # The claim is limited to other cases: restated from a sentence of its passages that covers
+            # the question's case, else withdrawn.
+            fitting = [sent for e in claim.evidence if e in by_id for sent in sentences(by_id[e].text)
+                       if age_ranges(sent) and not outside_age(sent, case.question)]
+            if fitting:
+                claim.statement = best_sentence(" ".join(fitting), case.question)
+                claim.assumptions.append("Restated for the question's case")
+                conceded.append(f"{claim.id}: restated for the question's case")
+            else:
+                dropped.add(claim.id)
+                conceded.append(f"{claim.id}: withdrawn, it does not apply to the question's case")
+        elif k.issue_type == "conflict" and OUTDATED_MARK in k.description and not is_thesis(claim):
+            # The claim rests on a passage a later one of at least equal authority replaces: withdrawn.
+            dropped.add(claim.id)
+            conceded.append(f"{claim.id}: withdrawn, its passage is replaced by a later one")
         elif k.issue_type == "conflict" and is_thesis(claim):
             critic_agent = next((a for a in agents_from(payload) if a["id"] == item.critic), {"id": item.critic})
             theirs_strength = domain_strength(case, critic_agent, named)
@@ -124,7 +144,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
                 claim.confidence = round(max(0.2, claim.confidence - 0.1), 2)
                 conceded.append(f"{claim.id}: premise made explicit, confidence lowered")
         claim.assumptions = list(dict.fromkeys(claim.assumptions))
-    kept = [c for c in claims.values() if c.confidence >= 0.25 or c.evidence]
+    kept = [c for c in claims.values() if (c.confidence >= 0.25 or c.evidence) and c.id not in dropped]
     kept, uncertainties = honest(case, agent, kept, uncertainties)
     note_parts = []
     if conceded:

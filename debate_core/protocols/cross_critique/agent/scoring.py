@@ -9,9 +9,9 @@ from typing import Any
 
 from ....core.schemas import AgentOutput, Case, Claim, Evidence
 from ....core.text import (
+    NEGATIONS,
     authority_score,
     bm25_rank,
-    has_negation,
     numbers,
     overlap,
     sentences,
@@ -37,6 +37,113 @@ OPPOSITE_DIRECTIONS = (("increas", "decreas"), ("higher", "lower"), ("more", "le
                        ("valid", "invalid"), ("effect", "ineffect"), ("benefit", "harm"))
 
 
+# Quantities with a unit of measure, and the rate they are given at ("10 GB per month", "5 mg daily").
+# Units of one dimension convert to a base unit, so "4 g" and "4000 mg" agree and "4 g" and "4 mg" do not.
+UNITS = {"mg": ("mass", 1e-3), "g": ("mass", 1.0), "kg": ("mass", 1e3), "mcg": ("mass", 1e-6), "µg": ("mass", 1e-6),
+         "kb": ("data", 1e-6), "mb": ("data", 1e-3), "gb": ("data", 1.0), "tb": ("data", 1e3),
+         "ml": ("volume", 1e-3), "l": ("volume", 1.0), "litres": ("volume", 1.0), "liters": ("volume", 1.0),
+         "mm": ("length", 1e-3), "cm": ("length", 1e-2), "m": ("length", 1.0), "km": ("length", 1e3)}
+PERIODS = {"hour": "hour", "day": "day", "week": "week", "month": "month", "year": "year", "daily": "day",
+           "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year", "annual": "year"}
+_QUANTITY = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True)) + r")(?![\w])"
+    r"(?:(?:\s+[A-Za-z-]+){0,3}?\s+(?:per|a|an|each|every)\s+(hour|day|week|month|year)s?\b"
+    r"|\s+(daily|weekly|monthly|yearly|annually)\b|\s*/\s*(hour|day|week|month|year)\b)?", re.I)
+
+
+def quantities(sentence: str) -> list[tuple[float, str, str, str | None]]:
+    """(value in the base unit, dimension, the figure as written, period or None) for each quantity."""
+    out = []
+    for m in _QUANTITY.finditer(sentence):
+        dim, factor = UNITS[m.group(2).lower()]
+        period = next((PERIODS[p.lower()] for p in m.groups()[2:] if p), None)
+        value = float(m.group(1).replace(",", "."))
+        written = f"{m.group(1)} {m.group(2)}" + (f" per {period}" if period else "")
+        out.append((value * factor, dim, written, period))
+    return out
+
+
+# A count: a figure and the word that says what it counts ("41 million", "3 witnesses"); years are not counts.
+_COUNT = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+([A-Za-z]{3,})\b")
+_NOT_COUNTED = {"the", "and", "for", "per", "of", "to", "in", "on", "at", "or", "but", "with", "from", "than", "was",
+                "were", "is", "are", "by", "as"}
+
+
+def counts(sentence: str) -> dict[str, list[float]]:
+    """Figures by the word they count, lower-cased; four-digit years left out."""
+    out: dict[str, list[float]] = {}
+    for m in _COUNT.finditer(sentence):
+        raw, word = m.group(1), m.group(2).lower()
+        if word in _NOT_COUNTED or (len(raw) == 4 and raw.isdigit() and 1800 <= int(raw) <= 2200):
+            continue
+        out.setdefault(word, []).append(float(raw.replace(",", ".")))
+    return out
+
+
+def unit_mismatch(sa: str, sb: str) -> str | None:
+    """Two sentences on the same point whose one quantity of a dimension differs once units and rates
+    are read: another period ("per month" against "per year"), or another amount after conversion
+    ("5 mg" against "5 g"). The same figure in another unit or period is a conflict, not agreement."""
+    qa, qb = quantities(sa), quantities(sb)
+    for dim in {d for _, d, _, _ in qa} & {d for _, d, _, _ in qb}:
+        a = [q for q in qa if q[1] == dim]
+        b = [q for q in qb if q[1] == dim]
+        if len(a) != 1 or len(b) != 1:
+            continue
+        (va, _, wa, pa), (vb, _, wb, pb) = a[0], b[0]
+        if pa and pb and pa != pb:
+            return f"\"{sa.strip()}\" gives {wa}, \"{sb.strip()}\" gives {wb}: not the same amount over another period"
+        base = max(abs(va), abs(vb))
+        if base and abs(va - vb) / base > 0.05 and wa.split()[1].lower() != wb.split()[1].lower():
+            return f"\"{sa.strip()}\" gives {wa}, \"{sb.strip()}\" gives {wb}: different amounts once the units are converted"
+    ca, cb = counts(sa), counts(sb)
+    for word in sorted(set(ca) & set(cb)):
+        if len(ca[word]) == 1 and len(cb[word]) == 1:
+            va, vb = ca[word][0], cb[word][0]
+            if max(va, vb) and abs(va - vb) / max(va, vb) > 0.05:
+                return f"\"{sa.strip()}\" gives {va:g} {word}, \"{sb.strip()}\" gives {vb:g} {word}"
+    return None
+
+
+# Ages a sentence is limited to ("aged 40 to 59", "aged 60 or older", "under 12", "adults older than 70")
+# and the age the question gives ("a 72-year-old", "aged 72").
+_AGE_RANGE = re.compile(
+    r"\b(?:aged|ages|age)\s+(\d{1,3})\s*(?:to|-|–|and)\s*(\d{1,3})\b"
+    r"|\b(?:aged|ages|age)?\s*(\d{1,3})\s+(?:years?\s+)?(?:or|and)\s+(?:older|over|above)\b"
+    r"|\b(?:older than|over)\s+(\d{1,3})\b(?!\s*(?:%|percent|mg|g\b))"
+    r"|\b(?:younger than|under)\s+(\d{1,3})\s+(?:years?\b)", re.I)
+_QUESTION_AGE = re.compile(r"\b(\d{1,3})[- ]year[- ]old\b|\baged\s+(\d{1,3})\b(?!\s*(?:to|-|and|or))", re.I)
+
+
+def age_ranges(sentence: str) -> list[tuple[float, float]]:
+    out = []
+    for m in _AGE_RANGE.finditer(sentence):
+        lo, hi, older, over, under = m.groups()
+        if lo and hi:
+            out.append((float(lo), float(hi)))
+        elif older:
+            out.append((float(older), float("inf")))
+        elif over:
+            out.append((float(over) + 1, float("inf")))
+        elif under:
+            out.append((0.0, float(under) - 1))
+    return out
+
+
+def question_age(question: str) -> float | None:
+    m = _QUESTION_AGE.search(question)
+    return float(m.group(1) or m.group(2)) if m else None
+
+
+def outside_age(statement: str, question: str) -> str | None:
+    """The statement is limited to ages that exclude the age the question gives: it does not apply."""
+    age, ranges = question_age(question), age_ranges(statement)
+    if age is None or not ranges or any(lo <= age <= hi for lo, hi in ranges):
+        return None
+    shown = ", ".join(f"{lo:g} to {hi:g}" if hi != float("inf") else f"{lo:g} or older" for lo, hi in ranges)
+    return f"it is limited to ages {shown}, and the question concerns someone aged {age:g}"
+
+
 def legal_register(case: Case, agents: list[dict[str, Any]]) -> bool:
     """Whether the agents' profiles or the case (question, scope hint, authority labels) bring the legal
     register; without it the agents speak of passages and focus, not of governing sources and precedence."""
@@ -44,6 +151,33 @@ def legal_register(case: Case, agents: list[dict[str, Any]]) -> bool:
                      *(focus_text(a) + " " + agent_label(a) for a in agents)])
     words = {stem(t) for t in terms(text)}
     return any(stem(w) in words for w in LEGAL_REGISTER)
+
+
+# A negation inside a relative clause ("adults who are not at risk") or after a preposition ("at no
+# extra charge", "without delay") narrows a noun; it does not deny what the sentence asserts.
+_QUALIFYING = {"who", "that", "which", "whose", "whom", "at", "with", "without", "for", "of", "if", "unless",
+               "where", "when", "whether"}
+
+
+def asserts_negation(sentence: str) -> bool:
+    """Whether the sentence denies what it states: a negation word that is not inside a qualifying
+    clause or phrase (a relative pronoun or preposition at most two words before it)."""
+    toks = tokens(sentence)
+    for i, t in enumerate(toks):
+        if t in NEGATIONS and not any(w in _QUALIFYING for w in toks[max(0, i - 2):i]):
+            return True
+    return False
+
+
+# A stance against what the sentence names is a negative statement without a negation word.
+_AGAINST = re.compile(r"\b(?:recommend(?:s|ed)?|advis(?:e|es|ed)|warn(?:s|ed)?|decided|argu(?:e|es|ed)|"
+                      r"counsel(?:s|led)?|caution(?:s|ed)?)\s+against\b|\b(?:avoid(?:s|ed)?|contraindicated)\b", re.I)
+
+
+def negative(sentence: str) -> bool:
+    """Whether the sentence takes the negative side of its point: it denies it (`asserts_negation`) or
+    stands against it ("recommends against", "avoid", "contraindicated")."""
+    return asserts_negation(sentence) or bool(_AGAINST.search(sentence))
 
 
 def contradiction(text_a: str, text_b: str) -> str | None:
@@ -60,14 +194,9 @@ def contradiction(text_a: str, text_b: str) -> str | None:
             shared = ta & tb
             if len(shared) < 2 or len(shared) / min(len(ta), len(tb)) < SAME_POINT:
                 continue
-            if has_negation(sa) != has_negation(sb):
-                return f"one says \"{sa.strip()}\", the other denies it: \"{sb.strip()}\""
-            sa_st, sb_st = {t.lower() for t in tokens(sa)}, {t.lower() for t in tokens(sb)}
-            for up, down in OPPOSITE_DIRECTIONS:
-                a_up, a_down = any(w.startswith(up) for w in sa_st), any(w.startswith(down) for w in sa_st)
-                b_up, b_down = any(w.startswith(up) for w in sb_st), any(w.startswith(down) for w in sb_st)
-                if (a_up and not a_down and b_down and not b_up) or (a_down and not a_up and b_up and not b_down):
-                    return f"\"{sa.strip()}\" and \"{sb.strip()}\" point in opposite directions"
+            mismatch = unit_mismatch(sa, sb)
+            if mismatch:
+                return mismatch
             # Figures are compared only when each sentence gives one figure of a unit: with several
             # (a rate and a share in one sentence) nothing says which of them the other one answers.
             fa, fb = numbers(sa), numbers(sb)
@@ -78,6 +207,14 @@ def contradiction(text_a: str, text_b: str) -> str | None:
                     base = max(abs(va), abs(vb))
                     if base and abs(va - vb) / base > 0.05:
                         return f"\"{sa.strip()}\" gives {va:g}{unit}, \"{sb.strip()}\" gives {vb:g}{unit}"
+            if negative(sa) != negative(sb):
+                return f"one says \"{sa.strip()}\", the other denies it: \"{sb.strip()}\""
+            sa_st, sb_st = {t.lower() for t in tokens(sa)}, {t.lower() for t in tokens(sb)}
+            for up, down in OPPOSITE_DIRECTIONS:
+                a_up, a_down = any(w.startswith(up) for w in sa_st), any(w.startswith(down) for w in sa_st)
+                b_up, b_down = any(w.startswith(up) for w in sb_st), any(w.startswith(down) for w in sb_st)
+                if (a_up and not a_down and b_down and not b_up) or (a_down and not a_up and b_up and not b_down):
+                    return f"\"{sa.strip()}\" and \"{sb.strip()}\" point in opposite directions"
     return None
 
 
@@ -176,7 +313,7 @@ def contradicted(claim: Claim, others: list[Claim]) -> Claim | None:
     """An other claim of the same agent that says the opposite about the same thing, if any."""
     for other in others:
         if other.id != claim.id and overlap(claim.statement, other.statement) >= 0.3 \
-                and has_negation(claim.statement) != has_negation(other.statement):
+                and negative(claim.statement) != negative(other.statement):
             return other
     return None
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 from ....core.lexicons import LEXICON_DIR
 from ....core.schemas import Case
 from ....core.text import sentences
-from ..amendments import superseded_sentences
+from ..amendments import superseded_sentences, withdraws
 
 _ASKS_ASP = re.compile(r"\b(ASP|answer set program\w*|clingo|logic program)\b", re.I)
 # A prohibition of failing to do something ("unlawful ... to fail to", "charge ... without") is a requirement.
@@ -25,10 +25,17 @@ _PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:permitted|entitled
                          r"(?:has|have) the right to|is at liberty to)\b", re.I)
 _EXTRA_CUES = {
     "exception": ("provided that", "provided however", "provided always", "save that", "save where", "save for",
-                  "subject to", "excluding", "does not apply", "shall not apply", "do not apply"),
+                  "subject to", "excluding", "does not apply", "shall not apply", "do not apply",
+                  "nor does it apply", "nor do they apply", "nor does this apply"),
     "obligation": ("on condition that", "so long as", "as long as", "is conditional on"),
 }
 
+# Where a sentence carves something out of its rule: what follows is the exception ("... unless X",
+# "does not apply to X", "Nor does it apply to X"), what precedes it the rule and its conditions.
+_EXCEPTION_TAIL = re.compile(
+    r"\b(?:unless|except(?:\s+(?:in so far as|where|when|if|for))?|(?:does|do|shall) not apply to|"
+    r"nor (?:does|do|shall|will) (?:it|this|they|that|these|the \w+) apply to|other than|save (?:where|for|that))\b",
+    re.I)
 # Words of a predicate name match a sentence's words when one is a prefix of the other at least
 # this long ("cancel"/"cancelled", "clear"/"clearly"): the light stemmer leaves such pairs apart.
 MIN_PREFIX = 4
@@ -78,6 +85,28 @@ def cue_kind(sentence: str) -> str | None:
     if permits(sentence):
         return "permission"
     return None
+
+
+def split_exception(sentence: str) -> tuple[str, str]:
+    """(the rule part, the exception part) of a sentence; the exception part is "" without one. An
+    "except where/if" that states the only way a prohibition is lifted ("cannot ... except in so far
+    as X") stays in the rule part: it is a condition, not an exception."""
+    m = _EXCEPTION_TAIL.search(sentence)
+    if not m or re.match(r"except\s+in so far as", m.group(0), re.I):
+        return sentence, ""
+    return sentence[:m.start()], sentence[m.end():]
+
+
+def states_requirement(text: str) -> bool:
+    """Whether the text requires ("must", "only if", "on condition that") or grants ("may") something:
+    the predicates it names are the conditions of that requirement or grant, whatever provisos follow."""
+    return _has_cue(text, "obligation") or permits(text)
+
+
+def repeals(sentence: str) -> bool:
+    """Whether the sentence withdraws something ("no longer applies", "is repealed"): what it names no
+    longer counts, in either direction (a condition it drops, or an exception it removes)."""
+    return withdraws(sentence)
 
 
 def asks_for_asp(question: str) -> bool:
@@ -140,4 +169,9 @@ def topic_of(question: str) -> str:
                 parts.append(m.group(1))
             continue
         parts.append(sent)
-    return " ".join(parts) or question
+    if parts:
+        return " ".join(parts)
+    # The question only asks for the rule: what it is about is the head it names ("may_renew(L)"), read
+    # as words.
+    heads = [m.group(1).replace("_", " ") for m in re.finditer(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s*\(", question)]
+    return " ".join(heads) or question

@@ -10,8 +10,18 @@ from ....core.schemas import Case
 from ....core.text import terms
 from ....providers.offline.agents import register
 from ....providers.offline.reading import Reading
+from ..amendments import withdrawn_names
 from ..rules import ENGINE_ISSUE_PREFIX, check_asp
-from .cues import asks_for_asp, covers, cue_kind, evidence_sentences, shortened, subject_of
+from .cues import (
+    asks_for_asp,
+    covers,
+    cue_kind,
+    evidence_sentences,
+    repeals,
+    shortened,
+    split_exception,
+    subject_of,
+)
 from .plain import no_rule, plain_reading, plain_rule, reflected, statements
 from .predicates import (
     PRED_NAME,
@@ -68,8 +78,8 @@ def thesis(payload: dict[str, Any]) -> dict[str, Any]:
     head_name, var = head
     q_terms = set(terms(case.question))
     # The generator reads the knowledge gap: it starts from the declared predicates the question names.
-    body = [p.literal(var) for p in preds
-            if p.group != "defeater" and covers(q_terms, set(terms(p.name.replace("_", " "))))]
+    body = [p.literal(var) for p in preds if p.group == "subject" or (
+        p.group not in ("defeater", "repealed") and covers(q_terms, set(terms(p.name.replace("_", " ")))))]
     rule = build_rule(f"{head_name}({var})", body)
     reading = asp_reading(case, rule, preds, vocab_ids)
     named = ", ".join(body) if body else "no conditions"
@@ -140,8 +150,27 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         hits = [p for p in preds if matches(sent, p, common)]
         covered = [p.literal(var) for p in hits if p.name in positive]
         note = f"{eid}; partly covered by {', '.join(covered)}" if covered else eid
+        if repeals(sent):
+            # A later text withdrew what it names: the rule must not keep it, as a condition or an exception.
+            named = set(withdrawn_names(sent, {p.name: p.desc for p in preds}))
+            for p in preds:
+                if p.name in named and p.name in positive | negated and p.name not in reported:
+                    issues.append(f"Over-restrictive condition {p.literal(var)}: {eid} says it no longer applies "
+                                  f"(\"{sent}\"); remove it.")
+                    reported.add(p.name)
+            continue
         if kind == "exception":
             edge_cases.append(f"{sent} ({note})")
+            rule_part, carved_out = split_exception(sent)
+            for p in preds:
+                if p.name in reported or p.name in negated:
+                    continue
+                if p.group == "defeater" and matches(carved_out, p, common):
+                    issues.append(f"Unhandled defeater: add not {p.literal(var)}; {eid} says \"{sent}\"")
+                    reported.add(p.name)
+                elif p.group == "condition" and p.name not in positive and matches(rule_part, p, common):
+                    issues.append(f"Missing condition {p.literal(var)}: {eid} requires it (\"{sent}\"); add it.")
+                    reported.add(p.name)
             continue
         if kind == "prohibition" and not any(p.group == "defeater" for p in hits):
             edge_cases.append(f"{sent} ({note})")

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ....core.schemas import Case
 from ....core.text import terms
 from ....providers.offline.reading import Reading, quoted_material, read
+from ..amendments import withdrawn_names
 from ..rules import rule_literals
-from .cues import covers, cue_kind, evidence_sentences, matched_terms, shortened, topic_of
+from .cues import (
+    covers,
+    cue_kind,
+    evidence_sentences,
+    matched_terms,
+    repeals,
+    shortened,
+    split_exception,
+    states_requirement,
+    topic_of,
+)
 
 _DECL = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*)\)\s*:\s*([^;.]+)")
 _LABEL = re.compile(r"([A-Z][A-Za-z ]{2,30}):\s")
@@ -23,7 +34,11 @@ class Pred:
     name: str
     args: str
     desc: str
-    group: str  # "condition", "defeater" or "other"
+    # "subject" (what the rule is about), "condition", "defeater", "repealed" (a later text withdrew
+    # it) or "other"
+    group: str
+    # Name terms no other predicate's name or description uses: enough on their own to recognise it.
+    own: frozenset[str] = frozenset()
 
     def literal(self, var: str) -> str:
         return f"{self.name}({var})"
@@ -69,11 +84,25 @@ def common_terms(preds: list[Pred]) -> set[str]:
     return {t for t, c in counts.items() if c >= 3}
 
 
+# A name term at least this long, used by no other predicate, identifies its predicate on its own.
+OWN_TERM_LENGTH = 6
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\d+", text))
+
+
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     words = set(terms(sentence))
     name_terms = set(terms(pred.name.replace("_", " ")))
+    # A figure in the name (notice_90_days) is what sets it apart: a sentence with another figure is not about it.
+    figures = _numbers(pred.name)
+    if figures and not figures & _numbers(sentence):
+        return False
     # A name made only of common terms (the subject predicate itself) would match every sentence.
     if name_terms - common and covers(words, name_terms):
+        return True
+    if matched_terms({t for t in pred.own if len(t) >= OWN_TERM_LENGTH}, words):
         return True
     desc = set(terms(pred.desc)) - common - name_terms
     hit = matched_terms(desc, words)
@@ -88,23 +117,55 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     condition, the rest are other facts.
     """
     preds, vocab_ids, labelled = _declared(case)
-    if labelled or not preds:
+    preds = [replace(p, own=frozenset(own_terms(p, preds))) for p in preds]
+    if not preds:
         return preds, vocab_ids
     common = common_terms(preds)
+    sents = [s for _, s in evidence_sentences(case, vocab_ids)]
+    described = {p.name: p.desc for p in preds}
+    withdrawn = {name for s in sents if repeals(s) for name in withdrawn_names(s, described)}
+    if labelled:
+        return [replace(p, group="repealed") if p.name in withdrawn else p for p in preds], vocab_ids
     unless = [m.group(1) for p in preds for m in _UNLESS_CLAUSE.finditer(p.desc)]
-    unless += [m.group(1) for _, s in evidence_sentences(case, vocab_ids) for m in _UNLESS_CLAUSE.finditer(s)]
-    required = [s for _, s in evidence_sentences(case, vocab_ids) if cue_kind(s) == "obligation"]
+    unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail]
+    # A requirement ("must", "only if") or a grant ("may ..., provided that ...") names the conditions of
+    # the rule in the part before any exception.
+    required = [rule_part for s in sents if not repeals(s) for rule_part in [split_exception(s)[0]]
+                if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)]
     grouped: list[Pred] = []
     for p in preds:
         name_terms = set(terms(p.name.replace("_", " ")))
-        if any(covers(set(terms(clause)), name_terms) for clause in unless):
+        if is_type(p):
+            group = "subject"
+        elif p.name in withdrawn:
+            group = "repealed"
+        elif any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in unless):
             group = "defeater"
         elif any(matches(s, p, common) for s in required):
             group = "condition"
         else:
             group = "other"
-        grouped.append(Pred(p.name, p.args, p.desc, group))
+        grouped.append(replace(p, group=group))
     return grouped, vocab_ids
+
+
+def is_type(pred: Pred) -> bool:
+    """The predicate that says what the rule is about ("record(R): R is a customer record under review")."""
+    return bool(re.match(rf"{re.escape(pred.args)}\s+is\s+an?\b", pred.desc.strip()))
+
+
+def own_terms(pred: Pred, preds: list[Pred]) -> set[str]:
+    """The terms of a predicate's name that no other predicate's name or description uses."""
+    others: set[str] = set()
+    for p in preds:
+        if p.name != pred.name:
+            others |= set(terms(p.name.replace("_", " "))) | set(terms(p.desc))
+    return {t for t in terms(pred.name.replace("_", " ")) if not any(_same(t, o) for o in others)}
+
+
+def _same(a: str, b: str) -> bool:
+    short, long_ = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long_.startswith(short))
 
 
 def head_of(question: str, preds: list[Pred]) -> tuple[str, str] | None:

@@ -42,6 +42,13 @@ _EN_CONTRAST = ",?\\s+(?=(?:" + "|".join(re.escape(w).replace("\\ ", "\\s+") for
     lexicons.contrasts(), key=len, reverse=True)) + ")\\b)"
 _CONTRAST_SPLIT = re.compile(_KO_CONTRAST + "|" + _EN_CONTRAST, re.IGNORECASE)
 _RATING = re.compile(r"([^\W\d_]+)\s*[:：]?\s*(\d(?:\.\d+)?)\s*/\s*5\b")
+# The reviewer's own rating of the whole review ("rated 1 of 5 stars", "2/5 stars", "5 out of 5").
+_OWN_RATING = re.compile(r"(?<![\d.])(\d(?:\.\d+)?)\s*(?:/|of|out of)\s*5(?:\s*stars?)?\b(?!\s*[:,]?\s*(?:most|the))",
+                         re.IGNORECASE)
+# A reviewer's own rating this far out decides a review whose aspects point both ways: the reviewer
+# has said which side weighs more (a few mild compliments against one severe complaint).
+EXTREME_LOW_RATING = 1.5
+EXTREME_HIGH_RATING = 4.5
 _CAVEAT = re.compile(
     r"\b(?:however|but|except|unless|only|not|no|risk|limited|uncertain|may|tidak|namun|kecuali|bukan)\b"
     r"|다만|그러나|예외|않|없",
@@ -185,19 +192,17 @@ class Reading:
     gaps: list[str] = field(default_factory=list)
     irony: bool = False
     measured: measure.Reading | None = None
+    # Polarities of clauses of the text under review that name no aspect: still part of its sentiment.
+    unattached: list[str] = field(default_factory=list)
+    own_rating: float | None = None  # the reviewer's own rating of the whole review, out of 5
 
     def by_name(self, name: str) -> AspectView | None:
         return next((a for a in self.aspects if a.aspect == name), None)
 
     @property
     def overall(self) -> str:
-        labels = {a.label for a in self.aspects if a.determined}
-        if {"positive", "negative"} <= labels:
-            return "mixed"
-        for label in ("positive", "negative"):
-            if label in labels:
-                return label
-        return "neutral"
+        labels = {a.label for a in self.aspects if a.determined} | set(self.unattached)
+        return overall_label(labels, self.own_rating)
 
     @property
     def weak(self) -> bool:
@@ -219,6 +224,50 @@ class Reading:
             notes += [n for n in self.measured.uncertainties()
                       if n not in notes and not n.startswith("could not assess: the aspects ")]
         return notes
+
+
+def overall_label(labels: set[str], own_rating: float | None = None) -> str:
+    """Rule: the text is mixed when its parts read both positive and negative, unless the reviewer's
+    own rating of the whole review is extreme (`EXTREME_LOW_RATING`, `EXTREME_HIGH_RATING`): then the
+    reviewer has weighed the parts, and the side the rating takes decides."""
+    if {"positive", "negative"} <= labels:
+        if own_rating is not None and own_rating <= EXTREME_LOW_RATING:
+            return "negative"
+        if own_rating is not None and own_rating >= EXTREME_HIGH_RATING:
+            return "positive"
+        return "mixed"
+    for label in ("positive", "negative"):
+        if label in labels:
+            return label
+    return "neutral"
+
+
+def own_rating(evidence: list[Any]) -> float | None:
+    """The reviewer's own rating of the whole review: a rating out of 5 in a primary passage (its
+    source line or text), not an aggregate of other people's ratings; None when there is none or
+    the primary passages disagree."""
+    found = set()
+    for ev in evidence:
+        if str(getattr(ev, "authority", "") or "").lower() != "primary":
+            continue
+        for where in (ev.source or "", ev.text or ""):
+            for m in _OWN_RATING.finditer(where):
+                before = where[max(0, m.start() - 25):m.start()].lower()
+                if re.search(r"average|mean|ratings?\b[^.]*\d|reviews?:", before):
+                    continue
+                found.add(float(m.group(1)))
+    return found.pop() if len(found) == 1 else None
+
+
+def attach_by_elimination(aspects: list[AspectView], loose: list[Mention]) -> AspectView | None:
+    """Rule: when exactly one aspect the text is asked about is not named in it, and the read clauses
+    of the text that name no aspect all speak one way, they speak of that aspect (what is left over
+    on both sides). Returns the aspect they were attached to, or None."""
+    missing = [a for a in aspects if not a.in_target]
+    if len(missing) != 1 or not loose or len({m.polarity for m in loose}) != 1:
+        return None
+    missing[0].mentions.extend(loose)
+    return missing[0]
 
 
 def _short(text: str, limit: int = 70) -> str:
@@ -282,8 +331,8 @@ def _split_for_reading(clause: str, index: TermIndex, skip: frozenset[str]) -> l
     return [clause[a:b].strip(" ,;") for a, b in merged]
 
 
-def _read_clauses(body: str, index: TermIndex, signal: dict[str, tuple[str, float]] | None
-                  ) -> list[tuple[str, list[str], str, list[str], str, float]]:
+def _read_clauses(body: str, index: TermIndex, signal: dict[str, tuple[str, float]] | None,
+                  keep_unnamed: bool = False) -> list[tuple[str, list[str], str, list[str], str, float]]:
     """Each clause of a passage that names an aspect: (clause, aspects, polarity, cues, source, strength).
 
     VADER and the reported failures read a clause first (sentiment.read_clause); a clause whose words
@@ -335,7 +384,7 @@ def _read_clauses(body: str, index: TermIndex, signal: dict[str, tuple[str, floa
                 read[i][2:6] = [read[j][2], [f"joined to \"{quote_text(read[j][0])}\""],
                                 "coordination", SOURCE_STRENGTH["coordination"]]
                 break
-    return [tuple(r) for r in read if r[1] or not index.aspect_terms]
+    return [tuple(r) for r in read if r[1] or keep_unnamed or not index.aspect_terms]
 
 
 def aspect_words(index: TermIndex) -> frozenset[str]:
@@ -387,6 +436,7 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
     if text and not held:
         units.insert(0, (None, text, True))
     target_read: list[tuple[str, list[str], str, list[str], str, float]] = []
+    loose: list[Mention] = []
     used: list[str] = []
     for ev_id, body, target in units:
         for m in _RATING.finditer(body):
@@ -397,8 +447,14 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
                                                       SOURCE_STRENGTH["rating"]))
         body = _RATING.sub(" ", body)
         target_norm = norm_text if target else ""
-        for clause, found, pol, cues, source, strength in _read_clauses(body, index, stage if target else None):
+        for clause, found, pol, cues, source, strength in _read_clauses(body, index, stage if target else None,
+                                                                           keep_unnamed=target):
             in_target = bool(target_norm) and normalize_text(clause) in target_norm
+            if not found and index.aspect_terms:
+                # A clause of the text under review that names no aspect still carries its sentiment.
+                if in_target and source in ("lexicon", "event") and pol in _OPPOSITE:
+                    loose.append(Mention(ev_id, clause, pol, cues, True, source, strength))
+                continue
             if in_target:
                 target_read.append((clause, found, pol, cues, source, strength))
             if source not in ("none", "conflict"):
@@ -415,7 +471,10 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
             issues.append(str(issue))
     ranked = [r.id for r in bm25_rank(case.question, {e.id: e.text for e in case.evidence}) if r.score > 0]
     aspects = list(views.values())
-    reading = Reading(lang, text, aspects, index, s1, issues, ranked)
+    if text and attach_by_elimination([views[a] for a in asked if a in views], loose):
+        loose = []
+    reading = Reading(lang, text, aspects, index, s1, issues, ranked,
+                      unattached=[m.polarity for m in loose], own_rating=own_rating(case.evidence))
     if aspects:
         _measure(reading, case, text, used, asked, target_read, context)
     return reading

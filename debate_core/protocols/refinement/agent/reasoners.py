@@ -57,6 +57,14 @@ def routine_notes(tl: Timeline) -> list[str]:
             f"(\"{quote(s, 100)}\")." for e, pid, s in tl.routine]
 
 
+def routine_gaps(tl: Timeline) -> list[str]:
+    """What made the component fail, when the only candidates the timeline offers were set aside as
+    routine: each named with the passage that shows it also happens when nothing fails."""
+    return [f"whether \"{quote(e.text, 100)}\" ({e.ev.id}) caused this incident: {pid} shows it also happens "
+            f"when nothing fails (\"{quote(s, 100)}\"), and nothing else explains the failure"
+            for e, pid, s in tl.routine]
+
+
 def _best_history(case: Case, anchor: str) -> Evidence | None:
     """The past incident or reference passage that shares most content words with the current story
     (at least three), or None."""
@@ -199,7 +207,8 @@ def anomaly_led(case: Case, tl: Timeline) -> dict[str, Any] | None:
     names = entities(first.text)
     where = ", ".join(names[:3]) or f"the component in {first.ev.id}"
     text = (f"Root cause: a fault in {where}, first seen at {first.when}: \"{quote(first.text)}\" ({first.ev.id}).")
-    gaps = ["what made the component fail: no change or limit explains it"] if not (tl.changes_before or tl.limit) \
+    gaps = (routine_gaps(tl) or ["what made the component fail: no change or limit explains it"]) \
+        if not (tl.changes_before or tl.limit) \
         else ["why the component itself would fail: the change and limit readings point elsewhere"]
     return _hypothesis(case, text, [first.ev], "software", [f"{first.ev.id} is the earliest anomaly.",
                                                             *routine_notes(tl)], gaps, _resolution(tl, []))
@@ -222,7 +231,11 @@ def history_led(case: Case, tl: Timeline) -> dict[str, Any] | None:
         cited.append(tl.first_anomaly.ev)
     return _hypothesis(case, text, cited, _category(kind(tl.changes_before[0].ev), tl.limit is not None)
                        if tl.changes_before else "software", [f"{past.id} shares the most words with this incident."],
-                       ["whether the past pattern's cause is this incident's cause"], _resolution(tl, []))
+                       [f"whether the cause of the past pattern in {past.id} is this incident's cause: no "
+                        "change or limit in the current incident's evidence shows it"
+                        if not (tl.changes_before or tl.limit)
+                        else f"whether the cause of the past pattern in {past.id} is this incident's cause"],
+                       _resolution(tl, []))
 
 
 
