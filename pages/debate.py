@@ -120,7 +120,7 @@ if debate_id:
         live()
     elif debate["status"] == "paused":
         steer.paused_banner(debate, events)
-        steer.panel(debate, settings.is_supervisor(common.reviewer()))  # with the fork tools beside Continue
+        steer.panel(debate, common.may("decide_escalation"))  # with the fork tools beside Continue
         render.warnings(debate)
         _body(debate, steps, claims, critiques, events, "done")
     else:
@@ -135,7 +135,7 @@ if debate_id:
             with card:
                 desk.verdict_card(debate, claims, views.agent_names(debate))
             with decision:
-                review.panel(debate, settings.is_supervisor(common.reviewer()))
+                review.panel(debate, common.may("decide_escalation"))
                 steer.fork_tools(debate)
         else:
             steer.fork_tools(debate)

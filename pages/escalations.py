@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debate_core.core.app_settings import settings_path
+from debate_core.core.identity import LOCAL_MODE_NOTICE
 from debate_core.present import formatting, views
 from debate_core.store import NotFound
 from ui import common, desk, review
@@ -14,14 +15,16 @@ common.page_setup()
 esc = formatting.md_escape
 
 st.title("Escalations", anchor=False)
-settings = common.app_settings()
-name = common.reviewer()
-is_supervisor = settings.is_supervisor(name)
-if not settings.supervisors:
-    st.info("No supervisors are named yet: add names on the Settings page or in "
-            f"{esc(settings_path(common.db_path()))}. Only they can decide escalations.")
-elif is_supervisor:
-    st.caption(f"Signed in as supervisor {esc(name)}.")
+who = common.actor()
+is_supervisor = common.may("decide_escalation")
+if not common.auth_configured():
+    st.caption(f"{LOCAL_MODE_NOTICE} Everyone here has the {who.role if who else 'viewer'} role.")
+if is_supervisor:
+    st.caption(f"Acting as {esc(who.described() if who else '')}, with the {who.role if who else ''} role: "
+               "you can approve or settle escalations.")
+else:
+    st.info(f"{common.refusal('decide_escalation')} Roles are given by an admin on the Settings page "
+            f"(kept in {esc(settings_path(common.db_path()))}), or by a claim from the identity provider.")
 
 store = common.read_store()
 try:

@@ -13,7 +13,7 @@ from debate_core.evaluation import harness as evaluation
 from debate_core.evaluation import report as eval_report
 from debate_core.evaluation.summary import DEFAULT_SEED, summarise
 from debate_core.jobs import worker
-from debate_core.present import formatting
+from debate_core.present import formatting, views
 from debate_core.protocols import BASELINES, PROTOCOLS, get_spec
 from ui import common
 
@@ -36,6 +36,9 @@ common.show_flash("eval")
 
 def _start_form() -> None:
     settings = common.app_settings()
+    if not common.may("evaluate"):
+        st.caption(common.refusal("evaluate"))
+        return
     with st.expander("Start an evaluation", expanded=False):
         protocol = st.selectbox("Protocol", PROTOCOLS, key="ev-protocol",
                                 format_func=lambda p: f"{get_spec(p).title} ({p})")
@@ -62,7 +65,7 @@ def _start_form() -> None:
         except evaluation.EvaluationError as exc:
             st.error(f"The evaluation cannot start: {formatting.md_escape(exc)}")
             return
-        evaluation_id = worker.start_evaluation(plan, db_path=common.db_path())
+        evaluation_id = worker.start_evaluation(plan, db_path=common.db_path(), actor=common.actor())
         st.session_state["ev-selected"] = evaluation_id
         common.flash("eval", "success", f"Started evaluation {evaluation_id}: {plan.total_runs} runs.")
         st.rerun()
@@ -125,7 +128,10 @@ if not listed:
             "python -m debate_core eval data/eval --protocol panel --baselines single,majority")
     st.stop()
 
-st.dataframe([{"started": e["created_at"][:19].replace("T", " "), "protocol": e["protocol"],
+st.dataframe([{"started": e["created_at"][:19].replace("T", " "),
+               "started by": f"{e.get('started_by')} ({views.identity_text(e)})" if e.get("started_by") else
+               "the command line",
+               "protocol": e["protocol"],
                "methods": ", ".join(e["methods"]), "cases": len(e["cases"]),
                "runs": f"{e['done_runs']} of {e['total_runs']}", "tokens": e["tokens"], "state": e["status"]}
               for e in listed], hide_index=True, key="ev-list")

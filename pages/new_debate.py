@@ -19,6 +19,7 @@ from debate_core.core.cases import (
 )
 from debate_core.core.credentials import key_plan
 from debate_core.core.files import CASE_BYTES, PASSAGES, FileProblem
+from debate_core.core.identity import PermissionRefused
 from debate_core.engine.runtime import DebateSettings
 from debate_core.jobs import worker
 from debate_core.present import export, formatting, protocol_choices
@@ -135,8 +136,9 @@ def _save_preset(protocol: str, current: str, team_key: str) -> None:
         options = inputs.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
         preset = {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1), "options": options}
         validate_settings(protocol, DebateSettings(rounds=preset["rounds"], agents=chosen, options=options))
-        save_preset(common.db_path(), protocol, name, preset)
-    except (CaseError, AppSettingsError, OptionsError, OSError) as exc:
+        common.audited("preset", "save_presets", lambda: save_preset(common.db_path(), protocol, name, preset),
+                       f"saved the {protocol} preset {name!r}")
+    except (CaseError, AppSettingsError, OptionsError, OSError, PermissionRefused) as exc:
         common.flash("preset", "error", f"Preset not saved: {exc}")
         return
     state[f"nd-preset-{protocol}"] = name
@@ -149,8 +151,10 @@ def _save_team(team_key: str) -> None:
     state = st.session_state
     name = (state.get("nd-team-name") or "").strip()
     try:
-        save_team(common.db_path(), name, inputs.parse_agent_lines(state.get(team_key) or ""))
-    except (CaseError, AppSettingsError, OSError) as exc:
+        agents = inputs.parse_agent_lines(state.get(team_key) or "")
+        common.audited("team", "save_presets", lambda: save_team(common.db_path(), name, agents),
+                       f"saved the team {name!r}")
+    except (CaseError, AppSettingsError, OSError, PermissionRefused) as exc:
         common.flash("team", "error", f"Team not saved: {exc}")
         return
     state["nd-team"] = name
@@ -371,6 +375,9 @@ if not chosen_agents:
     blockers.append("Choose at least one agent.")
 for b in blockers:
     st.warning(formatting.md_escape(b))
+if not common.may("start"):
+    blockers.append(common.refusal("start"))
+    st.info(common.refusal("start"))
 ready = case is not None and not problems and not blockers
 if st.button("Start debate", type="primary", disabled=not ready, key="nd-start", icon=":material/play_arrow:"):
     try:
@@ -378,7 +385,8 @@ if st.button("Start debate", type="primary", disabled=not ready, key="nd-start",
         if provider_name == "replay" and getattr(provider, "protocol", None) not in (None, protocol):
             raise ValueError(f"this cassette was recorded with the {provider.protocol} protocol; "
                              f"choose {provider.protocol} to replay it")
-        debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path())
+        debate_id = worker.start_debate(case, protocol, provider, run_settings, db_path=common.db_path(),
+                                        actor=common.actor())
     except (ValueError, CassetteError, StoreError) as exc:
         st.error(f"The debate could not start: {formatting.md_escape(exc)}")
     else:

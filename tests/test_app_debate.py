@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from helpers import open_tab, small_case
 from streamlit.testing.v1 import AppTest
@@ -304,26 +306,36 @@ def test_role_check_on_an_escalated_debate(app, make_debate, db_path):
     store = DebateStore(db_path)
     store.review(debate_id, action="escalate", reviewer="ann", reason="unclear")
     store.close()
-    save_settings(AppSettings(supervisors=["Sue"]), db_path)
-    _open(app, debate_id, reviewer="bob")
-    assert any("bob is not one of them" in i.value for i in app.info)
+    save_settings(AppSettings(roles={"sue@example.org": "supervisor", "bob@example.org": "reviewer"}), db_path)
+    app.user = {"is_logged_in": True, "iat": time.time(), "sub": "b-1", "name": "Bob", "email": "bob@example.org", "iss": "https://idp"}
+    _open(app, debate_id)
+    assert any("you have the reviewer role" in i.value for i in app.info)
     assert not [g for g in app.button_group if g.key == f"sup-decision-{debate_id}"]
-    supervisor = _open(AppTest.from_file(str(_app_path()), default_timeout=60), debate_id, "SUE")
-    assert supervisor.button_group(key=f"sup-decision-{debate_id}")
+    supervisor = AppTest.from_file(str(_app_path()), default_timeout=60)
+    supervisor.user = {"is_logged_in": True, "iat": time.time(), "sub": "s-1", "name": "Sue", "email": "SUE@example.org", "iss": "https://idp"}
+    assert _open(supervisor, debate_id).button_group(key=f"sup-decision-{debate_id}")
 
 
-def test_the_reviewer_name_survives_a_reload_through_the_link(app, make_debate):
+def test_a_viewer_reads_the_debate_but_has_no_review_controls(app, make_debate, db_path):
     debate_id = make_debate()
-    _open(app, debate_id, reviewer="Ann")
-    assert app.query_params["reviewer"] == ["Ann"] or app.query_params["reviewer"] == "Ann"
+    app.user = {"is_logged_in": True, "iat": time.time(), "sub": "v-1", "name": "Vic", "email": "vic@example.org", "iss": "https://idp"}
+    _open(app, debate_id)
+    assert any("Only a reviewer or above may accept, override or escalate a verdict; you have the viewer role"
+               in i.value for i in app.info)
+    assert not [g for g in app.button_group if g.key == f"decision-{debate_id}"]
+
+
+def test_the_reviewer_name_is_not_taken_from_a_link(app, make_debate):
+    """A link naming someone does not make the visitor them: the name is this session's label."""
+    debate_id = make_debate()
     fresh = AppTest.from_file(str(_app_path()), default_timeout=60)  # a new tab: a new session
     fresh.query_params["reviewer"] = "Ann"
     fresh.query_params["id"] = debate_id
     fresh.switch_page("pages/debate.py")
     fresh.run()
     assert not fresh.exception
-    assert fresh.session_state["reviewer_name"] == "Ann"
-    assert fresh.text_input(key="reviewer-input").value == "Ann"
+    assert not fresh.session_state["reviewer_name"]
+    assert fresh.text_input(key="reviewer-input").value == ""
 
 
 def test_critiques_show_their_claim_and_filter_by_severity(app, make_debate):

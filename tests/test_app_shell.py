@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from streamlit.testing.v1 import AppTest
 
 from debate_core.core.app_settings import AppSettings, save_settings
@@ -26,16 +28,33 @@ def test_reviewer_name_survives_page_changes(app):
     assert app.session_state["reviewer_name"] == "ann"
 
 
-def test_supervisor_is_recognised_in_the_sidebar(app, db_path):
-    save_settings(AppSettings(supervisors=["Sue"]), db_path)
+def test_local_mode_says_names_are_labels_and_whose_role_applies(app, db_path, monkeypatch):
+    monkeypatch.setenv("DEBATE_LOCAL_ROLE", "reviewer")
+    save_settings(AppSettings(roles={"sue": "supervisor"}), db_path)
     app.run()
     app.sidebar.text_input(key="reviewer-input").set_value("sue").run()
-    assert any("Supervisor" in c.value for c in app.sidebar.caption)
+    assert any("Local mode: no sign-in; names are labels, not identities." in i.value for i in app.sidebar.info)
+    assert any("Everyone here acts with the **reviewer** role" in c.value for c in app.sidebar.caption)
+
+
+def test_a_signed_in_person_gets_the_role_of_their_verified_email_or_group(app, db_path):
+    save_settings(AppSettings(roles={"sue@example.org": "supervisor"}, role_claim="groups",
+                              claim_roles={"workbench-admins": "admin"}), db_path)
+    app.user = {"is_logged_in": True, "iat": time.time(), "sub": "s-1", "name": "Sue", "email": "sue@example.org", "iss": "https://idp"}
+    app.run()
+    assert any("Role: **supervisor**" in c.value for c in app.sidebar.caption)
+    app.user = {"is_logged_in": True, "iat": time.time(), "sub": "x-9", "name": "Max", "groups": ["workbench-admins"], "iss": "https://idp"}
+    app.run()
+    assert any("Role: **admin**" in c.value for c in app.sidebar.caption)
+    app.user = {"is_logged_in": True, "iat": time.time(), "sub": "n-1", "name": "Nia", "iss": "https://idp"}
+    app.run()
+    assert any("Role: **viewer**" in c.value for c in app.sidebar.caption)
 
 
 def test_signed_in_user_is_the_reviewer_when_authentication_is_configured(app, make_debate, db_path):
     debate_id = make_debate()
-    app.user = {"is_logged_in": True, "name": "Ann Reviewer", "email": "ann@example.org"}
+    save_settings(AppSettings(roles={"ann@example.org": "reviewer"}), db_path)
+    app.user = {"is_logged_in": True, "iat": time.time(), "sub": "a-1", "name": "Ann Reviewer", "email": "ann@example.org"}
     app.run()
     assert not app.sidebar.text_input, "no free-text name when the user is signed in"
     assert any("Ann Reviewer" in m.value for m in app.sidebar.markdown)
@@ -44,7 +63,8 @@ def test_signed_in_user_is_the_reviewer_when_authentication_is_configured(app, m
     app.run()
     app.button_group(key=f"decision-{debate_id}").set_value("Accept").run()
     app.button(key=f"accept-{debate_id}").click().run()
-    assert DebateStore(db_path, readonly=True).reviews(debate_id)[0]["reviewer"] == "Ann Reviewer"
+    row = DebateStore(db_path, readonly=True).reviews(debate_id)[0]
+    assert (row["reviewer"], row["actor_kind"], row["actor_subject"]) == ("Ann Reviewer", "verified", "a-1")
 
 
 def test_signed_out_user_is_offered_sign_in(app):
@@ -52,6 +72,9 @@ def test_signed_out_user_is_offered_sign_in(app):
     app.run()
     assert not app.exception
     assert [b.label for b in app.sidebar.button] == ["Sign in"]
+    # Nothing of the team's work is shown before sign-in.
+    assert any("Sign in to open the workbench" in i.value for i in app.info)
+    assert not [t for t in app.title if t.value == "New debate"]
 
 
 def test_a_page_run_on_its_own_reenters_the_navigation(db_path):
@@ -105,3 +128,15 @@ def test_a_database_that_is_a_directory_is_one_sentence(app, db_path):
     assert not app.exception
     [error] = [e.value for e in app.error]
     assert error.startswith("Cannot open the database") and error.endswith("it is a directory")
+
+
+def test_a_sign_in_older_than_the_server_allows_is_refused_with_a_reason(app, db_path):
+    save_settings(AppSettings(roles={"sue@example.org": "supervisor"}), db_path)
+    day_old = time.time() - 25 * 3600
+    app.user = {"is_logged_in": True, "auth_time": day_old, "iat": day_old, "sub": "s-1", "name": "Sue",
+                "email": "sue@example.org", "iss": "https://idp"}
+    app.run()
+    assert not app.exception
+    assert any("could not be verified: it expired" in w.value for w in app.sidebar.warning)
+    assert [b.label for b in app.sidebar.button] == ["Sign in"]
+    assert any("Sign in to open the workbench" in i.value for i in app.info)

@@ -47,7 +47,8 @@ def test_a_deep_linked_debate_page_runs_inside_the_app_shell(db_path, make_debat
     at = _deep_link("pages/debate.py", id=debate_id, reviewer="ann")
     assert not at.exception
     assert _has_app_shell(at, db_path)
-    assert at.sidebar.text_input(key="reviewer-input").value == "ann"
+    # A name in the link is not an identity: the visitor's label stays theirs to type.
+    assert at.sidebar.text_input(key="reviewer-input").value == ""
     assert PagesManager.uses_pages_directory is False  # navigation mode from now on
     title = DebateStore(db_path, readonly=True).get_debate(debate_id, with_steps=False)["title"]
     assert title in [t.value for t in at.title]  # the linked debate, not the default page

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import threading
 
 import pytest
 from helpers import SUPERVISOR, finished_event_data, small_case
 
-from debate_core.core.app_settings import AppSettings, save_settings, settings_path
+from debate_core.core import identity
+from debate_core.core.app_settings import AppSettings, save_settings
 from debate_core.core.events import Event
 from debate_core.core.review_rules import RoleError
 from debate_core.jobs.debates import run_debate
@@ -75,7 +75,6 @@ def test_failed_step_keeps_raw_output(store):
 
 def test_review_actions_append_to_the_audit_trail(tmp_path):
     store = DebateStore(tmp_path / "r.db")
-    save_settings(AppSettings(supervisors=["Sue"]), store.path)
     did = completed(store)
     with pytest.raises(ReviewError, match="needs a reason"):
         store.review(did, action="escalate", reviewer="ann")
@@ -200,30 +199,67 @@ def _escalated(tmp_path):
     return store, did
 
 
-def test_only_a_configured_supervisor_may_approve(tmp_path):
+def test_only_the_supervisor_role_may_decide_an_escalation(tmp_path):
+    """The role comes from the actor the front end vouches for; a typed name decides nothing."""
     store, did = _escalated(tmp_path)
-    where = settings_path(store.path)
-    with pytest.raises(RoleError, match=f"no supervisors are configured: .* 'supervisors' list of {re.escape(str(where))}"):
-        store.review(did, action="approve", reviewer="sue", supervisor=True)
-    save_settings(AppSettings(supervisors=["Sue"]), store.path)
-    with pytest.raises(RoleError, match="bob is not a supervisor"):
-        store.review(did, action="approve", reviewer="bob", supervisor=True)
-    with pytest.raises(RoleError, match="bob is not a supervisor"):
-        store.review(did, action="override", reviewer="bob", answer="x", reason="y", supervisor=True)
+    bob = identity.verified({"sub": "b-1", "email": "bob@example.org", "name": "Bob", "iss": "https://idp"}, "reviewer")
+    sue = identity.verified({"sub": "s-1", "email": "sue@example.org", "name": "Sue", "iss": "https://idp"}, "supervisor")
+    with pytest.raises(RoleError, match="Bob has the reviewer role; only a supervisor or above may approve"):
+        store.review(did, action="approve", actor=bob, supervisor=True)
+    with pytest.raises(RoleError, match="Bob has the reviewer role"):
+        store.review(did, action="override", actor=bob, answer="x", reason="y", supervisor=True)
+    # A viewer may not even accept, and a label in a demo set to viewers neither.
+    viewer = identity.local_label("Sue", "viewer")
+    with pytest.raises(RoleError, match="Sue has the viewer role; only a reviewer or above may accept"):
+        store.review(did, action="approve", actor=viewer)
     with pytest.raises(ReviewError, match="only a supervisor may approve"):
-        store.review(did, action="approve", reviewer="bob")
+        store.review(did, action="approve", actor=bob)
     d = store.get_debate(did)
     assert (d["review_state"], d["version"], len(d["reviews"])) == ("escalated", 1, 1)  # nothing written
-    entry = store.review(did, action="approve", reviewer="SUE", supervisor=True)  # names match without case
-    assert (entry["role"], entry["state_after"]) == ("supervisor", "approved")
+    entry = store.review(did, action="approve", actor=sue, supervisor=True)
+    assert (entry["role"], entry["state_after"], entry["actor_kind"], entry["actor_email"], entry["actor_provider"]) == (
+        "supervisor", "approved", "verified", "sue@example.org", "https://idp")
 
 
-def test_a_broken_settings_file_lets_nobody_decide(tmp_path):
+def test_the_operator_at_the_command_line_may_decide_and_is_recorded_as_such(tmp_path):
     store, did = _escalated(tmp_path)
-    settings_path(store.path).write_text("{not json", encoding="utf-8")
-    with pytest.raises(RoleError, match="cannot tell who the supervisors are"):
-        store.review(did, action="approve", reviewer="sue", supervisor=True)
-    assert store.get_debate(did)["review_state"] == "escalated"
+    entry = store.review(did, action="approve", reviewer="sue", supervisor=True)
+    assert (entry["reviewer"], entry["actor_kind"], entry["role"]) == ("sue", "operator", "supervisor")
+    assert store.get_debate(did)["reviews"][0]["actor_kind"] == "operator"
+
+
+def test_undo_is_for_the_same_verified_person_not_the_same_name(tmp_path):
+    store = DebateStore(tmp_path / "u.db")
+    did = completed(store)
+    ann = identity.verified({"sub": "a-1", "name": "Ann", "iss": "https://idp"}, "reviewer")
+    other_ann = identity.verified({"sub": "a-2", "name": "Ann", "iss": "https://idp"}, "reviewer")
+    store.review(did, action="accept", actor=ann)
+    with pytest.raises(ReviewError, match="only Ann can undo their accept"):
+        store.review(did, action="undo", actor=other_ann)
+    with pytest.raises(ReviewError, match="only Ann can undo"):
+        store.review(did, action="undo", actor=identity.local_label("Ann", "admin"))
+    assert store.review(did, action="undo", actor=ann)["state_after"] == "pending"
+
+
+def test_starting_and_settings_changes_are_checked_and_audited(tmp_path):
+    store = DebateStore(tmp_path / "a.db")
+    viewer = identity.verified({"sub": "v-1", "name": "Vic", "iss": "https://idp"}, "viewer")
+    admin = identity.verified({"sub": "ad-1", "name": "Ada", "email": "ada@example.org", "iss": "https://idp"}, "admin")
+    with pytest.raises(identity.PermissionRefused, match="Vic has the viewer role; only a reviewer or above may start"):
+        store.create_debate(small_case(), "cross_critique", {"provider": "offline"}, {}, actor=viewer)
+    assert store.count_debates() == 0
+    did = store.create_debate(small_case(), "cross_critique", {"provider": "offline"}, {}, actor=admin)
+    saved = []
+    with pytest.raises(identity.PermissionRefused, match="only an admin or above may change the app's settings"):
+        store.record_action(viewer, "settings", permission="manage_settings", apply=lambda: saved.append(1),
+                            detail="x")
+    assert saved == []
+    store.record_action(admin, "settings", permission="manage_settings", apply=lambda: saved.append(1),
+                        detail="default provider offline")
+    rows = store.audit_log()
+    assert [(r["action"], r["target"], r["reviewer"], r["actor_kind"], r["actor_email"]) for r in rows] == [
+        ("settings", None, "Ada", "verified", "ada@example.org"), ("start", did, "Ada", "verified", "ada@example.org")]
+    assert saved == [1]
 
 
 # ---------------------------------------------------------------------------

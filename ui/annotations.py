@@ -45,7 +45,7 @@ def _save(debate_id: str, kind: str, reviewer: str) -> None:
     try:
         store = common.write_store()
         try:
-            entry = store.annotate(debate_id, kind=kind, ref=ref, label=label, reviewer=reviewer,
+            entry = store.annotate(debate_id, kind=kind, ref=ref, label=label, actor=common.actor(),
                                    severity=None if severity in (None, KEEP) else severity, comment=comment)
         finally:
             store.close()
@@ -105,6 +105,9 @@ def _form(debate: dict[str, Any], kind: str, targets: list[rules.Target], texts:
         text = " ".join(texts.get(key, "").split())
         return f"{ref} · {text[:90]}{'…' if len(text) > 90 else ''}"
 
+    if not common.may("annotate") and reviewer:
+        st.info(common.refusal("annotate"))
+        return
     if not reviewer:
         st.warning(f"Enter your name in the sidebar to mark a {kind}.")
     labels = rules.CLAIM_LABELS if kind == "claim" else rules.CRITIQUE_LABELS

@@ -1,8 +1,9 @@
-"""What every page shares: the store handles, the settings, the reviewer's name and the sidebar."""
+"""What every page shares: the store handles, the settings, who is acting, and the sidebar."""
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +12,15 @@ import streamlit as st
 from debate_core.core.app_settings import AppSettings, AppSettingsError, load_settings
 from debate_core.core.credentials import ServerCredentials
 from debate_core.core.credentials import server_credentials as read_server_credentials
+from debate_core.core.identity import (
+    LOCAL_MODE_NOTICE,
+    Actor,
+    local_label,
+    local_role,
+    session_hours,
+    sign_in_age_exceeded,
+    verified,
+)
 from debate_core.jobs import worker
 from debate_core.present import formatting
 from debate_core.store import DebateStore, StoreError, default_db_path
@@ -95,13 +105,52 @@ def auth_configured() -> bool:
     return "is_logged_in" in st.user
 
 
-def reviewer() -> str:
-    """The acting reviewer: the signed-in user when authentication is configured, else the sidebar name."""
+# The cookie Streamlit keeps a signed-in identity in; present yet not accepted means expired or altered.
+IDENTITY_COOKIE = "_streamlit_user"
+
+
+def actor() -> Actor | None:
+    """Who is acting, from what this server can vouch for, and nothing a visitor types or links.
+
+    With sign-in configured: the signed-in person (claims from the identity provider's token, role
+    from the settings file or a claim), or None before sign-in. Without it (local mode): the
+    name typed in the sidebar as an unverified label, with the one role the operator chose for
+    local mode (DEBATE_LOCAL_ROLE; every right by default, for one person on a laptop)."""
     if auth_configured():
-        if st.user.get("is_logged_in"):
-            return str(st.user.get("name") or st.user.get("email") or "").strip()
-        return ""
-    return str(st.session_state.get(REVIEWER_KEY) or "").strip()
+        if not st.user.get("is_logged_in"):
+            return None
+        claims = st.user.to_dict()
+        if sign_in_age_exceeded(claims, now=time.time(), max_hours=session_hours(_secrets())):
+            return None
+        return verified(claims, load_settings_quietly().role_of(claims))
+    return local_label(str(st.session_state.get(REVIEWER_KEY) or ""), local_role(os.environ, _secrets()))
+
+
+def may(permission: str) -> bool:
+    """Whether the acting person may take an action: a courtesy for drawing controls. The store
+    checks again when the action is written."""
+    who = actor()
+    return bool(who and who.may(permission))
+
+
+def reviewer() -> str:
+    """The acting person's name (empty before sign-in, or before a name is typed in local mode)."""
+    who = actor()
+    return who.name if who else ""
+
+
+def refusal(permission: str) -> str:
+    """Why the acting person may not take an action, in plain words, for a page to show instead of it."""
+    from debate_core.core.identity import PERMISSIONS
+
+    needed, what = PERMISSIONS[permission]
+    who = actor()
+    if who is None:
+        return f"Sign in to {what}."
+    if not who.name.strip():
+        return f"Enter your name in the sidebar to {what}."
+    article = "an" if needed == "admin" else "a"
+    return f"Only {article} {needed} or above may {what}; you have the {who.role} role."
 
 
 def page_config() -> None:
@@ -120,6 +169,13 @@ def app_shell_setup() -> None:
             st.error(f"The database at {formatting.md_escape(db_path())} cannot be opened: {formatting.md_escape(exc)}")
         st.stop()
     sidebar()
+    if auth_configured() and actor() is None:
+        # Sign-in is on: nothing of the team's work is shown to someone who has not signed in.
+        st.title("Debate review workbench", anchor=False)
+        st.info("Sign in to open the workbench: the button is in the sidebar.")
+        if st.button("Sign in", type="primary", key="sign-in-main"):
+            st.login()
+        st.stop()
 
 
 def page_setup() -> None:
@@ -146,67 +202,83 @@ def page_setup() -> None:
 REVIEWER_KEY = "reviewer_name"
 
 
+def audited(action: str, permission: str, apply: Callable[[], object], detail: str, target: str | None = None):
+    """Run a change outside any debate (saving settings, roles, presets) as the acting person: the
+    store checks their role, runs the change and keeps who did it; a refusal raises PermissionRefused
+    and changes nothing."""
+    store = write_store()
+    try:
+        return store.record_action(actor(), action, permission=permission, apply=apply, detail=detail, target=target)
+    finally:
+        store.close()
+
+
 def _keep(widget: str, target: str) -> None:
     st.session_state[target] = st.session_state.get(widget) or ""
 
 
-REVIEWER_PARAM = "reviewer"
-
-
 def link_params(**params: str) -> dict[str, str]:
-    """Query parameters for a link inside the app, carrying the reviewer's name so that a link
-    opened in a new tab still knows who is reviewing."""
-    name = reviewer()
-    return {**params, REVIEWER_PARAM: name} if name and not auth_configured() else dict(params)
-
-
-def _sync_reviewer_param() -> None:
-    """Keep `?reviewer=` in the address bar equal to the name, so a reload keeps it."""
-    name = str(st.session_state.get(REVIEWER_KEY) or "").strip()
-    if name and st.query_params.get(REVIEWER_PARAM) != name:
-        st.query_params[REVIEWER_PARAM] = name
-    elif not name and REVIEWER_PARAM in st.query_params:
-        del st.query_params[REVIEWER_PARAM]
+    """Query parameters for a link inside the app. Who is acting never travels in a link: it comes
+    from the signed-in session (or, in local mode, this browser session's label)."""
+    return dict(params)
 
 
 def name_input() -> None:
-    """The reviewer's name, kept in a plain session key so it survives every page change, and in
-    the `?reviewer=` query parameter so it survives a reload and a link opened in a new tab.
-
-    A widget's own state is dropped when the page changes, so the widget is re-seeded from the
-    plain key on every run and copies its value back when edited.
-    """
-    # Read the address bar once per browser session: afterwards the field decides (it may be cleared).
-    if "reviewer-from-link" not in st.session_state:
-        st.session_state["reviewer-from-link"] = True
-        if not st.session_state.get(REVIEWER_KEY) and st.query_params.get(REVIEWER_PARAM):
-            st.session_state[REVIEWER_KEY] = str(st.query_params.get(REVIEWER_PARAM)).strip()[:100]
+    """Local mode: the name recorded with each action, as an unverified label, kept in a plain
+    session key so it survives every page change. A widget's own state is dropped when the page
+    changes, so the widget is re-seeded from the plain key on every run and copies its value back."""
     st.session_state.setdefault(REVIEWER_KEY, "")
     st.session_state["reviewer-input"] = st.session_state[REVIEWER_KEY]
-    st.text_input("Your name", key="reviewer-input", on_change=_keep, args=("reviewer-input", REVIEWER_KEY),
-                  placeholder="needed for review actions",
-                  help="Recorded in the audit trail with every review action. Kept in the address bar "
-                       "(?reviewer=), so a reload or a link opened in a new tab keeps it.")
-    _sync_reviewer_param()
+    st.text_input("Your name (a label)", key="reviewer-input", on_change=_keep, args=("reviewer-input", REVIEWER_KEY),
+                  placeholder="recorded with your actions", max_chars=100,
+                  help="Recorded in the audit trail with every action, marked as an unverified label: without "
+                       "sign-in the app cannot tell who you are.")
+
+
+def _sign_in_problem() -> bool:
+    """A sign-in that is not accepted: the cookie expired or was altered (Streamlit then reports
+    nobody signed in while the cookie is still there), or the sign-in is older than this server allows."""
+    if st.user.get("is_logged_in"):
+        return True  # signed in by the provider, but too long ago (actor() refused it)
+    try:
+        return IDENTITY_COOKIE in st.context.cookies
+    except Exception:  # noqa: BLE001 - no request context (a script run outside a browser session)
+        return False
+
+
+ROLE_SUMMARY = {
+    "viewer": "You can read everything; actions need a reviewer's role.",
+    "reviewer": "You can review, annotate, steer and start debates and evaluations.",
+    "supervisor": "You can also approve and settle escalated debates.",
+    "admin": "You can also change settings and roles.",
+}
 
 
 def sidebar() -> None:
     settings = load_settings_quietly()
     with st.sidebar:
-        st.subheader("Reviewer")
+        st.subheader("Who is acting")
         if auth_configured():
-            if st.user.get("is_logged_in"):
-                st.write(f"Signed in as **{formatting.md_escape(reviewer())}**")
+            who = actor()
+            if who is not None:
+                email = f" ({formatting.md_escape(who.email)})" if who.email and who.email != who.name else ""
+                st.write(f"Signed in as **{formatting.md_escape(who.name)}**{email}")
+                st.caption(f"Role: **{who.role}**. {ROLE_SUMMARY[who.role]}")
                 if st.button("Sign out"):
                     st.logout()
             else:
+                if _sign_in_problem():
+                    st.warning("Your sign-in could not be verified: it expired or was altered. Sign in again.")
+                st.caption("Signed out: sign in to act; until then the app shows nothing but the sign-in.")
                 if st.button("Sign in", type="primary"):
                     st.login()
         else:
+            st.info(LOCAL_MODE_NOTICE, icon=":material/person_off:")
             name_input()
-        name = reviewer()
-        if name and settings.is_supervisor(name):
-            st.caption("Supervisor: you can approve or override escalations.")
+            who = actor()
+            if who is not None:
+                st.caption(f"Everyone here acts with the **{who.role}** role (set by whoever runs the server). "
+                           f"{ROLE_SUMMARY[who.role]}")
         st.divider()
         label = formatting.provider_label({"provider": settings.default_provider, "model": settings.openai_model,
                                       "base_url": server_credentials().default_base_url})
@@ -249,7 +321,7 @@ def compare_link(debate_id: str) -> None:
 
 def redirect_to(page: str) -> Callable[[], None]:
     """A hidden page that sends an old or alternative address to `page` (a PAGES key), keeping the
-    query parameters (a debate id, the reviewer's name)."""
+    query parameters (a debate id)."""
     def redirect() -> None:
         st.switch_page(PAGES[page], query_params=st.query_params.to_dict())
 

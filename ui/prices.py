@@ -68,7 +68,9 @@ def editor(current: AppSettings) -> None:
         return
     records = edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited)
     try:
-        saved = save_prices(common.db_path(), rows_to_prices(records), currency)
+        saved = common.audited("prices", "manage_settings",
+                               lambda: save_prices(common.db_path(), rows_to_prices(records), currency),
+                               f"saved prices for {len(records)} row(s) in {currency}")
     except (AppSettingsError, ValueError, OSError) as exc:
         st.error(f"Prices not saved: {formatting.md_escape(exc)}")
         return

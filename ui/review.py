@@ -32,15 +32,15 @@ def _act(debate_id: str, action: str, version: int, supervisor: bool) -> None:
     answer_key, reason_key = _fields(debate_id, action)
     answer = st.session_state.get(answer_key) or ""
     reason = st.session_state.get(reason_key) or ""
-    name = common.reviewer()
-    if not name:
-        common.flash(debate_id, "error", "Enter your name in the sidebar before acting on a debate: "
-                     "every action is recorded with its reviewer.")
+    who = common.actor()
+    if who is None or not who.name:
+        common.flash(debate_id, "error", common.refusal("decide_escalation" if supervisor else "review")
+                     + " Every action is recorded with who took it.")
         return
     try:
         store = common.write_store()
         try:
-            entry = store.review(debate_id, action=action, reviewer=name, answer=answer, reason=reason,
+            entry = store.review(debate_id, action=action, actor=who, answer=answer, reason=reason,
                                  expected_version=version, supervisor=supervisor)
         finally:
             store.close()
@@ -55,7 +55,7 @@ def _act(debate_id: str, action: str, version: int, supervisor: bool) -> None:
             typed or None,
         )
         return
-    except (ReviewError, NotFound) as exc:  # includes a supervisor's action by someone not named one
+    except (ReviewError, NotFound) as exc:  # includes an action the person's role does not allow
         common.flash(debate_id, "error", f"Not saved: {esc(exc)}")
         return
     except StoreError as exc:  # the write was rolled back: nothing of this action is in the database
@@ -111,12 +111,13 @@ def _choice_key(debate_id: str, supervisor: bool) -> str:
 
 def _undo(debate_id: str) -> None:
     last = st.session_state.pop(_undo_key(debate_id), None)
-    if not last:
+    who = common.actor()
+    if not last or who is None:
         return
     try:
         store = common.write_store()
         try:
-            store.review(debate_id, action="undo", reviewer=common.reviewer(), expected_version=last["version"],
+            store.review(debate_id, action="undo", actor=who, expected_version=last["version"],
                          supervisor=bool(last["supervisor"]))
         finally:
             store.close()
@@ -157,7 +158,11 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
                          icon=":material/priority_high:", query_params=common.link_params())
         return
     undo_button(debate)
-    if not common.reviewer():
+    who = common.actor()
+    if who is None or not who.may("review"):
+        st.info(common.refusal("review"))
+        return
+    if not who.name:
         st.warning("Enter your name in the sidebar to review this debate.")
     verdict = debate.get("verdict") or {}
     choice = st.segmented_control("Your decision", ["Accept", "Override", "Escalate"],
@@ -187,10 +192,10 @@ def reviewer_controls(debate: dict[str, Any]) -> None:
 
 
 def supervisor_controls(debate: dict[str, Any], is_supervisor: bool) -> None:
-    """Approve or override an escalated debate; only supervisors named in Settings may act.
+    """Approve or override an escalated debate; only someone with the supervisor role may act.
 
-    Hiding the controls is a courtesy: the review service checks the role again when the action
-    is written, so a name or a settings change between drawing and clicking cannot slip through."""
+    Hiding the controls is a courtesy: the store checks the role again when the action is written,
+    so a role changed between drawing and clicking cannot slip through."""
     debate_id, version = debate["id"], int(debate.get("version") or 0)
     common.show_flash(debate_id)
     if debate.get("review_state") != "escalated":
@@ -200,9 +205,7 @@ def supervisor_controls(debate: dict[str, Any], is_supervisor: bool) -> None:
         return
     undo_button(debate)  # the reviewer who escalated may take it back before a supervisor decides
     if not is_supervisor:
-        who = common.reviewer()
-        st.info("Only supervisors named on the Settings page can approve or override an escalation"
-                + (f"; {who} is not one of them." if who else "; enter your name in the sidebar."))
+        st.info(common.refusal("decide_escalation"))
         return
     choice = st.segmented_control("Supervisor's decision", ["Approve", "Override"],
                                   key=_choice_key(debate_id, True), label_visibility="collapsed")
@@ -241,5 +244,12 @@ def panel(debate: dict[str, Any], is_supervisor: bool) -> None:
         else:
             reviewer_controls(debate)
         reviews = debate.get("reviews") or []
-        with st.expander(f"Audit trail ({len(reviews)})"):
+        store = common.read_store()
+        try:
+            started = store.audit_log(target=debate["id"])
+        finally:
+            store.close()
+        with st.expander(f"Audit trail ({len(reviews) + len(started)})"):
+            if started:
+                st.dataframe(views.audit_rows(started), hide_index=True, key=f"audit-started-{debate['id']}")
             audit_trail(reviews)

@@ -64,7 +64,7 @@ def _request(debate_id: str, action: str) -> None:
     try:
         store = common.write_store()
         try:
-            status = store.request_control(debate_id, action, reviewer=name)
+            status = store.request_control(debate_id, action, actor=common.actor())
         finally:
             store.close()
     except REFUSED as exc:
@@ -167,7 +167,7 @@ def _intervene(debate_id: str, kind: str, names: dict[str, str]) -> None:
     try:
         store = common.write_store()
         try:
-            _, iv = intervene(store, debate_id, reviewer=reviewer, kind=kind, **fields)
+            _, iv = intervene(store, debate_id, actor=common.actor(), kind=kind, **fields)
         finally:
             store.close()
     except REFUSED as exc:
@@ -235,7 +235,7 @@ def _continue(debate_id: str) -> None:
         common.flash(_flash_key(debate_id), "error", NEEDS_NAME)
         return
     try:
-        worker.start_continue(debate_id, db_path=common.db_path(), reviewer=name)
+        worker.start_continue(debate_id, db_path=common.db_path(), actor=common.actor())
     except REFUSED as exc:
         common.flash(_flash_key(debate_id), "error", f"Not continued: {esc(steering.steering_message(exc))}")
         return
@@ -262,6 +262,9 @@ def panel(debate: dict[str, Any], is_supervisor: bool) -> None:
     spec = get_spec(debate["protocol"])
     nxt = steering.next_part(debate)
     with st.container(border=True, key="steer-panel"):
+        if not common.may("steer") and common.reviewer():
+            st.info(common.refusal("steer"))
+            return
         left, right = st.columns([3, 2], gap="medium")
         with left:
             st.markdown(f"**Intervene before {esc(nxt)}**" if nxt else "**Intervene**")
@@ -339,7 +342,7 @@ def _start_fork(debate: dict[str, Any], rnd: int, options: dict[str, Any]) -> No
         return
     try:
         fork_id = worker.start_fork(debate["id"], rnd, db_path=common.db_path(), options=options or None,
-                                    reviewer=name)
+                                    actor=common.actor())
     except REFUSED as exc:
         st.error(f"The fork was not started: {esc(steering.steering_message(exc, views.agent_names(debate)))}")
         return

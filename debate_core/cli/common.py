@@ -17,6 +17,7 @@ from ..core.app_settings import SettingsError as AppSettingsError
 from ..core.app_settings import load_settings
 from ..core.cases import CaseError
 from ..core.credentials import ServerCredentials, server_credentials
+from ..core.identity import Actor, operator
 from ..core.inputs import parse_option_pairs
 from ..core.pricing import PriceTableError, price_table_from_env
 from ..core.profiles import load_profiles
@@ -80,6 +81,19 @@ def _store(path: str | None, *, writes: bool = True) -> Any:
 def _upgrade_command(path: str | None) -> str:
     """The command line that upgrades the database `path` (the --db flag only when one was given)."""
     return f"python -m debate_core --db {shlex.quote(path)} upgrade" if path else "python -m debate_core upgrade"
+
+
+def operator_actor(name: str | None = None) -> Actor:
+    """Whoever runs the command line is the server's operator: recorded as such, under `name` (the
+    --reviewer flag) or the login name of the account running it."""
+    if not (name or "").strip():
+        try:
+            import getpass
+
+            name = getpass.getuser()
+        except (OSError, KeyError):  # no login name in a container: the record still says "operator"
+            name = None
+    return operator(name)
 
 
 def _operator_credentials(args: argparse.Namespace) -> ServerCredentials:

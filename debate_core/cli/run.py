@@ -24,6 +24,7 @@ from .common import (
     _settings_from_args,
     _stale_after,
     _store,
+    operator_actor,
 )
 from .progress import ProgressSink
 
@@ -48,7 +49,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     sink = ProgressSink(store, quiet=args.quiet)
     # Record which process runs the debate, so the app can tell at once when a killed CLI left it running.
     stored_settings = {**settings.as_dict(), "runner": runner_info()}
-    debate_id = _saving(lambda: store.create_debate(case, args.protocol, provider.public_config(), stored_settings),
+    debate_id = _saving(lambda: store.create_debate(case, args.protocol, provider.public_config(), stored_settings,
+                                                    actor=operator_actor()),
                         "the debate could not be saved")
     result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
                                                            store=store, sink=sink, debate_id=debate_id))

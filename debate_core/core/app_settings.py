@@ -1,8 +1,10 @@
-"""The app's own settings: who the supervisors are and the default provider settings.
+"""The app's own settings: who has which role, and the default provider settings.
 
 They live in a small JSON file next to the database (`debates.db` -> `debates.settings.json`), so
-each database carries its own reviewers' set-up. An API key is never written here nor to the
-database: it comes from the environment or is typed in for one browser session only.
+each database carries its own team's set-up. Roles are given to verified identities only (an
+e-mail or subject the identity provider vouches for, or a claim it sends such as `groups`); see
+core/identity.py. An API key is never written here nor to the database: it comes from the
+environment or is typed in for one browser session only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .identity import ROLES, role_for
 from .pricing import PriceTable, PriceTableError, parse_price_table
 from .profiles import parse_profiles
 from .settings import METHODS
@@ -35,6 +38,15 @@ class AppSettings(BaseModel):
     # Unknown keys (say an api_key someone added by hand) are dropped on load and never saved back.
     model_config = ConfigDict(extra="ignore")
 
+    # Roles of signed-in people: verified e-mail or subject -> role (viewer, reviewer, supervisor, admin).
+    roles: dict[str, Literal[*ROLES]] = Field(default_factory=dict)
+    # A claim the identity provider sends (say "groups") and which of its values give which role.
+    role_claim: str = ""
+    claim_roles: dict[str, Literal[*ROLES]] = Field(default_factory=dict)
+    # What a signed-in person nobody gave a role gets: read everything, act on nothing.
+    default_role: Literal[*ROLES] = "viewer"
+    # The old list of supervisor names: names are labels, not identities, so it gives no rights any
+    # more; kept on load only so the Settings page can say so.
     supervisors: list[str] = Field(default_factory=list)
     default_provider: Literal["offline", "openai", "replay"] = "offline"
     # No base URL here: which servers the server's key may reach is the operator's, set in the
@@ -85,9 +97,18 @@ class AppSettings(BaseModel):
             return seen
         return v
 
-    def is_supervisor(self, name: str | None) -> bool:
-        name = (name or "").strip().casefold()
-        return bool(name) and name in {s.casefold() for s in self.supervisors}
+    @field_validator("roles", "claim_roles", mode="before")
+    @classmethod
+    def _keys(cls, v: object) -> object:
+        if isinstance(v, dict):
+            return {str(k).strip(): (str(r).strip().lower() if isinstance(r, str) else r)
+                    for k, r in v.items() if str(k).strip()}
+        return v
+
+    def role_of(self, claims: dict[str, Any]) -> str:
+        """The role of a signed-in person, from their verified claims (core/identity.py, role_for)."""
+        return role_for(claims, roles=self.roles, role_claim=self.role_claim.strip(),
+                        claim_roles=self.claim_roles, default_role=self.default_role)
 
 
 def settings_path(db_path: str | Path) -> Path:

@@ -1,8 +1,8 @@
 """Review actions and who may take them.
 
-A reviewer accepts, overrides or escalates a completed debate; only a supervisor named in the
-settings file next to the database (`<db>.settings.json`) may approve an escalated one or settle it
-with a corrected answer. Whoever acted last may undo that action while nothing has happened after
+A reviewer accepts, overrides or escalates a completed debate; only someone with the supervisor
+role (core/identity.py: from the verified sign-in, or the server's operator) may approve an
+escalated one or settle it with a corrected answer. Whoever acted last may undo that action while nothing has happened after
 it: the debate returns to the state and answer before it, and the undo is itself an audit row. Every caller (the CLI, the app, scripts calling
 `DebateStore.review`) goes through `submit`, so the role rule holds whatever the front end.
 
@@ -13,8 +13,9 @@ they are checked against is the state the action is written over.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
+
+from .identity import Actor, PermissionRefused, operator, require
 
 UNDO = "undo"
 REVIEW_ACTIONS = ("accept", "override", "escalate", UNDO)
@@ -36,7 +37,7 @@ class ReviewError(ValueError):
 
 
 class RoleError(ReviewError):
-    """The reviewer may not take this action (a supervisor's decision by someone not named one)."""
+    """The acting person's role does not allow this action (a supervisor's decision by a reviewer)."""
 
 
 @dataclass(frozen=True)
@@ -44,26 +45,35 @@ class ReviewRequest:
     debate_id: str
     action: str
     reviewer: str
-    role: str  # "reviewer" or "supervisor"
+    role: str  # "reviewer" or "supervisor": the capacity the action is taken in
     answer: str | None
     reason: str | None
     expected_version: int | None
+    actor: Actor
 
 
 def make_request(
     debate_id: str,
     *,
     action: str,
-    reviewer: str,
+    reviewer: str | None = None,
+    actor: Actor | None = None,
     answer: str | None = None,
     reason: str | None = None,
     expected_version: int | None = None,
     supervisor: bool = False,
 ) -> ReviewRequest:
-    """Check what can be checked without the database: names, actions, required fields."""
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise ReviewError("a reviewer name is required")
+    """Check what can be checked without the database: who acts and may they, actions, required
+    fields. Without `actor`, the caller is the server's operator (the CLI, a script on the
+    database) acting under the name `reviewer`."""
+    if actor is None:
+        if not (reviewer or "").strip():
+            raise ReviewError("a reviewer name is required")
+        actor = operator(reviewer)
+    try:
+        require(actor, "decide_escalation" if supervisor else "review")
+    except PermissionRefused as exc:
+        raise RoleError(str(exc)) from None
     allowed = SUPERVISOR_ACTIONS if supervisor else REVIEW_ACTIONS
     if action not in allowed:
         if not supervisor and action in SUPERVISOR_ACTIONS:
@@ -77,8 +87,8 @@ def make_request(
         answer = None
     if action in ("override", "escalate") and not reason:
         raise ReviewError(f"{action} needs a reason")
-    return ReviewRequest(debate_id, action, reviewer, "supervisor" if supervisor else "reviewer", answer, reason,
-                         expected_version)
+    return ReviewRequest(debate_id, action, actor.name, "supervisor" if supervisor else "reviewer", answer, reason,
+                         expected_version, actor)
 
 
 def transition(req: ReviewRequest, *, status: str, state: str, version: int,
@@ -117,7 +127,7 @@ def undo_transition(req: ReviewRequest, last: dict[str, Any] | None, *, status: 
         )
     if last is None or last.get("action") == UNDO:
         raise ReviewError("there is no review action to undo")
-    if not same_name(last.get("reviewer"), req.reviewer):
+    if not req.actor.same_person(last):
         raise ReviewError(f"only {last.get('reviewer')} can undo their {last.get('action')}: it was their action")
     if last.get("role") != req.role:
         raise ReviewError(f"that {last.get('action')} was taken as a {last.get('role')}; undo it as one")
@@ -126,36 +136,12 @@ def undo_transition(req: ReviewRequest, last: dict[str, Any] | None, *, status: 
     return str(last.get("state_before") or "pending"), last.get("answer_before")
 
 
-def require_supervisor(name: str, db_path: Path | None) -> None:
-    """Refuse unless `name` is a supervisor in the settings file next to the database."""
-    # The store reads these rules, and the app settings sit above it: read only when a supervisor is checked.
-    from ..core.app_settings import AppSettingsError, load_settings, settings_path
-
-    if db_path is None:
-        raise RoleError("no supervisors are configured: an in-memory database has no settings file")
-    where = settings_path(db_path)
-    try:
-        settings = load_settings(db_path)
-    except AppSettingsError as exc:
-        # Fail closed: a broken settings file must not let anyone decide escalations.
-        raise RoleError(f"cannot tell who the supervisors are: {exc}") from exc
-    if not settings.supervisors:
-        raise RoleError(f"no supervisors are configured: whoever runs the server names them in the 'supervisors' list of {where}")
-    if not settings.is_supervisor(name):
-        raise RoleError(f"{name} is not a supervisor; supervisors are named in the 'supervisors' list of {where}")
-
-
 class _Store(Protocol):
-    path: Path | None
-
     def record_review(self, req: ReviewRequest) -> dict[str, Any]: ...
 
 
 def submit(store: _Store, debate_id: str, **request: Any) -> dict[str, Any]:
-    """Validate, check the reviewer's role, then let the store apply the action atomically.
+    """Validate, check the acting person's role, then let the store apply the action atomically.
 
     Raises ReviewError (RoleError for a role refusal) or ReviewConflict; nothing is written then."""
-    req = make_request(debate_id, **request)
-    if req.role == "supervisor":
-        require_supervisor(req.reviewer, store.path)
-    return store.record_review(req)
+    return store.record_review(make_request(debate_id, **request))

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..core import steering
 from ..core.events import EventSink
-from ..core.review_rules import RoleError, require_supervisor, same_name
+from ..core.identity import Actor, PermissionRefused, operator, require
+from ..core.review_rules import RoleError, same_name
 from ..core.schemas import Case
 from ..core.steering import (
     Intervention,
@@ -75,7 +76,7 @@ def _provider(stored_name: str | None, provider: Provider | None, what: str) -> 
 
 
 def prepare_continue(store: Any, debate_id: str, provider: Provider | None = None, *,
-                     runner: dict[str, Any] | None = None, reviewer: str = "",
+                     runner: dict[str, Any] | None = None, reviewer: str = "", actor: Actor | None = None,
                      pause_after_round: int | None = None, max_total_tokens: int | None = None) -> SteeredPlan:
     """Claim a paused debate and prepare its continuation in place (same id): its stored steps are
     served from the store, its interventions applied where it paused. `max_total_tokens` replaces
@@ -90,7 +91,8 @@ def prepare_continue(store: Any, debate_id: str, provider: Provider | None = Non
     if budget.max_total_tokens is not None and budget.max_total_tokens < 1:
         raise SteeringError(f"max_total_tokens must be at least 1, got {budget.max_total_tokens}")
     spent = spent_before(store, debate)
-    debate = store.begin_continue(debate_id, runner=runner, reviewer=reviewer, pause_after_round=pause_after_round,
+    debate = store.begin_continue(debate_id, runner=runner, reviewer=reviewer, actor=actor,
+                                  pause_after_round=pause_after_round,
                                   settings_update={"max_total_tokens": budget.max_total_tokens,
                                                    "budget_source": budget.source})
     settings = DebateSettings.from_dict(debate["settings"])
@@ -125,7 +127,7 @@ def closed_rounds(store: Any, debate_id: str) -> list[int]:
 def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provider | None = None,
                  options: dict[str, Any] | None = None, agents: list[dict[str, Any]] | None = None,
                  rounds: int | None = None, runner: dict[str, Any] | None = None,
-                 pause_after_round: int | None = None, reviewer: str = "",
+                 pause_after_round: int | None = None, reviewer: str = "", actor: Actor | None = None,
                  debate_id: str | None = None, max_total_tokens: int | None = None) -> SteeredPlan:
     """Create a debate that shares the first `from_round` rounds of `parent_id`, reused as stored
     with no model calls, and continues with the changed settings, agents or provider. The fork
@@ -133,6 +135,11 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
     `debate_id` names the fork (a worker registers it as its own before the row exists).
     Its token budget (`max_total_tokens`, else the parent's, else the default for a paid provider)
     counts only the fork's own calls: the reused rounds cost nothing again (budget.py)."""
+    if actor is not None:  # refused before anything is created
+        try:
+            require(actor, "steer")
+        except PermissionRefused as exc:
+            raise SteeringError(str(exc)) from None
     parent = store.get_debate(parent_id)
     if parent["status"] == "running":
         raise SteeringError(f"debate {parent_id} is still running; pause or stop it first, or wait for it")
@@ -162,8 +169,8 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
     record = {**settings.as_dict(), **({"runner": runner} if runner else {})}
     fork_id = store.create_debate(case, parent["protocol"], live.public_config(), record,
                                   debate_id=debate_id, parent_id=parent_id, fork_round=from_round)
-    if reviewer:
-        store.note_fork(fork_id, reviewer, f"forked from {parent_id} after round {from_round}")
+    if reviewer or actor is not None:
+        store.note_fork(fork_id, reviewer, f"forked from {parent_id} after round {from_round}", actor=actor)
     steering = Steering(pause_after_round=pause_after_round, resume_at=f"r{from_round}.end",
                         interventions=[iv for iv in stored_interventions(parent["steps"]) if iv.round <= from_round],
                         stored=stored)
@@ -216,14 +223,23 @@ def open_reviewer_critiques(debate: dict[str, Any]) -> dict[str, Intervention]:
     return found
 
 
-def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: str | None = None,
-              severity: str | None = None, text: str | None = None, fix: str | None = None,
-              evidence: str | None = None, now: str | None = None) -> tuple[str, Intervention]:
+def intervene(store: Any, debate_id: str, *, reviewer: str | None = None, actor: Actor | None = None, kind: str,
+              target: str | None = None, severity: str | None = None, text: str | None = None,
+              fix: str | None = None, evidence: str | None = None,
+              now: str | None = None) -> tuple[str, Intervention]:
     """Check and record one intervention on a paused debate. Returns its step id and the stored
-    intervention. Raises SteeringError (or RoleError) naming what is wrong; nothing is written then."""
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise SteeringError("a reviewer name is required")
+    intervention. `actor` is who acts as the front end vouches for it; without one the server's
+    operator acts under the name `reviewer`. Raises SteeringError (or RoleError) naming what is
+    wrong; nothing is written then."""
+    if actor is None:
+        if not (reviewer or "").strip():
+            raise SteeringError("a reviewer name is required")
+        actor = operator(reviewer)
+    try:
+        require(actor, "steer")
+    except PermissionRefused as exc:
+        raise SteeringError(str(exc)) from None
+    reviewer = actor.name
     debate = store.get_debate(debate_id)
     if debate["status"] != "paused":
         raise SteeringError(f"debate {debate_id} is {debate['status']}; interventions are made while it is paused")
@@ -267,14 +283,13 @@ def intervene(store: Any, debate_id: str, *, reviewer: str, kind: str, target: s
         if ref not in open_ones:
             raise SteeringError(f"no open reviewer critique {ref!r}; open ones: {', '.join(open_ones) or 'none'}")
         author = open_ones[ref].reviewer
-        if not same_name(author, reviewer):
-            try:
-                require_supervisor(reviewer, store.path)
-            except RoleError as exc:
-                raise RoleError(f"only {author}, who raised {ref}, or a supervisor can resolve it: {exc}") from None
+        if not same_name(author, reviewer) and not actor.may("decide_escalation"):
+            raise RoleError(f"only {author}, who raised {ref}, or a supervisor can resolve it; "
+                            f"{reviewer} has the {actor.role} role")
         iv = Intervention(**base, target=ref)
     else:
         raise SteeringError(f"unknown intervention {kind!r}")
     step_id = store.add_intervention(debate_id, iv.model_dump(mode="json"), summary=iv.summary(),
-                                     target_agent=steering.target_agent(iv), critique_row=steering.critique_row(iv))
+                                     target_agent=steering.target_agent(iv), critique_row=steering.critique_row(iv),
+                                     actor=actor)
     return step_id, iv

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.events import Event
+from ..core.identity import Actor
 from ..core.ids import (  # runner_info also re-exported: the CLI imports it from here
     new_debate_id,
     runner_info,
@@ -68,8 +69,10 @@ def start_debate(
     settings: DebateSettings | None = None,
     *,
     db_path: str | Path,
+    actor: Actor | None = None,
 ) -> str:
-    """Create the debate row, start the run in a background thread and return the id at once."""
+    """Create the debate row, start the run in a background thread and return the id at once.
+    `actor`: who starts it (the store checks their role and keeps who it was)."""
     settings = dataclasses.replace(settings) if settings is not None else DebateSettings()
     # The token budget it runs with, stored with it: the page's, else the default for a paid provider.
     apply_budget(settings, provider)
@@ -91,7 +94,8 @@ def start_debate(
         store = DebateStore(db_path)
         try:
             stored_settings = {**settings.as_dict(), "runner": runner_info()}
-            store.create_debate(case, protocol, provider.public_config(), stored_settings, debate_id=debate_id)
+            store.create_debate(case, protocol, provider.public_config(), stored_settings, debate_id=debate_id,
+                                actor=actor)
         finally:
             store.close()
     thread.start()
@@ -182,7 +186,7 @@ def _job_thread(debate_id: str, holder: dict[str, Any], db_path: Path) -> thread
                             daemon=True)
 
 
-def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
+def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "", actor: Actor | None = None,
                    provider: Provider | None = None) -> str:
     """Continue a paused debate in a background thread; returns its id (the same) at once.
 
@@ -202,7 +206,8 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
                 if row["status"] == "paused":  # otherwise prepare_continue says what the state is
                     provider = _stored_provider(row.get("provider_config"), row.get("provider"), debate_id,
                                                 "continue")
-            holder["plan"] = continuation.prepare_continue(store, debate_id, provider, runner=runner_info(), reviewer=reviewer)
+            holder["plan"] = continuation.prepare_continue(store, debate_id, provider, runner=runner_info(),
+                                                          reviewer=reviewer, actor=actor)
         finally:
             store.close()
     thread.start()
@@ -210,7 +215,7 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "",
 
 
 def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options: dict[str, Any] | None = None,
-               reviewer: str = "", provider: Provider | None = None) -> str:
+               reviewer: str = "", actor: Actor | None = None, provider: Provider | None = None) -> str:
     """Fork a debate after one of its closed rounds, with changed protocol options, and run the fork
     in a background thread; returns the fork's id at once.
 
@@ -231,7 +236,7 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
                                                     parent_id, "fork")
                 holder["plan"] = continuation.prepare_fork(store, parent_id, from_round, provider=provider,
                                                            options=options, runner=runner_info(),
-                                                           reviewer=reviewer, debate_id=fork_id)
+                                                           reviewer=reviewer, actor=actor, debate_id=fork_id)
             finally:
                 store.close()
         except BaseException as exc:
@@ -375,7 +380,7 @@ def recover_interrupted(store: DebateStore, *, stale_after: float = DEFAULT_STAL
 _EVAL_JOBS: dict[str, threading.Thread] = {}
 
 
-def start_evaluation(plan: Any, *, db_path: str | Path) -> str:
+def start_evaluation(plan: Any, *, db_path: str | Path, actor: Actor | None = None) -> str:
     """Record an evaluation (debate_core/evaluation/harness.py, a prepared plan) and run it in a background
     thread; return its id at once. Its rows reach the store as runs finish, so a page follows it by
     reading the store."""
@@ -383,7 +388,7 @@ def start_evaluation(plan: Any, *, db_path: str | Path) -> str:
     try:
         evaluation_id = store.create_evaluation(
             protocol=plan.protocol, methods=[m.name for m in plan.methods], cases=[c.id for c in plan.cases],
-            settings={**plan.settings_record(), "runner": runner_info()}, total_runs=plan.total_runs)
+            settings={**plan.settings_record(), "runner": runner_info()}, total_runs=plan.total_runs, actor=actor)
     finally:
         store.close()
 

@@ -228,14 +228,36 @@ def history_rows(debates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+IDENTITY_TEXT = {"verified": "signed in", "label": "unverified label", "operator": "server operator"}
+
+
+def identity_text(row: dict[str, Any]) -> str:
+    """How an audit row's person was known: signed in (with the e-mail and provider the identity
+    provider gave), a label typed in local mode, or the server's operator. Rows written before
+    identities were kept say "not recorded"."""
+    kind = row.get("actor_kind")
+    if kind == "verified":
+        parts = [p for p in (row.get("actor_email"), row.get("actor_provider")) if p]
+        return "signed in" + (f" ({', '.join(parts)})" if parts else "")
+    return IDENTITY_TEXT.get(kind or "", "not recorded")
+
+
 def review_rows(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {"time": (r.get("ts") or "")[:19].replace("T", " "), "reviewer": r.get("reviewer"), "role": r.get("role"),
+        {"time": (r.get("ts") or "")[:19].replace("T", " "), "reviewer": r.get("reviewer"),
+         "identity": identity_text(r), "role": r.get("role"),
          "action": r.get("action"), "state": f"{r.get('state_before')} → {r.get('state_after')}",
          "answer before": r.get("answer_before") or "", "answer after": r.get("answer_after") or "",
          "reason": r.get("reason") or ""}
         for r in reviews
     ]
+
+
+def audit_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The audit table's rows (debates and evaluations started, settings and roles changed), for a table."""
+    return [{"time": (r.get("ts") or "")[:19].replace("T", " "), "who": r.get("reviewer"),
+             "identity": identity_text(r), "role": r.get("role"), "what": r.get("detail") or r.get("action")}
+            for r in rows]
 
 
 def zip_files(files: dict[str, str]) -> bytes:

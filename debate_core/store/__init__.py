@@ -10,6 +10,7 @@ mixin per concern, each in its module:
 - `queries`: reading debates back, the history's filters and search, the analytics figures;
 - `reviews`: review actions and annotations, written as the rules of `review.py` allow;
 - `evaluations`: evaluation runs and their rows;
+- `audit`: who started debates and evaluations and changed settings or roles, checked against their role;
 - `rows`: how values are written into columns and read back.
 
 Every engine event is persisted as it happens (the store is the engine's event sink), so a crash
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from ..core.events import EventSink
 from ..core.review_rules import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
+from .audit import AuditMixin
 from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it to time a first open
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,
@@ -45,7 +47,7 @@ __all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "MIGRATIONS", "REVIEW_ACTIONS
            "store_error"]
 
 
-class DebateStore(SteeringMixin, ReviewsMixin, EvaluationsMixin, MigrationsMixin, EventSink):
+class DebateStore(SteeringMixin, ReviewsMixin, EvaluationsMixin, AuditMixin, MigrationsMixin, EventSink):
     """Owns one SQLite database. Safe to share between threads: writes are serialised by a lock.
 
     `DebateStore(path)` opens the database writable, checking and migrating it;

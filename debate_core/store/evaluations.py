@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.identity import Actor, require
 from ..core.ids import new_debate_id
 from .connection import NotFound, StoreConnection
 from .rows import dump, flag, load
@@ -15,8 +16,11 @@ class EvaluationsMixin(StoreConnection):
     """Writes and reads evaluation runs; their debates are stored as any other."""
 
     def create_evaluation(self, *, protocol: str, methods: list[str], cases: list[str], settings: dict[str, Any],
-                          total_runs: int, evaluation_id: str | None = None) -> str:
-        """Record an evaluation about to run; its rows arrive one by one as its runs finish."""
+                          total_runs: int, evaluation_id: str | None = None, actor: Actor | None = None) -> str:
+        """Record an evaluation about to run; its rows arrive one by one as its runs finish. With
+        `actor` (started from the app) their role must allow it, and who started it is kept."""
+        if actor is not None:
+            require(actor, "evaluate")
         evaluation_id = evaluation_id or new_debate_id()
         now = self._now()
         with self._write():
@@ -24,6 +28,8 @@ class EvaluationsMixin(StoreConnection):
                 "id": evaluation_id, "created_at": now, "updated_at": now, "status": "running",
                 "protocol": protocol, "methods": dump(methods), "cases": dump(cases), "settings": dump(settings),
                 "total_runs": total_runs, "done_runs": 0, "tokens": 0,
+                **({"started_by": actor.name, **{k: v for k, v in actor.audit_fields().items() if k != "reviewer"}}
+                   if actor is not None else {}),
             })
         return evaluation_id
 
@@ -58,8 +64,8 @@ class EvaluationsMixin(StoreConnection):
         if "evaluations" not in self.db.table_names():  # a read-only open of a database not migrated yet
             return []
         rows = self.db.query(
-            "SELECT id, created_at, finished_at, status, protocol, methods, cases, total_runs, done_runs, tokens, error"
-            " FROM evaluations ORDER BY created_at DESC, id DESC LIMIT ?", [int(limit)])
+            "SELECT id, created_at, finished_at, status, protocol, methods, cases, total_runs, done_runs, tokens, error,"
+            " started_by, actor_kind, actor_email, actor_provider FROM evaluations ORDER BY created_at DESC, id DESC LIMIT ?", [int(limit)])
         return [{**r, "methods": load(r["methods"], []), "cases": load(r["cases"], [])} for r in rows]
 
     def get_evaluation(self, evaluation_id: str) -> dict[str, Any]:

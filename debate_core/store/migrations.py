@@ -200,6 +200,23 @@ def _m0009(db: sqlite_utils.Database) -> None:
     db["debates"].create_index(["parent_id"])
 
 
+@migration("0010_identities")
+def _m0010(db: sqlite_utils.Database) -> None:
+    """Who acted, as the front end could vouch for it (debate_core/core/identity.py): a verified
+    sign-in, a typed label in local mode, or the server's operator. Kept with every audit row, every
+    evaluation, and in an audit table for actions that belong to no debate (settings, roles)."""
+    for table in ("reviews", "evaluations"):
+        for column in ("actor_kind", "actor_subject", "actor_email", "actor_provider"):
+            db[table].add_column(column, str)
+    db["evaluations"].add_column("started_by", str)
+    db["audit"].create(
+        {"id": int, "ts": str, "action": str, "target": str, "detail": str, "reviewer": str, "role": str,
+         "actor_kind": str, "actor_subject": str, "actor_email": str, "actor_provider": str},
+        pk="id",
+    )
+    db["audit"].create_index(["ts"])
+
+
 class MigrationsMixin(StoreConnection):
     """Applies the registered migrations, backing up a database that already holds a schema first."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.events import TRANSIENT_EVENTS, Event
+from ..core.identity import Actor, require
 from ..core.ids import new_debate_id
 from ..core.schemas import Case
 from .connection import StoreConnection
@@ -30,7 +31,12 @@ class ProjectionMixin(StoreConnection):
         resumed_from: str | None = None,
         parent_id: str | None = None,
         fork_round: int | None = None,
+        actor: Actor | None = None,
     ) -> str:
+        """Create a debate's row. With `actor` (a debate started from the app), their role must allow
+        starting debates (PermissionRefused otherwise, nothing written) and the start is audited."""
+        if actor is not None:
+            require(actor, "start")
         debate_id = debate_id or new_debate_id()
         now = self._now()
         with self._write():
@@ -56,6 +62,9 @@ class ProjectionMixin(StoreConnection):
                     "search_rowid": search_rowid, "parent_id": parent_id, "fork_round": fork_round,
                 }
             )
+            if actor is not None:
+                self.db["audit"].insert({"ts": now, "action": "start", "target": debate_id, "role": actor.role,
+                                         "detail": f"started a {protocol} debate", **actor.audit_fields()})
         return debate_id
 
     def record(self, debate_id: str, event: Event) -> None:

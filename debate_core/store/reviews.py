@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import annotation_rules, review_rules
+from ..core.identity import Actor, PermissionRefused, operator, require
 from ..core.review_rules import ReviewConflict, ReviewRequest
 from .connection import NotFound
 from .queries import QueriesMixin
@@ -19,8 +20,9 @@ from .steering import STEERING_ACTIONS
 class ReviewsMixin(QueriesMixin):
     """Writes review actions and annotations; an annotation is resolved against the stored rows it names."""
 
-    def annotate(self, debate_id: str, *, kind: str, ref: str, label: str, reviewer: str,
-                 severity: str | None = None, comment: str | None = None) -> dict[str, Any]:
+    def annotate(self, debate_id: str, *, kind: str, ref: str, label: str, reviewer: str | None = None,
+                 actor: Actor | None = None, severity: str | None = None,
+                 comment: str | None = None) -> dict[str, Any]:
         """Label one claim (`kind="claim"`) or critique of a debate, named by its reference as the
         app shows it. The label is kept with the reviewer and the time, and a line is appended to
         the debate's audit trail; the review state and version are left as they are, so a
@@ -28,9 +30,15 @@ class ReviewsMixin(QueriesMixin):
         label or severity, NotFound for an unknown debate."""
         if kind not in ("claim", "critique"):
             raise annotation_rules.AnnotationError(f"cannot annotate a {kind!r}; annotate a claim or a critique")
-        reviewer = (reviewer or "").strip()
-        if not reviewer:
-            raise annotation_rules.AnnotationError("an annotation needs the reviewer's name")
+        if actor is None:  # the server's operator (the CLI, a script on the database)
+            if not (reviewer or "").strip():
+                raise annotation_rules.AnnotationError("an annotation needs the reviewer's name")
+            actor = operator(reviewer)
+        try:
+            require(actor, "annotate")
+        except PermissionRefused as exc:
+            raise annotation_rules.AnnotationError(str(exc)) from None
+        reviewer = actor.name
         comment = (comment or "").strip() or None
         if comment and len(comment) > annotation_rules.MAX_COMMENT:
             raise annotation_rules.AnnotationError(
@@ -51,7 +59,7 @@ class ReviewsMixin(QueriesMixin):
             }
             entry["id"] = self.db["annotations"].insert(entry).last_pk
             self.db["reviews"].insert({
-                "debate_id": debate_id, "ts": now, "reviewer": reviewer, "role": "reviewer", "action": "annotate",
+                "debate_id": debate_id, "ts": now, **actor.audit_fields(), "role": "reviewer", "action": "annotate",
                 "state_before": row[0], "state_after": row[0],
                 "reason": annotation_rules.audit_text(target, label, severity, comment),
             })
@@ -62,16 +70,18 @@ class ReviewsMixin(QueriesMixin):
         debate_id: str,
         *,
         action: str,
-        reviewer: str,
+        reviewer: str | None = None,
+        actor: Actor | None = None,
         answer: str | None = None,
         reason: str | None = None,
         expected_version: int | None = None,
         supervisor: bool = False,
     ) -> dict[str, Any]:
-        """Append one review action, with the role rules of `review.submit` (a supervisor's action
-        needs a supervisor named in the settings file). Raises ReviewConflict when
-        `expected_version` is stale, ReviewError when the action is not allowed."""
-        return review_rules.submit(self, debate_id, action=action, reviewer=reviewer, answer=answer,
+        """Append one review action, with the role rules of `review_rules.submit` (a supervisor's
+        action needs the supervisor role). `actor` is who acts, as the front end vouches for it;
+        without one, the server's operator acts under the name `reviewer`. Raises ReviewConflict
+        when `expected_version` is stale, ReviewError (RoleError) when the action is not allowed."""
+        return review_rules.submit(self, debate_id, action=action, reviewer=reviewer, actor=actor, answer=answer,
                                    reason=reason, expected_version=expected_version, supervisor=supervisor)
 
     def record_review(self, req: ReviewRequest) -> dict[str, Any]:
@@ -109,7 +119,7 @@ class ReviewsMixin(QueriesMixin):
             if cur.rowcount != 1:
                 raise ReviewConflict(f"debate {req.debate_id} was changed by someone else; reload and try again")
             entry = {
-                "debate_id": req.debate_id, "ts": self._now(), "reviewer": req.reviewer, "role": req.role,
+                "debate_id": req.debate_id, "ts": self._now(), **req.actor.audit_fields(), "role": req.role,
                 "action": req.action, "state_before": state, "state_after": new_state, "answer_before": final_answer,
                 "answer_after": new_answer, "reason": req.reason,
             }

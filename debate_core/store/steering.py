@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from ..core.events import Event
+from ..core.identity import Actor, PermissionRefused, operator, require
 from ..core.steering import PAUSE, STOP, SteeringError, human_step_id
 from .connection import NotFound
 from .projection import ProjectionMixin
@@ -30,27 +31,37 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             row = self.db.execute("SELECT control FROM debates WHERE id = ?", [debate_id]).fetchone()
         return row[0] if row else None
 
-    def _audit(self, debate_id: str, action: str, reviewer: str, reason: str, state: str | None) -> None:
+    def _audit(self, debate_id: str, action: str, actor: Actor, reason: str, state: str | None) -> None:
         self.db["reviews"].insert({
-            "debate_id": debate_id, "ts": self._now(), "reviewer": reviewer, "role": "reviewer", "action": action,
+            "debate_id": debate_id, "ts": self._now(), **actor.audit_fields(), "role": "reviewer", "action": action,
             "state_before": state, "state_after": state, "reason": reason})
 
-    def request_control(self, debate_id: str, action: str, *, reviewer: str = "") -> str:
+    @staticmethod
+    def _steerer(actor: Actor | None, reviewer: str | None) -> Actor:
+        """Who steers: the actor the front end vouches for, or the server's operator under a name.
+        Refused (SteeringError, nothing written) when the role does not allow steering."""
+        actor = actor or operator((reviewer or "").strip() or "unnamed")
+        try:
+            return require(actor, "steer")
+        except PermissionRefused as exc:
+            raise SteeringError(str(exc)) from None
+
+    def request_control(self, debate_id: str, action: str, *, reviewer: str = "", actor: Actor | None = None) -> str:
         """Ask a running debate to pause or stop at its next pause point; a paused debate is stopped at
         once. Returns the debate's status afterwards ('running' with the request pending, or
         'stopped'). Raises ValueError when the debate is not in a state the action applies to."""
         if action not in (PAUSE, STOP):
             raise SteeringError(f"unknown request {action!r}")
+        who = self._steerer(actor, reviewer)
         with self._write():
             row = self.db.execute("SELECT status, review_state, control FROM debates WHERE id = ?",
                                   [debate_id]).fetchone()
             if not row:
                 raise NotFound(f"no debate with id {debate_id!r}")
             status, state, control = row
-            who = reviewer.strip() or "unnamed"
             if status == "paused" and action == STOP:
                 self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'stopped', NULL, ?)",
-                                [debate_id, time.time(), dump({"by": who})])
+                                [debate_id, time.time(), dump({"by": who.name})])
                 self.db.execute(
                     "UPDATE debates SET status = 'stopped', control = NULL, next_round = NULL, finished_at = ?, "
                     "updated_at = ? WHERE id = ?", [self._now(), self._now(), debate_id])
@@ -65,11 +76,12 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             return "running"
 
     def begin_continue(self, debate_id: str, *, runner: dict[str, Any] | None, reviewer: str = "",
-                       pause_after_round: int | None = None,
+                       actor: Actor | None = None, pause_after_round: int | None = None,
                        settings_update: dict[str, Any] | None = None) -> dict[str, Any]:
         """Claim a paused debate for one process to continue (two cannot both claim it): its status
         becomes running and its runner this process. Returns the debate as it stood, paused.
         `settings_update` replaces stored settings it names (the token budget it goes on with)."""
+        who = self._steerer(actor, reviewer)
         with self._write():
             rows = list(self.db.query("SELECT * FROM debates WHERE id = ?", [debate_id]))
             if not rows:
@@ -85,15 +97,17 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             settings.update(settings_update or {})
             self.db.execute("UPDATE debates SET status = 'running', control = NULL, settings = ?, updated_at = ? "
                             "WHERE id = ?", [dump(settings), self._now(), debate_id])
-            self._audit(debate_id, "continue", reviewer.strip() or "unnamed",
+            self._audit(debate_id, "continue", who,
                         f"continued from {debate.get('paused_at')}", debate.get("review_state"))
         debate["steps"] = self.steps(debate_id)
         return debate
 
     def add_intervention(self, debate_id: str, intervention: dict[str, Any], *, summary: str,
-                         target_agent: str | None = None, critique_row: dict[str, Any] | None = None) -> str:
+                         target_agent: str | None = None, critique_row: dict[str, Any] | None = None,
+                         actor: Actor | None = None) -> str:
         """Record a reviewer's intervention on a paused debate as a step `r{n}.human.{reviewer}` (n:
         the round that follows), with an audit row and an event. Returns the step id."""
+        who = self._steerer(actor, intervention.get("reviewer"))
         with self._write():
             row = self.db.execute("SELECT status, paused_at, next_round FROM debates WHERE id = ?",
                                   [debate_id]).fetchone()
@@ -105,7 +119,7 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             if intervention.get("at") != paused_at or intervention.get("round") != next_round:
                 raise SteeringError(f"debate {debate_id} is now paused at {paused_at}; reload and try again")
             step_id = self._insert_intervention(debate_id, intervention, summary=summary, target_agent=target_agent,
-                                                critique_row=critique_row)
+                                                critique_row=critique_row, actor=who)
             self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'intervention', ?, ?)",
                             [debate_id, time.time(), step_id, dump({"kind": intervention.get("kind"),
                                                                     "reviewer": intervention.get("reviewer")})])
@@ -120,7 +134,8 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
                                       target_agent=d.get("target_agent"), critique_row=d.get("critique_row"))
 
     def _insert_intervention(self, debate_id: str, intervention: dict[str, Any], *, summary: str,
-                             target_agent: str | None, critique_row: dict[str, Any] | None) -> str:
+                             target_agent: str | None, critique_row: dict[str, Any] | None,
+                             actor: Actor | None = None) -> str:
         step_id = human_step_id(int(intervention["round"]), intervention["reviewer"])
         call = 1 + self.db.execute("SELECT COUNT(*) FROM steps WHERE debate_id = ? AND step_id = ?",
                                    [debate_id, step_id]).fetchone()[0]
@@ -137,12 +152,15 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
                 "debate_id": debate_id, "step_id": step_id, "call": call, "round": intervention["round"],
                 "critic": step_id.rsplit(".", 1)[1], **critique_row})
         state = self.db.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
-        self._audit(debate_id, "intervene", intervention["reviewer"], summary, state[0] if state else None)
+        # Replayed from a parent or a cassette (no actor): the name it was made under, as the operator's record.
+        self._audit(debate_id, "intervene", actor or operator(intervention["reviewer"]), summary,
+                    state[0] if state else None)
         return step_id
 
-    def note_fork(self, fork_id: str, reviewer: str, reason: str) -> None:
+    def note_fork(self, fork_id: str, reviewer: str, reason: str, actor: Actor | None = None) -> None:
+        who = self._steerer(actor, reviewer)
         with self._write():
-            self._audit(fork_id, "fork", reviewer.strip() or "unnamed", reason, "pending")
+            self._audit(fork_id, "fork", who, reason, "pending")
 
     def forks(self, debate_id: str) -> list[dict[str, Any]]:
         return list(self.db.query(
