@@ -23,7 +23,7 @@ from debate_core.core.identity import (
 )
 from debate_core.jobs import worker
 from debate_core.present import formatting
-from debate_core.store import DebateStore, StoreError, default_db_path
+from debate_core.store import BadLocation, DebateStore, StoreError, default_db_path
 
 PAGES = {
     "new": "pages/new_debate.py",
@@ -159,6 +159,11 @@ def page_config() -> None:
 
 def app_shell_setup() -> None:
     """What app.py does on every run before the page: recover dead debates, draw the shared sidebar."""
+    try:
+        db_path()
+    except BadLocation as exc:  # an address where a file path belongs: say so before anything uses it
+        st.error(f"The app cannot start: DEBATE_DB names {formatting.md_escape(exc)}.")
+        st.stop()
     try:
         recover_interrupted()
     except Exception as exc:  # noqa: BLE001 - an unusable database is explained, not dumped as a traceback

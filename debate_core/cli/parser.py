@@ -26,7 +26,7 @@ from .evaluate import cmd_eval
 from .protocols import cmd_protocols
 from .read import cmd_diff, cmd_export, cmd_list, cmd_show
 from .review import cmd_annotate, cmd_review
-from .run import cmd_resume, cmd_run, cmd_upgrade
+from .run import cmd_backup, cmd_resume, cmd_run, cmd_upgrade
 from .steering import cmd_continue, cmd_fork, cmd_intervene, cmd_pause, cmd_stop
 
 
@@ -198,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     upg = sub.add_parser("upgrade", parents=[db_flag],
                          help="migrate a database written by an older version, after copying it next to itself")
     upg.set_defaults(func=cmd_upgrade)
+
+    bak = sub.add_parser("backup", parents=[db_flag],
+                         help="copy the database to a new file, safely while the app and other commands use it")
+    bak.add_argument("target", help="the new file to write (refused when it exists)")
+    bak.set_defaults(func=cmd_backup)
 
     rev = sub.add_parser("review", parents=[db_flag], help="accept, override or escalate a verdict")
     rev.add_argument("id")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sqlite3
+from pathlib import Path
 
 from ..core.cases import CaseError, load_case
 from ..core.profiles import resolve
@@ -10,7 +13,8 @@ from ..engine.budget import apply_budget
 from ..jobs.debates import prepare_resume, run_debate, run_plan
 from ..jobs.worker import interruption_reason, runner_info
 from ..protocols import CaseUnfit, SettingsError, UnknownProtocol, get_spec
-from ..store import DebateStore
+from ..store import DebateStore, StoreError
+from ..store.connection import copy_database
 from .common import (
     EXIT_OK,
     BadInput,
@@ -109,4 +113,40 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     else:
         print(f"upgraded the database {db} ({', '.join(store.migrated)})")
         print(f"the database as it was before is copied to {store.backup_path}")
+    return EXIT_OK
+
+
+def _check_copy(path: Path) -> int:
+    """The copy reads back whole (SQLite's quick check); returns how many debates it holds."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if verdict != "ok":
+            raise StoreError(f"the copy {path} did not read back whole ({verdict}); nothing was kept")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return conn.execute("SELECT COUNT(*) FROM debates").fetchone()[0] if "debates" in tables else 0
+    finally:
+        conn.close()
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    """Copy the database to a new file while the app and other commands keep using it (SQLite's
+    online backup), then check the copy reads back whole."""
+    db = _db_path(args.db)
+    if not db.exists():
+        raise BadInput(f"the database {db} does not exist; there is nothing to back up")
+    target = Path(args.target)
+    if target.exists() or target.is_symlink():
+        raise BadInput(f"{target} already exists; give the backup a new file name")
+    if not target.parent.is_dir():
+        raise BadInput(f"the folder {target.parent} does not exist")
+    # Written under a temporary name and renamed once checked: a half-written copy never carries the name asked for.
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        copy_database(db, partial)
+        debates = _check_copy(partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    print(f"backed up {db} to {target} ({debates} debate(s), {target.stat().st_size:,} bytes)")
     return EXIT_OK

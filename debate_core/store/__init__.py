@@ -27,10 +27,12 @@ from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it t
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,
     DEFAULT_DB,
+    BadLocation,
     NotFound,
     StoreError,
     StoreMissing,
     StoreOutdated,
+    database_location,
     default_db_path,
     store_error,
 )
@@ -41,7 +43,7 @@ from .reviews import ReviewsMixin
 from .rows import now as _now
 from .steering import STEERING_ACTIONS, SteeringMixin
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
+__all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "database_location", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
            "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "DebateStore", "Migration", "NotFound", "ReviewConflict",
            "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "default_db_path", "migration",
            "store_error"]

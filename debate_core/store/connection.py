@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -30,16 +31,47 @@ DEFAULT_DB = Path(__file__).resolve().parent.parent.parent / "data" / "debates.d
 DEFAULT_BUSY_TIMEOUT_S = 30.0
 
 
-def default_db_path() -> Path:
-    return Path(os.environ.get("DEBATE_DB") or DEFAULT_DB)
-
-
 class NotFound(KeyError):
     pass
 
 
 class StoreError(Exception):
     """The database cannot be opened or written. The message is one plain line naming the file."""
+
+
+class BadLocation(StoreError):
+    """A database location this program cannot use (an address instead of a file path); nothing
+    is created for it."""
+
+
+# "scheme://...": an address, not a file path. Path() would fold "//" and quietly create a
+# directory named after the scheme.
+_ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+
+
+def _shown(address: str) -> str:
+    """An address as a message may show it: without a password."""
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@", r"\1:***@", address)
+
+
+def database_location(value: str | Path) -> Path:
+    """The SQLite file a location names; an address (postgresql://, mysql://, ...) is refused with
+    one line that says what to give instead."""
+    text = str(value)
+    found = _ADDRESS.match(text)
+    if found:
+        scheme = found.group(1).lower()
+        what = "a PostgreSQL address" if scheme in ("postgresql", "postgres") else f"a {scheme}:// address"
+        raise BadLocation(f"{_shown(text)} is {what}; this version keeps debates in a SQLite file only: "
+                          "give a file path (for example data/debates.db)")
+    if "\x00" in text:
+        raise BadLocation("the database location holds a NUL byte; give a file path (for example data/debates.db)")
+    return Path(text)
+
+
+def default_db_path() -> Path:
+    """The database DEBATE_DB names, else data/debates.db; BadLocation for an address."""
+    return database_location(os.environ.get("DEBATE_DB") or DEFAULT_DB)
 
 
 class StoreMissing(StoreError):
@@ -99,6 +131,35 @@ def store_error(exc: BaseException, path: Path | None, doing: str = "use",
     return None
 
 
+def copy_database(source: Path, target: Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
+    """Copy a SQLite database, as last committed, to `target` with SQLite's online backup: safe
+    while other connections read and write it (under WAL a reader sees the last commit; writers
+    wait at most the busy timeout). The copy is a standalone file (journal mode DELETE). On failure
+    nothing is left at `target` and StoreError says why in one line."""
+    src: sqlite3.Connection | None = None
+    copy: sqlite3.Connection | None = None
+    try:
+        src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout)
+        copy = sqlite3.connect(str(target))
+        src.backup(copy)
+        # A standalone file: the copy would otherwise inherit WAL mode from the source's header.
+        copy.execute("PRAGMA journal_mode=DELETE")
+    except sqlite3.Error as exc:
+        for conn in (copy, src):
+            if conn is not None:
+                conn.close()
+        copy = src = None
+        for leftover in (target, target.with_name(target.name + "-journal"),
+                         target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+        raise StoreError(store_error(exc, target, "write", busy_timeout) or " ".join(str(exc).split())) from exc
+    finally:
+        for conn in (copy, src):
+            if conn is not None:
+                conn.close()
+
+
 # Files (device, inode) that passed quick_check in this process. A replaced file has a new inode
 # and is checked again; damage that appears later is still reported by SQLite on the page it hits.
 _CHECKED: set[tuple[int, int]] = set()
@@ -121,7 +182,7 @@ class StoreConnection:
         taken before them (None when none was needed: nothing pending, or a new, empty database)."""
         self.readonly = readonly
         self.busy_timeout = busy_timeout
-        self.path: Path | None = None if memory else (Path(path) if path else default_db_path())
+        self.path: Path | None = None if memory else (database_location(path) if path else default_db_path())
         self._lock = threading.RLock()
         self._seq: dict[str, int] = {}
         self.migrated: list[str] = []
@@ -154,7 +215,7 @@ class StoreConnection:
 
         SQLite may still create the empty `-wal` and `-shm` files of a WAL database next to it, as any
         reader does when no other connection has them open; the database file itself is untouched."""
-        target = Path(path) if path else default_db_path()
+        target = database_location(path) if path else default_db_path()
         if not target.exists():
             raise StoreMissing(f"the database {target} does not exist yet")
         store = cls(target, readonly=True, busy_timeout=busy_timeout, check=False)

@@ -8,16 +8,14 @@ change the file (`DebateStore.for_reading`) never migrate: they refuse a databas
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import sqlite_utils
 
-from .connection import StoreConnection, StoreError, store_error
+from .connection import StoreConnection, StoreError, copy_database
 
 log = logging.getLogger(__name__)
 
@@ -274,27 +272,8 @@ class MigrationsMixin(StoreConnection):
         while target.exists():
             n += 1
             target = self.path.with_name(f"{self.path.name}.backup-{stamp}-{n}")
-        source: sqlite3.Connection | None = None
-        copy: sqlite3.Connection | None = None
         try:
-            source = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=self.busy_timeout)
-            copy = sqlite3.connect(str(target))
-            source.backup(copy)
-            # A standalone file: the copy would otherwise inherit WAL mode from the source's header.
-            copy.execute("PRAGMA journal_mode=DELETE")
-        except sqlite3.Error as exc:
-            for conn in (copy, source):
-                if conn is not None:
-                    conn.close()
-            copy = source = None
-            for leftover in (target, target.with_name(target.name + "-journal"),
-                             target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
-                with contextlib.suppress(OSError):
-                    leftover.unlink()
-            line = store_error(exc, target, "write", self.busy_timeout) or " ".join(str(exc).split())
-            raise StoreError(f"the database {self.path} was not upgraded: its backup failed ({line})") from exc
-        finally:
-            for conn in (copy, source):
-                if conn is not None:
-                    conn.close()
+            copy_database(self.path, target, self.busy_timeout)
+        except StoreError as exc:
+            raise StoreError(f"the database {self.path} was not upgraded: its backup failed ({exc})") from exc
         return target
