@@ -22,9 +22,13 @@ if not common.auth_configured():
 if is_supervisor:
     st.caption(f"Acting as {esc(who.described() if who else '')}, with the {who.role if who else ''} role: "
                "you can approve or settle escalations.")
-else:
+elif common.auth_configured():
     st.info(f"{common.refusal('decide_escalation')} Roles are given by an admin on the Settings page "
             f"(kept in {esc(settings_path(common.db_path()))}), or by a claim from the identity provider.")
+else:
+    st.info(f"{common.refusal('decide_escalation')} In local mode the role is set by whoever runs the server "
+            "(DEBATE_LOCAL_ROLE); with sign-in on, roles are given on the Settings page "
+            f"(kept in {esc(settings_path(common.db_path()))}).")
 
 store = common.read_store()
 try:

@@ -43,7 +43,7 @@ if not common.auth_configured():
                f"({LOCAL_ROLE_VARIABLE} in the environment, or `local_role` under `[workbench]` in "
                "`.streamlit/secrets.toml`; every right by default). To turn sign-in on, add an `[auth]` section "
                "for your OpenID Connect provider to `.streamlit/secrets.toml` and restart: docs/app.md, "
-               "“Sign-in and roles”, has a worked example.", icon=":material/person_off:")
+               "“Sign-in, roles and local mode”, has a worked example.", icon=":material/person_off:")
 if not admin:
     st.info(common.refusal("manage_settings") + " This page shows the settings as saved.")
 
@@ -60,10 +60,10 @@ if current.supervisors:
                  "supervisor the supervisor role by their e-mail below.")
 with st.form("roles-form"):
     rows = [{"e-mail or subject": k, "role": r} for k, r in current.roles.items()]
-    edited = st.data_editor(rows or [{"e-mail or subject": "", "role": "reviewer"}], num_rows="dynamic",
+    edited = st.data_editor(rows or [{"e-mail or subject": "", "role": None}], num_rows="dynamic",
                             hide_index=True, key="s-roles", disabled=not admin, column_config={
                                 "e-mail or subject": st.column_config.TextColumn(required=False, width="medium"),
-                                "role": st.column_config.SelectboxColumn(options=list(ROLES), required=True)})
+                                "role": st.column_config.SelectboxColumn(options=list(ROLES), required=False)})
     r1, r2, r3 = st.columns(3)
     default_role = r1.selectbox("Role of a signed-in person given none", list(ROLES),
                                 index=list(ROLES).index(current.default_role), key="s-default-role", disabled=not admin)
@@ -77,8 +77,13 @@ with st.form("roles-form"):
 if roles_saved:
     try:
         records = edited.to_dict("records") if hasattr(edited, "to_dict") else list(edited)
-        roles = {str(r.get("e-mail or subject") or "").strip(): r.get("role") for r in records
-                 if str(r.get("e-mail or subject") or "").strip()}
+        roles = {}
+        for r in records:
+            key = str(r.get("e-mail or subject") or "").strip()
+            if key and not r.get("role"):
+                raise ValueError(f"choose a role for {key}")
+            if key:
+                roles[key] = r["role"]
         claim_roles = {}
         for line in (claim_text or "").splitlines():
             if not line.strip():

@@ -141,16 +141,18 @@ def reviewer() -> str:
 
 def refusal(permission: str) -> str:
     """Why the acting person may not take an action, in plain words, for a page to show instead of it."""
-    from debate_core.core.identity import PERMISSIONS
+    from debate_core.core.identity import NAMED_PERMISSIONS, PERMISSIONS
 
     needed, what = PERMISSIONS[permission]
     who = actor()
     if who is None:
         return f"Sign in to {what}."
-    if not who.name.strip():
+    if not who.has(needed):
+        article = "an" if needed == "admin" else "a"
+        return f"Only {article} {needed} or above may {what}; you have the {who.role} role."
+    if not who.name.strip() and permission in NAMED_PERMISSIONS:
         return f"Enter your name in the sidebar to {what}."
-    article = "an" if needed == "admin" else "a"
-    return f"Only {article} {needed} or above may {what}; you have the {who.role} role."
+    return ""
 
 
 def page_config() -> None:
