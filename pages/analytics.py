@@ -1,6 +1,7 @@
 """Analytics across debates: rates, rounds, tokens and cost per protocol, trends over time, each
 reviewer's activity, and what reviewers' marks say about claims and critique severities. Every
-figure is aggregated by SQLite in the store; the page never loads debate rows."""
+figure is aggregated by SQLite in the store; the page never loads debate rows. Runs made by an
+evaluation are left out unless asked for (their figures are on the Evaluations page)."""
 
 from __future__ import annotations
 
@@ -13,17 +14,20 @@ from ui import common, cost, plots
 common.page_setup()
 
 st.title("Analytics", anchor=False)
+evals = st.checkbox("Include evaluation runs", value=False, key="a-evaluations",
+                    help="The debates an evaluation ran are kept apart from real work; their figures are on the "
+                         "Evaluations page.")
 store = common.read_store()
 try:
-    per_protocol = store.analytics()
-    overall = store.analytics_overall()
-    quartiles = store.token_quartiles()
+    per_protocol = store.analytics(include_evaluations=evals)
+    overall = store.analytics_overall(include_evaluations=evals)
+    quartiles = store.token_quartiles(include_evaluations=evals)
     period = st.session_state.get("a-period") or "week"
-    trend = store.trends(period)
+    trend = store.trends(period, include_evaluations=evals)
     reviewers = store.reviewer_activity()
     severities = store.severity_confirmation()
-    claim_labels = store.claim_labels_by_protocol()
-    tokens_by_model = store.tokens_by_model()
+    claim_labels = store.claim_labels_by_protocol(include_evaluations=evals)
+    tokens_by_model = store.tokens_by_model(include_evaluations=evals)
 finally:
     store.close()
 

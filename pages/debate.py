@@ -104,6 +104,10 @@ if debate_id:
     if st.query_params.get("id") != debate_id:
         st.query_params["id"] = debate_id
     render.header(debate)
+    if debate.get("evaluation_id"):
+        st.caption(f"A run made by evaluation {formatting.md_escape(debate['evaluation_id'])}: it is kept out of "
+                   "History, the review queues and Analytics, and read with its evaluation.")
+        st.page_link(common.PAGES["evaluations"], label="Open the Evaluations page", icon=":material/science:")
     steer.actions(debate)
 
     if debate["status"] == "running":

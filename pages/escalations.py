@@ -34,6 +34,7 @@ store = common.read_store()
 try:
     review.last_decision()  # the confirmation (and Undo) of a decision whose debate has left the queue
     queue = store.escalation_queue()
+    # Runs made by an evaluation are left out of both lists (list_debates and escalation_queue do so by default).
     flagged = store.list_debates(status="completed", needs_review=True, review_state="pending", limit=500)
     if not queue:
         st.success("The escalation queue is empty: no reviewer has escalated a debate that awaits a decision.")

@@ -1,5 +1,6 @@
 """History: the debates paused for review, then every debate, with filters and full-text search; open one
-or export it."""
+or export it. Runs made by an evaluation are left out unless asked for (they are reached from their
+evaluation)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,8 @@ STATUSES = ["running", "paused", "stopped", "converged", "escalated", "completed
 st.title("History", anchor=False)
 store = common.read_store()
 try:
-    total = store.count_debates()
     reviewers = store.reviewers()
-    if not total:
+    if not store.count_debates(include_evaluations=True):
         st.info("No debates yet. Start one on the New debate page; every debate is kept here.")
         st.page_link(common.PAGES["new"], label="New debate", icon=":material/add_comment:")
         st.stop()
@@ -51,8 +51,12 @@ try:
                          format_func=lambda s: formatting.REVIEW_STATE_LABELS.get(s, s))
     reviewer = f4.selectbox("Reviewer", [ANY, *reviewers], key="h-reviewer")
     dates = f5.date_input("Created between", value=(), key="h-dates", format="YYYY-MM-DD")
+    with_evaluations = st.checkbox("Include evaluation runs", value=False, key="h-evaluations",
+                                   help="The debates an evaluation ran are kept apart from real work; "
+                                        "they are also reached from their evaluation on the Evaluations page.")
+    total = store.count_debates(include_evaluations=with_evaluations)
 
-    filters: dict = {"limit": 1000}
+    filters: dict = {"limit": 1000, "include_evaluations": with_evaluations}
     if protocol != ANY:
         filters["protocol"] = protocol
     if status in ("running", "failed", "paused", "stopped"):
@@ -78,20 +82,29 @@ try:
 
     st.caption(f"{len(debates)} of {total} debate(s)")
     if not debates:
-        st.info("No debate matches these filters. Clear the search or set a filter back to 'any'.")
+        st.info("No debate matches these filters. Clear the search or set a filter back to 'any'." if total else
+                "No debates yet besides the runs evaluations made: tick *Include evaluation runs* to see them, "
+                "or start a debate on the New debate page.")
         st.stop()
     rows = views.history_rows(debates)
+    for r, d in zip(rows, debates, strict=True):
+        r["evaluation"] = d.get("evaluation_id") or ""
     # The same case debated again keeps its title: such rows also show when they started and their id.
     titles = Counter(r["title"] for r in rows)
     for r in rows:
         r["debate"] = r["title"] if titles[r["title"]] == 1 else f"{r['title']} · {r['created'][:16]} · {r['id']}"
+        if r["evaluation"]:
+            r["debate"] = f"{r['debate']} · evaluation run"
     st.caption("Click a row to open the debate.")
     picked = st.dataframe(rows, hide_index=True, key="h-table", on_select="rerun", selection_mode="single-row",
                           column_order=["created", "debate", "protocol", "status", "review", "reviewed_by", "rounds",
-                                        "forked_from", "tokens", "answer", "question", "provider", "id"], column_config={
+                                        "forked_from", *(["evaluation"] if with_evaluations else []), "tokens",
+                                        "answer", "question", "provider", "id"], column_config={
         "forked_from": st.column_config.TextColumn(
             "forked from", help="a fork's parent debate and the round after which it went its own way"),
         "debate": st.column_config.TextColumn("title", width="medium"),
+        "evaluation": st.column_config.TextColumn(
+            "evaluation", help="the evaluation that made this run (empty for real work)"),
         "question": st.column_config.TextColumn("question", width="large"),
         "answer": st.column_config.TextColumn("answer", width="large"),
     })

@@ -108,7 +108,7 @@ def test_an_unexpected_page_error_is_explained_without_a_traceback(app, make_deb
 
     make_debate()
 
-    def broken(self):
+    def broken(self, **_):
         raise RuntimeError("summary exploded")
 
     monkeypatch.setattr(DebateStore, "analytics_overall", broken)

@@ -151,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--status")
     lst.add_argument("--review-state")
     lst.add_argument("--search", help="full-text search over questions, answers and claims")
+    lst.add_argument("--include-evaluations", action="store_true",
+                     help="also list the runs evaluations made (left out by default; see `eval`)")
     lst.add_argument("--limit", type=int, default=50)
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=cmd_list)

@@ -31,7 +31,8 @@ def _listed(store: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
     """The debates `list` prints, with running debates whose process is gone shown as interrupted;
     `--status` filters on the status shown."""
     dead = find_interrupted(store, stale_after=_stale_after(args.db))
-    query = {"protocol": args.protocol, "review_state": args.review_state, "search": args.search}
+    query = {"protocol": args.protocol, "review_state": args.review_state, "search": args.search,
+             "include_evaluations": bool(getattr(args, "include_evaluations", False))}
     if not dead or args.status not in ("running", "failed"):
         rows = store.list_debates(status=args.status, limit=args.limit, **query)
     elif args.status == "running":
@@ -60,6 +61,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for r in rows:
         review = "REVIEW" if r["needs_human_review"] else ""
         lineage = f"  (fork of {r['parent_id']} after round {r['fork_round']})" if r.get("parent_id") else ""
+        if r.get("evaluation_id"):
+            lineage += f"  (evaluation {r['evaluation_id']})"
         print(f"{r['id']}  {r['protocol']:<14} {r['status']:<9} {r['review_state']:<10} {review:<6} {r['title'][:60]}"
               f"{lineage}")
     return EXIT_OK

@@ -388,7 +388,8 @@ async def _one(plan: EvaluationPlan, store: Any, limiter: Limiter, evaluation_id
     provider = plan.providers.for_run(case.id, method)
     stored = {**method.settings.as_dict(), "runner": runner_info(),
               "evaluation": {"id": evaluation_id, "method": method.name, "repeat": repeat}}
-    debate_id = store.create_debate(case, method.protocol, provider.public_config(), stored)
+    debate_id = store.create_debate(case, method.protocol, provider.public_config(), stored,
+                                   evaluation_id=evaluation_id)
     result = await run_protocol_async(case, get_spec(method.protocol), provider=provider, settings=method.settings, store=store,
                                     debate_id=debate_id, limiter=limiter)
     usage = result.usage or {}

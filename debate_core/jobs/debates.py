@@ -112,7 +112,9 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
     spent = int(old.get("input_tokens") or 0) + int(old.get("output_tokens") or 0) + budget_mod.spent_before(store, old)
     resumed = _ResumeProvider(stored, live, interventions)
     stored_settings = {**settings.as_dict(), **({"runner": runner} if runner else {})}
-    new_id = store.create_debate(case, old["protocol"], live.public_config(), stored_settings, resumed_from=debate_id)
+    # A resumed evaluation run is still that evaluation's run: it stays out of History and the queues.
+    new_id = store.create_debate(case, old["protocol"], live.public_config(), stored_settings, resumed_from=debate_id,
+                                 evaluation_id=old.get("evaluation_id"))
     return ResumePlan(new_id, case, old["protocol"], resumed, settings, budget_spent=spent)
 
 

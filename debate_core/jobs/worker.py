@@ -353,7 +353,7 @@ def find_interrupted(store: DebateStore, *, stale_after: float = DEFAULT_STALE_A
                      now: float | None = None) -> dict[str, str]:
     """Running debates presumed dead, with the reason for each. Works on a read-only store."""
     found: dict[str, str] = {}
-    for row in store.list_debates(status="running", limit=10_000):
+    for row in store.list_debates(status="running", include_evaluations=True, limit=10_000):
         try:
             debate = store.get_debate(row["id"], with_steps=False)
         except NotFound:

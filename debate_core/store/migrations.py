@@ -215,6 +215,44 @@ def _m0010(db: sqlite_utils.Database) -> None:
     db["audit"].create_index(["ts"])
 
 
+# The list, search and analytics indexes of 0002 and 0006, each rebuilt by 0011 with `evaluation_id` last,
+# so that leaving evaluation runs out is still answered from the index alone.
+_EVALUATION_AWARE_INDEXES = (
+    ["created_at", "id"],
+    ["protocol", "created_at", "id"],
+    ["status", "needs_human_review", "created_at", "id"],
+    ["review_state", "created_at", "id"],
+    ["search_rowid", "created_at", "id", "protocol", "status", "needs_human_review", "review_state"],
+    ["protocol", "status", "needs_human_review", "converged", "rounds", "review_state", "input_tokens",
+     "output_tokens"],
+    ["protocol", "model", "input_tokens", "output_tokens"],
+)
+
+
+@migration("0011_evaluation_runs")
+def _m0011(db: sqlite_utils.Database) -> None:
+    """Runs made by an evaluation are kept apart from real work: `debates.evaluation_id` names the
+    evaluation that made the run (NULL for real work), back-filled from `evaluation_rows`. History,
+    the review queues and Analytics leave such runs out unless asked; they are reached from their
+    evaluation. The list and analytics indexes are rebuilt with the column last, so the filter costs
+    no read of the wide debate rows (bench/store_scale.py)."""
+    db["debates"].add_column("evaluation_id", str)
+    db.execute(
+        "UPDATE debates SET evaluation_id = (SELECT MIN(r.evaluation_id) FROM evaluation_rows r"
+        " WHERE r.debate_id = debates.id)"
+        " WHERE id IN (SELECT debate_id FROM evaluation_rows WHERE debate_id IS NOT NULL)")
+    # A run that failed before its row was written is known only by the settings it was stored with.
+    db.execute(
+        "UPDATE debates SET evaluation_id = json_extract(settings, '$.evaluation.id')"
+        " WHERE evaluation_id IS NULL AND settings LIKE '%\"evaluation\"%'"
+        " AND json_extract(settings, '$.evaluation.id') IN (SELECT id FROM evaluations)")
+    for columns in _EVALUATION_AWARE_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS idx_debates_{'_'.join(columns)}")
+        db["debates"].create_index([*columns, "evaluation_id"])
+    # No index leads with `evaluation_id`: SQLite would pick it for "IS NULL" (nearly every row) and
+    # read the wide rows; an evaluation's runs are found through `evaluation_rows`.
+
+
 class MigrationsMixin(StoreConnection):
     """Applies the registered migrations, backing up a database that already holds a schema first."""
 

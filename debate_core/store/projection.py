@@ -32,9 +32,12 @@ class ProjectionMixin(StoreConnection):
         parent_id: str | None = None,
         fork_round: int | None = None,
         actor: Actor | None = None,
+        evaluation_id: str | None = None,
     ) -> str:
         """Create a debate's row. With `actor` (a debate started from the app), their role must allow
-        starting debates (PermissionRefused otherwise, nothing written) and the start is audited."""
+        starting debates (PermissionRefused otherwise, nothing written) and the start is audited.
+        `evaluation_id` marks a run made by that evaluation: History, the queues and Analytics leave
+        it out unless asked."""
         if actor is not None:
             require(actor, "start")
         debate_id = debate_id or new_debate_id()
@@ -60,6 +63,7 @@ class ProjectionMixin(StoreConnection):
                     "created_at": now, "updated_at": now, "version": 0, "review_state": "pending",
                     "calls": 0, "input_tokens": 0, "output_tokens": 0, "resumed_from": resumed_from,
                     "search_rowid": search_rowid, "parent_id": parent_id, "fork_round": fork_round,
+                    "evaluation_id": evaluation_id,
                 }
             )
             if actor is not None:

@@ -11,6 +11,12 @@ from .connection import NotFound, StoreConnection
 from .rows import decode_debate, fts_query, load
 
 
+def _real_work(include_evaluations: bool, col: str = "") -> str:
+    """The condition that leaves out runs made by an evaluation (they are reached from their
+    evaluation), or one that keeps every debate."""
+    return "1 = 1" if include_evaluations else f"{col}evaluation_id IS NULL"
+
+
 class QueriesMixin(StoreConnection):
     """Reads only: nothing here takes the write lock."""
 
@@ -70,14 +76,21 @@ class QueriesMixin(StoreConnection):
         since: str | None = None,
         until: str | None = None,
         search: str | None = None,
+        include_evaluations: bool = False,
+        evaluation_id: str | None = None,
         limit: int = 100,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
+        """Debates, newest first. Runs made by an evaluation are left out unless `include_evaluations`
+        (or `evaluation_id`, which lists that evaluation's runs only)."""
         searching = bool(search and search.strip())
         # With a search, the search index answers every filter too; `+` keeps SQLite from starting
         # at a filter's own index instead, which would read thousands of wide rows.
         col = "+d." if searching else "d."
-        where, params = ["1 = 1"], []
+        where, params = [_real_work(include_evaluations or evaluation_id is not None, col)], []
+        if evaluation_id is not None:
+            where.append(f"{col}evaluation_id = ?")
+            params.append(evaluation_id)
         if protocol:
             where.append(f"{col}protocol = ?")
             params.append(protocol)
@@ -111,16 +124,17 @@ class QueriesMixin(StoreConnection):
             "SELECT d.id, d.case_id, d.title, d.question, d.protocol, d.provider, d.model, d.status, d.created_at,"
             " d.finished_at, d.rounds, d.converged, d.convergence_reason, d.needs_human_review, d.final_answer,"
             " d.confidence, d.review_state, d.reviewed_by, d.calls, d.input_tokens, d.output_tokens, d.error,"
-            " d.parent_id, d.fork_round, d.paused_at, d.paused_round"
+            " d.parent_id, d.fork_round, d.paused_at, d.paused_round, d.evaluation_id"
             f" FROM debates d WHERE d.rowid IN ({page}) ORDER BY d.created_at DESC, d.id DESC"
         )
         return list(self.db.query(sql, [*params, int(limit), int(offset)]))
 
-    def count_debates(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
+    def count_debates(self, *, include_evaluations: bool = False) -> int:
+        """Debates stored; runs made by an evaluation only with `include_evaluations`."""
+        return self.db.execute(f"SELECT COUNT(*) FROM debates WHERE {_real_work(include_evaluations)}").fetchone()[0]
 
-    def escalation_queue(self) -> list[dict[str, Any]]:
-        return self.list_debates(review_state="escalated", limit=500)
+    def escalation_queue(self, *, include_evaluations: bool = False) -> list[dict[str, Any]]:
+        return self.list_debates(review_state="escalated", include_evaluations=include_evaluations, limit=500)
 
     def reviewers(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT reviewer FROM reviews ORDER BY reviewer").fetchall()]
@@ -141,24 +155,28 @@ class QueriesMixin(StoreConnection):
                         THEN d.review_state IN ('accepted', 'approved') END) AS agreement_rate
     """
 
-    def analytics(self) -> list[dict[str, Any]]:
+    # Every figure below that reads debates leaves evaluation runs out unless `include_evaluations`.
+
+    def analytics(self, *, include_evaluations: bool = False) -> list[dict[str, Any]]:
         """Per protocol: escalation and override rates, rounds to converge, tokens, reviewer agreement."""
         return list(self.db.query(
-            f"SELECT d.protocol AS protocol, {self._ANALYTICS} FROM debates d GROUP BY d.protocol ORDER BY d.protocol"))
+            f"SELECT d.protocol AS protocol, {self._ANALYTICS} FROM debates d"
+            f" WHERE {_real_work(include_evaluations, 'd.')} GROUP BY d.protocol ORDER BY d.protocol"))
 
-    def analytics_overall(self) -> dict[str, Any]:
+    def analytics_overall(self, *, include_evaluations: bool = False) -> dict[str, Any]:
         """The same measures over every debate, aggregated by SQLite (no debate rows are loaded)."""
-        return next(iter(self.db.query(f"SELECT {self._ANALYTICS} FROM debates d")))
+        return next(iter(self.db.query(
+            f"SELECT {self._ANALYTICS} FROM debates d WHERE {_real_work(include_evaluations, 'd.')}")))
 
-    def token_quartiles(self) -> list[dict[str, Any]]:
+    def token_quartiles(self, *, include_evaluations: bool = False) -> list[dict[str, Any]]:
         """Per protocol: the least, lower quartile, median, upper quartile and most tokens per debate,
         computed in SQL (for the box plot), so the page never reads every debate."""
-        sql = """
+        sql = f"""
         WITH t AS (
             SELECT protocol, input_tokens + output_tokens AS tokens,
                    ROW_NUMBER() OVER (PARTITION BY protocol ORDER BY input_tokens + output_tokens) AS rn,
                    COUNT(*) OVER (PARTITION BY protocol) AS n
-            FROM debates
+            FROM debates WHERE {_real_work(include_evaluations)}
         )
         SELECT protocol, MIN(tokens) AS low, MAX(tokens) AS high, MAX(n) AS debates,
                MAX(CASE WHEN rn = (n + 3) / 4 THEN tokens END) AS q1,
@@ -198,7 +216,7 @@ class QueriesMixin(StoreConnection):
         """
         return list(self.db.query(sql))
 
-    def claim_labels_by_protocol(self) -> list[dict[str, Any]]:
+    def claim_labels_by_protocol(self, *, include_evaluations: bool = False) -> list[dict[str, Any]]:
         """Per protocol: the claims reviewers labelled, and those marked incorrect (by at least one
         reviewer's latest label), unsupported or needing a source."""
         if "annotations" not in self.db.table_names():
@@ -210,7 +228,7 @@ class QueriesMixin(StoreConnection):
                    MAX(c.label = 'incorrect') AS incorrect, MAX(c.label = 'unsupported') AS unsupported,
                    MAX(c.label = 'needs_source') AS needs_source, MAX(c.label = 'correct') AS correct
             FROM cur c JOIN debates d ON d.id = c.debate_id
-            WHERE c.kind = 'claim'
+            WHERE c.kind = 'claim' AND {_real_work(include_evaluations, 'd.')}
             GROUP BY d.protocol, c.debate_id, c.step_id, c.item_id
         )
         SELECT protocol, COUNT(*) AS labelled, SUM(incorrect) AS incorrect, SUM(unsupported) AS unsupported,
@@ -219,7 +237,7 @@ class QueriesMixin(StoreConnection):
         """
         return list(self.db.query(sql))
 
-    def trends(self, period: str = "day") -> list[dict[str, Any]]:
+    def trends(self, period: str = "day", *, include_evaluations: bool = False) -> list[dict[str, Any]]:
         """Debates started per day or week (weeks start on Monday), with how many completed and the
         share of completed ones the moderator flagged for a human."""
         if period not in ("day", "week"):
@@ -231,7 +249,8 @@ class QueriesMixin(StoreConnection):
                COALESCE(SUM(status = 'completed'), 0) AS completed,
                COALESCE(SUM(status = 'completed' AND needs_human_review = 1), 0) AS escalated,
                AVG(CASE WHEN status = 'completed' THEN needs_human_review END) AS escalation_rate
-        FROM debates WHERE created_at IS NOT NULL GROUP BY period ORDER BY period
+        FROM debates WHERE created_at IS NOT NULL AND {_real_work(include_evaluations)}
+        GROUP BY period ORDER BY period
         """
         return list(self.db.query(sql))
 
@@ -266,9 +285,9 @@ class QueriesMixin(StoreConnection):
         """
         return list(self.db.query(sql))
 
-    def tokens_by_model(self) -> list[dict[str, Any]]:
+    def tokens_by_model(self, *, include_evaluations: bool = False) -> list[dict[str, Any]]:
         """Per protocol and model the debates were run with: debates and tokens, for pricing."""
         return list(self.db.query(
             "SELECT protocol, model, COUNT(*) AS debates, COALESCE(SUM(input_tokens), 0) AS input_tokens,"
-            " COALESCE(SUM(output_tokens), 0) AS output_tokens FROM debates GROUP BY protocol, model"
-            " ORDER BY protocol, model"))
+            " COALESCE(SUM(output_tokens), 0) AS output_tokens FROM debates"
+            f" WHERE {_real_work(include_evaluations)} GROUP BY protocol, model ORDER BY protocol, model"))
