@@ -13,7 +13,7 @@ import streamlit as st
 
 from debate_core.core.schemas import SEVERITIES
 from debate_core.present import compare, formatting
-from debate_core.store import NotFound
+from debate_core.store import NotFound, redacted
 from ui import common, plots
 
 common.page_setup()
@@ -58,7 +58,7 @@ for key in ("a", "b"):
     # afterwards the picker decides and the address follows it.
     wanted = st.query_params.get(key)
     if wanted and wanted not in labels:
-        st.error(f"There is no debate with id {esc(wanted)} in {esc(common.db_path())}.")
+        st.error(f"There is no debate with id {esc(wanted)} in {esc(redacted(common.db_path()))}.")
     elif wanted and wanted != st.session_state.get(f"cmp-shown-{key}"):
         st.session_state[f"cmp-{key}"] = wanted
 

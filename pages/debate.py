@@ -7,7 +7,7 @@ import streamlit as st
 
 from debate_core.present import formatting, views
 from debate_core.protocols import get_spec
-from debate_core.store import NotFound
+from debate_core.store import NotFound, redacted
 from ui import annotations, common, cost, desk, render, review, steer
 
 common.page_setup()
@@ -97,7 +97,7 @@ if debate_id:
         debate, steps, claims, critiques, events = _load(debate_id)
     except NotFound:
         st.title("Debate", anchor=False)
-        st.error(f"There is no debate with id {formatting.md_escape(repr(debate_id))} in {formatting.md_escape(common.db_path())}.")
+        st.error(f"There is no debate with id {formatting.md_escape(repr(debate_id))} in {formatting.md_escape(redacted(common.db_path()))}.")
         st.page_link(common.PAGES["history"], label="Find debates on the History page", icon=":material/history:")
         st.stop()
     st.session_state["debate_id"] = debate_id

@@ -72,3 +72,41 @@ def make_debate(db_path):
         return result.debate_id
 
     return make
+
+
+_PG_SKIPPED: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say loudly, at the end of the run, that the PostgreSQL cases did not run and why."""
+    if _PG_SKIPPED:
+        terminalreporter.write_sep("!", "PostgreSQL cases SKIPPED", red=True, bold=True)
+        terminalreporter.write_line(f"no throwaway PostgreSQL could be started: {_PG_SKIPPED[0]}", red=True)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL cluster for the session (tests/pg_support.py), or a loud skip."""
+    from tests.pg_support import start_cluster
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("PostgreSQL cases skipped: psycopg is not installed (pip install 'psycopg[binary,pool]')")
+    cluster, why = start_cluster()
+    if cluster is None:
+        _PG_SKIPPED.append(why)
+        pytest.skip(f"PostgreSQL cases skipped: {why}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster):
+    """A fresh, empty PostgreSQL database for this test, as a postgresql:// URL."""
+    from tests.pg_support import fresh_database
+
+    yield fresh_database(pg_cluster)
+    from debate_core.store.postgres_backend import close_pools
+
+    close_pools()  # the process's pools on this test's database: their connections end with the test

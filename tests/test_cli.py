@@ -553,29 +553,6 @@ def test_a_full_disk_mid_run_ends_the_run_with_one_line_and_keeps_the_steps(tmp_
     assert resumed["status"] == "completed"
 
 
-@pytest.mark.parametrize("location, said", [
-    ("postgresql://ann:s3cret@db.example.org/debates", "postgresql://ann:***@db.example.org/debates is a PostgreSQL address"),
-    ("postgres://db.example.org/debates", "postgres://db.example.org/debates is a PostgreSQL address"),
-    ("mysql://db.example.org/debates", "mysql://db.example.org/debates is a mysql:// address"),
-])
-@pytest.mark.parametrize("command", [("run", str(CASE), "--protocol", "cross_critique", "--quiet"), ("list",)])
-def test_an_address_as_the_database_is_one_line_and_exit_2_with_nothing_created(tmp_path, monkeypatch, location,
-                                                                                said, command):
-    """Path() folds "postgresql://..." into a directory named "postgresql:"; the address is refused
-    instead, without its password, and nothing is written."""
-    monkeypatch.chdir(tmp_path)
-    proc = cli(*command, db=location)
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == (f"error: {said}; this version keeps debates in a SQLite file only: give a file path "
-                           "(for example data/debates.db)\n")
-    assert "s3cret" not in proc.stderr and list(tmp_path.iterdir()) == []
-    monkeypatch.setenv("DEBATE_DB", location)  # the same through the environment
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        assert main(list(command)) == 2
-    assert err.getvalue() == proc.stderr and list(tmp_path.iterdir()) == []
-
-
 def test_backup_copies_a_live_database_into_a_new_file_that_reads_back(tmp_path):
     db = tmp_path / "d.db"
     did = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, check=True).stdout)[

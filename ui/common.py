@@ -23,7 +23,7 @@ from debate_core.core.identity import (
 )
 from debate_core.jobs import worker
 from debate_core.present import formatting
-from debate_core.store import BadLocation, DebateStore, StoreError, default_db_path
+from debate_core.store import DebateStore, StoreError, default_db_path, redacted, unsupported_url
 
 PAGES = {
     "new": "pages/new_debate.py",
@@ -161,10 +161,9 @@ def page_config() -> None:
 
 def app_shell_setup() -> None:
     """What app.py does on every run before the page: recover dead debates, draw the shared sidebar."""
-    try:
-        db_path()
-    except BadLocation as exc:  # an address where a file path belongs: say so before anything uses it
-        st.error(f"The app cannot start: DEBATE_DB names {formatting.md_escape(exc)}.")
+    refusal = unsupported_url(os.environ.get("DEBATE_DB"))
+    if refusal:  # an address of a kind the store cannot open: say so before anything uses it
+        st.error(f"The app cannot start: {formatting.md_escape(redacted(refusal))}.")
         st.stop()
     try:
         recover_interrupted()
@@ -173,7 +172,7 @@ def app_shell_setup() -> None:
         if isinstance(exc, StoreError):  # already one line naming the file and the reason
             st.error(formatting.md_escape(str(exc)[:1].upper() + str(exc)[1:]))
         else:
-            st.error(f"The database at {formatting.md_escape(db_path())} cannot be opened: {formatting.md_escape(exc)}")
+            st.error(f"The database at {formatting.md_escape(redacted(db_path()))} cannot be opened: {formatting.md_escape(exc)}")
         st.stop()
     sidebar()
     if auth_configured() and actor() is None:
@@ -292,7 +291,7 @@ def sidebar() -> None:
         st.caption("Default provider")
         st.markdown(f"**{formatting.md_escape(label)}**")
         st.caption("Database")
-        st.code(str(db_path()), language=None)
+        st.code(redacted(db_path()), language=None)
         running = worker.running_here()
         if running:
             st.caption(f"{len(running)} debate(s) running in the background")

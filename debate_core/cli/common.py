@@ -10,7 +10,6 @@ import os
 import shlex
 import sqlite3
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..core.app_settings import SettingsError as AppSettingsError
@@ -27,7 +26,7 @@ from ..engine.runtime import DebateSettings
 from ..jobs.worker import DEFAULT_STALE_AFTER_S, recover_interrupted
 from ..protocols import SettingsError, UnknownProtocol, get_spec, validate_settings
 from ..providers import CassetteError, make_provider
-from ..store import DebateStore, StoreError, StoreOutdated, database_location, default_db_path, store_error
+from ..store import DebateStore, StoreError, StoreOutdated, db_location, store_error
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -55,8 +54,9 @@ def _kv(pairs: list[str] | None, flag: str) -> dict[str, Any]:
         raise BadInput(str(exc)) from exc
 
 
-def _db_path(path: str | None) -> Path:
-    return database_location(path) if path else default_db_path()
+def _db_path(path: str | None) -> Any:
+    """The `--db` location: a file path, or a postgresql:// URL kept as a str."""
+    return db_location(path)
 
 
 def _store(path: str | None, *, writes: bool = True) -> Any:
@@ -321,7 +321,7 @@ def _running(store: Any, debate_id: str, action: Any) -> DebateResult:
 def _stale_after(db: str | None) -> float:
     """The app's setting for when a silent debate counts as dead, or the default."""
     try:
-        return load_settings(_db_path(db)).stale_after_minutes * 60
+        return load_settings(db_location(db)).stale_after_minutes * 60
     except (AppSettingsError, OSError):
         return DEFAULT_STALE_AFTER_S
 

@@ -56,7 +56,7 @@ def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m debate_core", description="Run and review structured debates.")
-    parser.add_argument("--db", help="SQLite database (default: $DEBATE_DB or data/debates.db)")
+    parser.add_argument("--db", help="SQLite database file, or a postgresql:// URL (default: $DEBATE_DB or data/debates.db)")
     sub = parser.add_subparsers(dest="command", required=True)
     db_flag = argparse.ArgumentParser(add_help=False)
     db_flag.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)

@@ -102,7 +102,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_upgrade(args: argparse.Namespace) -> int:
     """Apply the migrations an older database needs; the store copies the file next to itself first."""
     db = _db_path(args.db)
-    if not db.exists():  # creating a database is a run's job; an upgrade only changes one that exists
+    if not isinstance(db, str) and not db.exists():  # creating a database is a run's job; an upgrade only changes one that exists
         raise BadInput(f"the database {db} does not exist; there is nothing to upgrade")
     store = DebateStore(db)
     store.close()
@@ -133,6 +133,9 @@ def cmd_backup(args: argparse.Namespace) -> int:
     """Copy the database to a new file while the app and other commands keep using it (SQLite's
     online backup), then check the copy reads back whole."""
     db = _db_path(args.db)
+    if isinstance(db, str):  # a postgresql:// URL: the server's own tool takes a consistent copy
+        raise BadInput("a PostgreSQL database is backed up with PostgreSQL's own tool: "
+                       "pg_dump --format=custom --file FILE URL")
     if not db.exists():
         raise BadInput(f"the database {db} does not exist; there is nothing to back up")
     target = Path(args.target)

@@ -112,6 +112,14 @@ class AppSettings(BaseModel):
 
 
 def settings_path(db_path: str | Path) -> Path:
+    """The settings file of a database: next to a SQLite file. A PostgreSQL store (a URL) has no
+    folder: its settings file is `$DEBATE_SETTINGS`, else `data/<database name>.settings.json` of the
+    working directory (for now: several app servers need them in the database, see PG_STATUS.md)."""
+    if isinstance(db_path, str) and db_path.lower().startswith(("postgresql://", "postgres://")):
+        if os.environ.get("DEBATE_SETTINGS"):
+            return Path(os.environ["DEBATE_SETTINGS"])
+        name = db_path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "postgres"
+        return Path("data") / f"{name}.settings.json"
     db_path = Path(db_path)
     return db_path.with_name(f"{db_path.stem}.settings.json")
 

@@ -513,7 +513,7 @@ def run(plan: EvaluationPlan, store: Any, *, evaluation_id: str | None = None,
     `lanes` threads, each with its own event loop and store connection and all drawing on the one
     limiter: a thread waiting on SQLite leaves the others free to hand out call slots, so the store's
     writes overlap the calls instead of delaying them (bench/eval_concurrency.py)."""
-    if store.path is None or lanes <= 1:
+    if getattr(store, "location", store.path) is None or lanes <= 1:
         return asyncio.run(run_async(plan, store, evaluation_id=evaluation_id, on_progress=on_progress,
                                      limiter=limiter))
     limiter = limiter or shared_limiter(plan.concurrency)
@@ -523,7 +523,7 @@ def run(plan: EvaluationPlan, store: Any, *, evaluation_id: str | None = None,
     errors: list[BaseException] = []
 
     def lane(share: list[tuple[Case, Method, int]]) -> None:
-        own = DebateStore(store.path, check=False, busy_timeout=store.busy_timeout)
+        own = DebateStore(getattr(store, "location", store.path), check=False, busy_timeout=store.busy_timeout)
         try:
             asyncio.run(_lane(plan, own, limiter, evaluation_id, share, tally,
                               plan.concurrency * RUNS_PER_SLOT // lanes))

@@ -40,7 +40,7 @@ from ..engine.runtime import DebateSettings
 from ..evaluation import harness as evaluation
 from ..protocols import get_spec
 from ..providers import Provider, make_provider
-from ..store import DebateStore, NotFound, StoreError
+from ..store import DebateStore, NotFound, StoreError, db_location
 from . import continuation
 from .debates import run_debate_async
 
@@ -84,7 +84,7 @@ def start_debate(
     spec.check_case(case, settings)
     debate_id = new_debate_id()
     thread = threading.Thread(
-        target=_run, args=(debate_id, case, protocol, provider, settings, Path(db_path)),
+        target=_run, args=(debate_id, case, protocol, provider, settings, db_location(db_path)),
         name=f"debate-{debate_id}",
         # A daemon thread does not hold the server open at shutdown; a debate cut off that way is
         # found by recover_interrupted on the next start.

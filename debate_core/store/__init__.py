@@ -1,9 +1,13 @@
-"""The SQLite store: the only package that writes SQL.
+"""The store: the only package that writes SQL, on SQLite (a file path, the default) or PostgreSQL
+(a `postgresql://` URL, psycopg 3 with a connection pool).
 
-One class, `DebateStore`, owns the database (sqlite-utils, WAL). It is a facade composed of one
-mixin per concern, each in its module:
+One class, `DebateStore`, owns the database. It is a facade composed of one mixin per concern, each
+in its module; the mixins write portable SQL and call a backend (`backend.Backend`) for the rest:
 
-- `connection`: opening, the quick check, errors a user can act on, the write transaction;
+- `backend`: the interface; `sqlite_backend` (sqlite-utils, WAL, FTS5) and `postgres_backend`
+  (pooled connections, an advisory write lock, tsvector search) hold all SQL of their engine, with
+  `migrations` (SQLite's schema changes) and `postgres_schema` (PostgreSQL's);
+- `connection`: opening either engine, the quick check, errors a user can act on, the write transaction;
 - `migrations`: the registered schema changes, applied (after a backup) when a store opens writable;
 - `projection`: a debate's row, and every engine event recorded into rows as it happens;
 - `steering`: pause and stop requests, continuing a paused debate, interventions, forks;
@@ -23,6 +27,7 @@ from __future__ import annotations
 from ..core.events import EventSink
 from ..core.review_rules import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
 from .audit import AuditMixin
+from .backend import redacted, unsupported_url
 from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it to time a first open
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,
@@ -32,7 +37,7 @@ from .connection import (
     StoreError,
     StoreMissing,
     StoreOutdated,
-    database_location,
+    db_location,
     default_db_path,
     store_error,
 )
@@ -43,9 +48,9 @@ from .reviews import ReviewsMixin
 from .rows import now as _now
 from .steering import STEERING_ACTIONS, SteeringMixin
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "database_location", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
+__all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
            "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "DebateStore", "Migration", "NotFound", "ReviewConflict",
-           "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "default_db_path", "migration",
+           "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "db_location", "default_db_path", "redacted", "unsupported_url", "migration",
            "store_error"]
 
 

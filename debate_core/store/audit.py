@@ -15,7 +15,7 @@ T = TypeVar("T")
 
 class AuditMixin(StoreConnection):
     def _audit_row(self, actor: Actor, action: str, target: str | None, detail: str | None) -> None:
-        self.db["audit"].insert({"ts": self._now(), "action": action, "target": target, "detail": detail,
+        self.sql.insert("audit", {"ts": self._now(), "action": action, "target": target, "detail": detail,
                                  "role": actor.role, **actor.audit_fields()})
 
     def record_action(self, actor: Actor | None, action: str, *, permission: str, target: str | None = None,
@@ -31,5 +31,5 @@ class AuditMixin(StoreConnection):
     def audit_log(self, *, target: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """The latest audit rows, newest first; only those about `target` (a debate or evaluation id) when given."""
         if target is None:
-            return list(self.db.query("SELECT * FROM audit ORDER BY id DESC LIMIT ?", [limit]))
-        return list(self.db.query("SELECT * FROM audit WHERE target = ? ORDER BY id DESC LIMIT ?", [target, limit]))
+            return list(self.sql.query("SELECT * FROM audit ORDER BY id DESC LIMIT ?", [limit]))
+        return list(self.sql.query("SELECT * FROM audit WHERE target = ? ORDER BY id DESC LIMIT ?", [target, limit]))

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Self
 
 import sqlite_utils
 
+from .backend import Backend, is_postgres_url, unsupported_url
+from .errors import BadLocation, StoreError, StoreMissing, StoreOutdated
+from .errors import NotFound as NotFound
 from .rows import now
+from .sqlite_backend import SQLiteBackend
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent.parent / "data" / "debates.db"
 
@@ -31,61 +33,21 @@ DEFAULT_DB = Path(__file__).resolve().parent.parent.parent / "data" / "debates.d
 DEFAULT_BUSY_TIMEOUT_S = 30.0
 
 
-class NotFound(KeyError):
-    pass
-
-
-class StoreError(Exception):
-    """The database cannot be opened or written. The message is one plain line naming the file."""
-
-
-class BadLocation(StoreError):
-    """A database location this program cannot use (an address instead of a file path); nothing
-    is created for it."""
-
-
-# "scheme://...": an address, not a file path. Path() would fold "//" and quietly create a
-# directory named after the scheme.
-_ADDRESS = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
-
-
-def _shown(address: str) -> str:
-    """An address as a message may show it: without a password."""
-    return re.sub(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@", r"\1:***@", address)
-
-
-def database_location(value: str | Path) -> Path:
-    """The SQLite file a location names; an address (postgresql://, mysql://, ...) is refused with
-    one line that says what to give instead."""
-    text = str(value)
-    found = _ADDRESS.match(text)
-    if found:
-        scheme = found.group(1).lower()
-        what = "a PostgreSQL address" if scheme in ("postgresql", "postgres") else f"a {scheme}:// address"
-        raise BadLocation(f"{_shown(text)} is {what}; this version keeps debates in a SQLite file only: "
-                          "give a file path (for example data/debates.db)")
-    if "\x00" in text:
-        raise BadLocation("the database location holds a NUL byte; give a file path (for example data/debates.db)")
-    return Path(text)
-
-
 def default_db_path() -> Path:
-    """The database DEBATE_DB names, else data/debates.db; BadLocation for an address."""
-    return database_location(os.environ.get("DEBATE_DB") or DEFAULT_DB)
+    """The SQLite file `$DEBATE_DB` names, or the default one. A PostgreSQL URL in `$DEBATE_DB` is
+    returned as it is (a str): a Path would fold its `//`."""
+    location = os.environ.get("DEBATE_DB")
+    if is_postgres_url(location) or unsupported_url(location):
+        return location  # type: ignore[return-value]
+    return Path(location or DEFAULT_DB)
 
 
-class StoreMissing(StoreError):
-    """A read-only open of a database that does not exist yet, or holds no tables: nothing is stored."""
-
-
-class StoreOutdated(StoreError):
-    """A read-only open of a database written by an older version: it needs migrations that a reader
-    may not apply. `pending` names them; a writable open (the CLI's `upgrade`) applies them."""
-
-    def __init__(self, path: Path, pending: list[str]) -> None:
-        self.path, self.pending = path, pending
-        super().__init__(f"the database {path} was written by an older version of this program "
-                         f"(schema changes not applied yet: {', '.join(pending)})")
+def db_location(location: str | Path | None) -> str | Path:
+    """A `--db` value as the store takes it: a URL kept as a str (a PostgreSQL one is opened, any
+    other refused by the store in one line), else a file path."""
+    if is_postgres_url(location) or unsupported_url(location):
+        return str(location)
+    return Path(location) if location else default_db_path()
 
 
 # SQLite's primary result codes (the low byte of an extended code) that describe the database
@@ -182,15 +144,34 @@ class StoreConnection:
         taken before them (None when none was needed: nothing pending, or a new, empty database)."""
         self.readonly = readonly
         self.busy_timeout = busy_timeout
-        self.path: Path | None = None if memory else (database_location(path) if path else default_db_path())
+        location = path if path else os.environ.get("DEBATE_DB")
+        refusal = None if memory else unsupported_url(location)
+        if refusal:
+            raise BadLocation(refusal)
+        self.url: str | None = str(location) if is_postgres_url(location) else None
+        self.path: Path | None = None if memory or self.url else (Path(path) if path else default_db_path())
         self._lock = threading.RLock()
         self._seq: dict[str, int] = {}
         self.migrated: list[str] = []
         self.backup_path: Path | None = None
+        self.sql: Backend
+        if self.url is not None:
+            from .postgres_backend import PostgresBackend  # psycopg is needed only for a PostgreSQL store
+
+            self.db = None
+            self.sql = PostgresBackend(self.url, timeout=busy_timeout, readonly=readonly)
+            if not readonly:
+                try:
+                    self.migrated = self.migrate()
+                except BaseException:
+                    self.sql.close()
+                    raise
+            return
         conn = self._connect(memory)
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             self.db = sqlite_utils.Database(conn)
+            self.sql = SQLiteBackend(self.db, self._lock, self._error)
             if not readonly:
                 if check and not memory:
                     self._quick_check()
@@ -215,12 +196,16 @@ class StoreConnection:
 
         SQLite may still create the empty `-wal` and `-shm` files of a WAL database next to it, as any
         reader does when no other connection has them open; the database file itself is untouched."""
-        target = database_location(path) if path else default_db_path()
-        if not target.exists():
+        location = path if path else os.environ.get("DEBATE_DB")
+        refusal = unsupported_url(location)
+        if refusal:
+            raise BadLocation(refusal)
+        target: Path | str = str(location) if is_postgres_url(location) else (Path(path) if path else default_db_path())
+        if isinstance(target, Path) and not target.exists():
             raise StoreMissing(f"the database {target} does not exist yet")
         store = cls(target, readonly=True, busy_timeout=busy_timeout, check=False)
         try:
-            tables = store.db.table_names()
+            tables = store.sql.table_names()
             pending = store.pending_migrations()
         except sqlite3.Error as exc:
             store.close()
@@ -231,6 +216,12 @@ class StoreConnection:
                 raise StoreMissing(f"the database {target} is empty")
             raise StoreOutdated(target, pending)
         return store
+
+    @property
+    def location(self) -> str | Path | None:
+        """Where the store is: a PostgreSQL URL, a SQLite file, or None (in memory). Another store
+        opened on it (an evaluation's lanes) shares the data."""
+        return self.url or self.path
 
     def pending_migrations(self) -> list[str]:  # pragma: no cover - provided by MigrationsMixin
         raise NotImplementedError
@@ -295,37 +286,10 @@ class StoreConnection:
                     raise
                 time.sleep(0.02)
 
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[None]:
-        """One write transaction. BEGIN IMMEDIATE takes the write lock first (waiting up to the busy
-        timeout), so everything read inside is still true when it is written. A database or disk
-        fault becomes a StoreError and nothing of the transaction is kept."""
-        with self._lock:
-            if self.db.conn.in_transaction:
-                # Inside a caller's own transaction (a bulk fill batching many writes into one
-                # commit): nest as a savepoint; the caller's commit decides.
-                with self.db.atomic():
-                    yield
-                return
-            try:
-                self.db.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise self._error(exc, "write") from exc
-            try:
-                yield
-                self.db.conn.commit()
-            except sqlite3.Error as exc:
-                self._rollback()
-                raise self._error(exc, "write") from exc
-            except BaseException:
-                self._rollback()
-                raise
-
-    def _rollback(self) -> None:
-        try:
-            self.db.conn.rollback()
-        except sqlite3.Error:  # the fault that got us here may have ended the transaction already
-            pass
+    def _write(self) -> contextlib.AbstractContextManager[None]:
+        """One write transaction holding the store's write lock (the backend says how); a database
+        or disk fault becomes a StoreError and nothing of the transaction is kept."""
+        return self.sql.transaction()
 
     def close(self) -> None:
-        self.db.close()
+        self.sql.close()

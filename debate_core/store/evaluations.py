@@ -24,7 +24,7 @@ class EvaluationsMixin(StoreConnection):
         evaluation_id = evaluation_id or new_debate_id()
         now = self._now()
         with self._write():
-            self.db["evaluations"].insert({
+            self.sql.insert("evaluations", {
                 "id": evaluation_id, "created_at": now, "updated_at": now, "status": "running",
                 "protocol": protocol, "methods": dump(methods), "cases": dump(cases), "settings": dump(settings),
                 "total_runs": total_runs, "done_runs": 0, "tokens": 0,
@@ -36,17 +36,17 @@ class EvaluationsMixin(StoreConnection):
     def add_evaluation_row(self, evaluation_id: str, row: dict[str, Any]) -> None:
         """One finished run of an evaluation, and the evaluation's progress with it."""
         with self._write():
-            seq = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM evaluation_rows WHERE evaluation_id = ?",
+            seq = self.sql.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM evaluation_rows WHERE evaluation_id = ?",
                                   [evaluation_id]).fetchone()[0]
-            self.db["evaluation_rows"].upsert({
+            self.sql.upsert("evaluation_rows", [{
                 "evaluation_id": evaluation_id, "seq": seq, "case_id": row.get("case"), "method": row.get("method"),
                 "repeat": row.get("repeat"), "debate_id": row.get("debate_id"), "status": row.get("status"),
                 "right": flag(row.get("right")), "flagged": flag(row.get("flagged")),
                 "silent_wrong": flag(row.get("silent_wrong")), "over_flagged": flag(row.get("over_flagged")),
                 "tokens": row.get("tokens"), "cost": row.get("cost"), "wall_ms": row.get("wall_ms"),
                 "data": dump(row),
-            }, pk=("evaluation_id", "case_id", "method", "repeat"))
-            self.db.execute(
+            }], pk=("evaluation_id", "case_id", "method", "repeat"))
+            self.sql.execute(
                 "UPDATE evaluations SET done_runs = done_runs + 1, tokens = tokens + ?, updated_at = ? WHERE id = ?",
                 [int(row.get("tokens") or 0), self._now(), evaluation_id])
 
@@ -55,29 +55,29 @@ class EvaluationsMixin(StoreConnection):
         """Close an evaluation: `completed` with its summary, or `failed` with the reason."""
         now = self._now()
         with self._write():
-            self.db.execute(
+            self.sql.execute(
                 "UPDATE evaluations SET status = ?, summary = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?",
                 [status, dump(summary) if summary is not None else None, error, now, now, evaluation_id])
 
     def list_evaluations(self, limit: int = 100) -> list[dict[str, Any]]:
         """Stored evaluations, newest first, without their rows."""
-        if "evaluations" not in self.db.table_names():  # a read-only open of a database not migrated yet
+        if "evaluations" not in self.sql.table_names():  # a read-only open of a database not migrated yet
             return []
-        rows = self.db.query(
+        rows = self.sql.query(
             "SELECT id, created_at, finished_at, status, protocol, methods, cases, total_runs, done_runs, tokens, error,"
             " started_by, actor_kind, actor_email, actor_provider FROM evaluations ORDER BY created_at DESC, id DESC LIMIT ?", [int(limit)])
         return [{**r, "methods": load(r["methods"], []), "cases": load(r["cases"], [])} for r in rows]
 
     def get_evaluation(self, evaluation_id: str) -> dict[str, Any]:
         """One evaluation with its settings, summary and every run row (in the order they finished)."""
-        if "evaluations" not in self.db.table_names():
+        if "evaluations" not in self.sql.table_names():
             raise NotFound(f"no evaluation with id {evaluation_id!r}")
-        rows = list(self.db.query("SELECT * FROM evaluations WHERE id = ?", [evaluation_id]))
+        rows = list(self.sql.query("SELECT * FROM evaluations WHERE id = ?", [evaluation_id]))
         if not rows:
             raise NotFound(f"no evaluation with id {evaluation_id!r}")
         ev = dict(rows[0])
         for key, default in (("methods", []), ("cases", []), ("settings", {}), ("summary", None)):
             ev[key] = load(ev.get(key), default)
-        ev["rows"] = [load(r[0], {}) for r in self.db.execute(
+        ev["rows"] = [load(r[0], {}) for r in self.sql.execute(
             "SELECT data FROM evaluation_rows WHERE evaluation_id = ? ORDER BY seq", [evaluation_id]).fetchall()]
         return ev

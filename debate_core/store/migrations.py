@@ -262,6 +262,8 @@ class MigrationsMixin(StoreConnection):
 
     def pending_migrations(self) -> list[str]:
         """The registered migrations this database has not had yet, in the order they apply."""
+        if self.url is not None:
+            return self.sql.pending_migrations()  # type: ignore[attr-defined]  # PostgreSQL's own set
         registered = self._registered_migrations()
         if "_migrations" not in self.db.table_names():
             return [name for name, _ in registered]
@@ -271,6 +273,8 @@ class MigrationsMixin(StoreConnection):
     def migrate(self) -> list[str]:
         """Apply the pending migrations, in one transaction; a database that already holds a schema
         is first copied next to itself (`backup_path`). Returns the names applied."""
+        if self.url is not None:
+            return self.sql.migrate(self._now())  # type: ignore[attr-defined]  # postgres_schema.py
         applied: list[str] = []
         with self._lock:
             if not self.pending_migrations():

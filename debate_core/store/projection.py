@@ -14,7 +14,7 @@ from ..core.identity import Actor, require
 from ..core.ids import new_debate_id
 from ..core.schemas import Case
 from .connection import StoreConnection
-from .rows import SEARCH_ROW, dump
+from .rows import dump
 
 
 class ProjectionMixin(StoreConnection):
@@ -43,18 +43,12 @@ class ProjectionMixin(StoreConnection):
         debate_id = debate_id or new_debate_id()
         now = self._now()
         with self._write():
-            self.db["cases"].upsert(
-                {
-                    "id": case.id, "title": case.title, "question": case.question,
-                    "domain_hint": case.domain_hint, "data": case.model_dump_json(), "created_at": now,
-                },
-                pk="id",
-            )
-            search_rowid = self.db.execute(
-                "INSERT INTO debate_search (debate_id, question, answer, claims) VALUES (?, ?, '', '')",
-                [debate_id, case.question],
-            ).lastrowid
-            self.db["debates"].insert(
+            self.sql.upsert("cases", [{
+                "id": case.id, "title": case.title, "question": case.question,
+                "domain_hint": case.domain_hint, "data": case.model_dump_json(), "created_at": now,
+            }], pk=("id",))
+            search_rowid = self.sql.search_insert(debate_id, case.question)
+            self.sql.insert("debates",
                 {
                     "id": debate_id, "case_id": case.id, "title": case.title, "question": case.question,
                     "protocol": protocol, "provider": provider_config.get("provider"),
@@ -67,7 +61,7 @@ class ProjectionMixin(StoreConnection):
                 }
             )
             if actor is not None:
-                self.db["audit"].insert({"ts": now, "action": "start", "target": debate_id, "role": actor.role,
+                self.sql.insert("audit", {"ts": now, "action": "start", "target": debate_id, "role": actor.role,
                                          "detail": f"started a {protocol} debate", **actor.audit_fields()})
         return debate_id
 
@@ -76,17 +70,17 @@ class ProjectionMixin(StoreConnection):
             if event.kind not in TRANSIENT_EVENTS:
                 # Plain SQL: sqlite-utils' insert rebuilds its query on every call, which costs more
                 # than the write itself when many debates record events at once (bench/eval_concurrency.py).
-                self.db.execute(
+                self.sql.execute(
                     "INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, ?, ?, ?)",
                     [debate_id, event.ts, event.kind, event.step_id, dump(_event_payload(event))])
             handler = getattr(self, f"_on_{event.kind}", None)
             if handler:
                 handler(debate_id, event)
-            self.db.execute("UPDATE debates SET updated_at = ? WHERE id = ?", [self._now(), debate_id])
+            self.sql.execute("UPDATE debates SET updated_at = ? WHERE id = ?", [self._now(), debate_id])
 
     def _next_seq(self, debate_id: str) -> int:
         if debate_id not in self._seq:
-            row = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM steps WHERE debate_id = ?", [debate_id]).fetchone()
+            row = self.sql.execute("SELECT COALESCE(MAX(seq), 0) FROM steps WHERE debate_id = ?", [debate_id]).fetchone()
             self._seq[debate_id] = row[0]
         self._seq[debate_id] += 1
         return self._seq[debate_id]
@@ -103,13 +97,13 @@ class ProjectionMixin(StoreConnection):
         # An upsert in plain SQL (see `record`): a step started again replaces the columns named here.
         columns = ", ".join(row)
         updates = ", ".join(f"{k} = excluded.{k}" for k in row if k not in ("debate_id", "step_id", "call"))
-        self.db.execute(
+        self.sql.execute(
             f"INSERT INTO steps ({columns}) VALUES ({', '.join('?' for _ in row)}) "
             f"ON CONFLICT (debate_id, step_id, call) DO UPDATE SET {updates}", list(row.values()))
 
     def _on_turn_progress(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db.execute(
+        self.sql.execute(
             """UPDATE steps SET partial_output = ?, partial_tokens = ?, tokens_per_s = ?
                WHERE debate_id = ? AND step_id = ? AND call = ? AND status = 'running'""",
             [d.get("text"), d.get("tokens"), d.get("tokens_per_s"), debate_id, ev.step_id, d.get("call", 1)],
@@ -118,7 +112,7 @@ class ProjectionMixin(StoreConnection):
     def _on_turn_finished(self, debate_id: str, ev: Event) -> None:
         d = ev.data
         call = d.get("call", 1)
-        self.db.execute(
+        self.sql.execute(
             """UPDATE steps SET status = 'ok', raw_output = ?, output = ?, input_tokens = ?, output_tokens = ?,
                latency_ms = ?, attempts = ?, errors = ?, model = COALESCE(?, model), finished_at = ?,
                reused_from = ?
@@ -128,7 +122,7 @@ class ProjectionMixin(StoreConnection):
              d.get("reused_from"), debate_id, ev.step_id, call],
         )
         self._add_usage(debate_id, d)
-        step = self.db.execute(
+        step = self.sql.execute(
             "SELECT stage, round, agent, target FROM steps WHERE debate_id = ? AND step_id = ? AND call = ?",
             [debate_id, ev.step_id, call],
         ).fetchone()
@@ -139,8 +133,8 @@ class ProjectionMixin(StoreConnection):
         # the event), so the store keeps claims and critiques without knowing any protocol's stages.
         claims = d.get("claims_rows") or []
         if claims:
-            self.db["claims"].upsert_all(
-                [
+            self.sql.upsert(
+                "claims", [
                     {
                         "debate_id": debate_id, "step_id": ev.step_id, "round": round_no, "agent": agent,
                         "claim_id": c.get("claim_id"), "statement": c.get("statement"),
@@ -154,8 +148,8 @@ class ProjectionMixin(StoreConnection):
             )
         critiques = d.get("critiques_rows") or []
         if critiques:
-            self.db["critiques"].upsert_all(
-                [
+            self.sql.upsert(
+                "critiques", [
                     {
                         "debate_id": debate_id, "step_id": ev.step_id, "call": call, "round": round_no,
                         "critic": agent, "target": target, "critique_id": c.get("critique_id"),
@@ -170,7 +164,7 @@ class ProjectionMixin(StoreConnection):
 
     def _on_turn_failed(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db.execute(
+        self.sql.execute(
             """UPDATE steps SET status = 'failed', raw_output = ?, error = ?, attempts = ?, errors = ?,
                input_tokens = ?, output_tokens = ?, finished_at = ?
                WHERE debate_id = ? AND step_id = ? AND call = ?""",
@@ -180,7 +174,7 @@ class ProjectionMixin(StoreConnection):
         self._add_usage(debate_id, d)
 
     def _add_usage(self, debate_id: str, d: dict[str, Any]) -> None:
-        self.db.execute(
+        self.sql.execute(
             """UPDATE debates SET calls = calls + ?, input_tokens = input_tokens + ?,
                output_tokens = output_tokens + ? WHERE id = ?""",
             [d.get("calls") or 0, d.get("input_tokens") or 0, d.get("output_tokens") or 0, debate_id],
@@ -190,7 +184,7 @@ class ProjectionMixin(StoreConnection):
         d = ev.data
         verdict = d.get("verdict") or {}
         now = self._now()
-        self.db.execute(
+        self.sql.execute(
             """UPDATE debates SET status = 'completed', finished_at = ?, rounds = ?, converged = ?,
                convergence_reason = ?, verdict = ?, needs_human_review = ?, final_answer = ?, confidence = ?,
                trajectory = ?, agent_usage = ?, result = ?, summary = ?, warnings = ?, error = NULL,
@@ -201,24 +195,21 @@ class ProjectionMixin(StoreConnection):
              dump(d.get("summary") or {}), dump(d.get("warnings") or []), debate_id],
         )
         claims_text = " ".join(
-            r[0] for r in self.db.execute("SELECT statement FROM claims WHERE debate_id = ?", [debate_id]).fetchall()
+            r[0] for r in self.sql.execute("SELECT statement FROM claims WHERE debate_id = ?", [debate_id]).fetchall()
             if r[0]
         )
-        self.db.execute(
-            f"UPDATE debate_search SET answer = ?, claims = ? WHERE rowid = {SEARCH_ROW}",
-            [verdict.get("answer") or "", claims_text, debate_id],
-        )
+        self.sql.search_update(debate_id, {"answer": verdict.get("answer") or "", "claims": claims_text})
 
     def _on_failed(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db.execute(
+        self.sql.execute(
             "UPDATE debates SET status = 'failed', finished_at = ?, error = ?, failed_step = ?, agent_usage = ? WHERE id = ?",
             [self._now(), d.get("error"), ev.step_id, dump(d.get("agent_usage") or {}), debate_id],
         )
 
     def _on_paused(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db.execute(
+        self.sql.execute(
             """UPDATE debates SET status = 'paused', control = NULL, paused_at = ?, paused_round = ?, next_round = ?,
                rounds = ?, agent_usage = ? WHERE id = ?""",
             [d.get("at"), d.get("round"), d.get("next_round"), d.get("round"), dump(d.get("agent_usage") or {}),
@@ -226,13 +217,13 @@ class ProjectionMixin(StoreConnection):
 
     def _on_stopped(self, debate_id: str, ev: Event) -> None:
         d = ev.data
-        self.db.execute(
+        self.sql.execute(
             """UPDATE debates SET status = 'stopped', control = NULL, finished_at = ?, paused_at = ?, paused_round = ?,
                next_round = NULL, rounds = COALESCE(?, rounds) WHERE id = ?""",
             [self._now(), d.get("at"), d.get("round"), d.get("round"), debate_id])
 
     def _on_continued(self, debate_id: str, ev: Event) -> None:
-        self.db.execute("UPDATE debates SET status = 'running', control = NULL WHERE id = ?", [debate_id])
+        self.sql.execute("UPDATE debates SET status = 'running', control = NULL WHERE id = ?", [debate_id])
 
     def mark_interrupted(self, debate_id: str, message: str) -> None:
         """A debate whose process died: keep every completed step, mark it failed so it can be resumed."""

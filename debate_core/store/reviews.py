@@ -13,7 +13,6 @@ from ..core.identity import Actor, PermissionRefused, operator, require
 from ..core.review_rules import ReviewConflict, ReviewRequest
 from .connection import NotFound
 from .queries import QueriesMixin
-from .rows import SEARCH_ROW
 from .steering import STEERING_ACTIONS
 
 
@@ -45,7 +44,7 @@ class ReviewsMixin(QueriesMixin):
                 f"the comment is {len(comment)} characters; at most {annotation_rules.MAX_COMMENT} are kept")
         label, severity = annotation_rules.check_label(kind, label, severity)
         with self._write():
-            row = self.db.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
+            row = self.sql.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
             if not row:
                 raise NotFound(f"no debate with id {debate_id!r}")
             rows = self.claims(debate_id) if kind == "claim" else self.critiques(debate_id)
@@ -57,8 +56,8 @@ class ReviewsMixin(QueriesMixin):
                 "target": target.target, "item_id": target.item_id, "label": label, "severity": severity,
                 "item_severity": target.severity, "comment": comment,
             }
-            entry["id"] = self.db["annotations"].insert(entry).last_pk
-            self.db["reviews"].insert({
+            entry["id"] = self.sql.insert("annotations", entry)
+            self.sql.insert("reviews", {
                 "debate_id": debate_id, "ts": now, **actor.audit_fields(), "role": "reviewer", "action": "annotate",
                 "state_before": row[0], "state_after": row[0],
                 "reason": annotation_rules.audit_text(target, label, severity, comment),
@@ -88,14 +87,14 @@ class ReviewsMixin(QueriesMixin):
         """Write a validated review action. The state rules are checked inside the write lock,
         against the state the action is written over, so two reviewers cannot both win."""
         with self._write():
-            row = self.db.execute(
+            row = self.sql.execute(
                 "SELECT status, review_state, final_answer, version FROM debates WHERE id = ?", [req.debate_id]
             ).fetchone()
             if not row:
                 raise NotFound(f"no debate with id {req.debate_id!r}")
             status, state, final_answer, version = row
             if req.action == review_rules.UNDO:
-                last = next(iter(self.db.query(
+                last = next(iter(self.sql.query(
                     # Annotations are audit rows too, but they change no review state: not undone here.
                     "SELECT * FROM reviews WHERE debate_id = ? AND action NOT IN "
                     f"('annotate', {', '.join('?' for _ in STEERING_ACTIONS)}) ORDER BY id DESC LIMIT 1",
@@ -103,7 +102,7 @@ class ReviewsMixin(QueriesMixin):
                 new_state, new_answer = review_rules.undo_transition(
                     req, last, status=status, state=state, version=version, final_answer=final_answer)
                 # Who the debate is "reviewed by" goes back with the state: whoever brought it there.
-                before = self.db.execute(
+                before = self.sql.execute(
                     "SELECT reviewer FROM reviews WHERE debate_id = ? AND id < ? AND state_after = ? "
                     "ORDER BY id DESC LIMIT 1", [req.debate_id, last["id"], new_state]).fetchone()
                 reviewed_by = before[0] if before and new_state != "pending" else None
@@ -111,7 +110,7 @@ class ReviewsMixin(QueriesMixin):
                 new_state, new_answer = review_rules.transition(req, status=status, state=state, version=version,
                                                                 final_answer=final_answer)
                 reviewed_by = req.reviewer
-            cur = self.db.execute(
+            cur = self.sql.execute(
                 """UPDATE debates SET review_state = ?, final_answer = ?, reviewed_by = ?, version = version + 1,
                    updated_at = ? WHERE id = ? AND version = ?""",
                 [new_state, new_answer, reviewed_by, self._now(), req.debate_id, version],
@@ -123,8 +122,7 @@ class ReviewsMixin(QueriesMixin):
                 "action": req.action, "state_before": state, "state_after": new_state, "answer_before": final_answer,
                 "answer_after": new_answer, "reason": req.reason,
             }
-            self.db["reviews"].insert(entry)
+            self.sql.insert("reviews", entry)
             if new_answer != final_answer:
-                self.db.execute(f"UPDATE debate_search SET answer = ? WHERE rowid = {SEARCH_ROW}",
-                                [new_answer, req.debate_id])
+                self.sql.search_update(req.debate_id, {"answer": new_answer})
         return {**entry, "version": version + 1}

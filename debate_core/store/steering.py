@@ -28,11 +28,11 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
         Under the store's lock: debates on several threads (an evaluation) share one connection, and
         this read must not run inside another thread's write transaction."""
         with self._lock:
-            row = self.db.execute("SELECT control FROM debates WHERE id = ?", [debate_id]).fetchone()
+            row = self.sql.execute("SELECT control FROM debates WHERE id = ?", [debate_id]).fetchone()
         return row[0] if row else None
 
     def _audit(self, debate_id: str, action: str, actor: Actor, reason: str, state: str | None) -> None:
-        self.db["reviews"].insert({
+        self.sql.insert("reviews", {
             "debate_id": debate_id, "ts": self._now(), **actor.audit_fields(), "role": "reviewer", "action": action,
             "state_before": state, "state_after": state, "reason": reason})
 
@@ -54,15 +54,15 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             raise SteeringError(f"unknown request {action!r}")
         who = self._steerer(actor, reviewer)
         with self._write():
-            row = self.db.execute("SELECT status, review_state, control FROM debates WHERE id = ?",
+            row = self.sql.execute("SELECT status, review_state, control FROM debates WHERE id = ?",
                                   [debate_id]).fetchone()
             if not row:
                 raise NotFound(f"no debate with id {debate_id!r}")
             status, state, control = row
             if status == "paused" and action == STOP:
-                self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'stopped', NULL, ?)",
+                self.sql.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'stopped', NULL, ?)",
                                 [debate_id, time.time(), dump({"by": who.name})])
-                self.db.execute(
+                self.sql.execute(
                     "UPDATE debates SET status = 'stopped', control = NULL, next_round = NULL, finished_at = ?, "
                     "updated_at = ? WHERE id = ?", [self._now(), self._now(), debate_id])
                 self._audit(debate_id, STOP, who, "stopped while paused", state)
@@ -71,7 +71,7 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
                 raise SteeringError(f"debate {debate_id} is {status}; only a running debate can be asked to {action}")
             if control == STOP and action == PAUSE:
                 raise SteeringError(f"debate {debate_id} is already asked to stop")
-            self.db.execute("UPDATE debates SET control = ?, updated_at = ? WHERE id = ?", [action, self._now(), debate_id])
+            self.sql.execute("UPDATE debates SET control = ?, updated_at = ? WHERE id = ?", [action, self._now(), debate_id])
             self._audit(debate_id, action, who, f"asked to {action} at the next pause point", state)
             return "running"
 
@@ -83,7 +83,7 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
         `settings_update` replaces stored settings it names (the token budget it goes on with)."""
         who = self._steerer(actor, reviewer)
         with self._write():
-            rows = list(self.db.query("SELECT * FROM debates WHERE id = ?", [debate_id]))
+            rows = list(self.sql.query("SELECT * FROM debates WHERE id = ?", [debate_id]))
             if not rows:
                 raise NotFound(f"no debate with id {debate_id!r}")
             debate = decode_debate(rows[0])
@@ -95,7 +95,7 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             if pause_after_round is not None:
                 settings["pause_after_round"] = pause_after_round
             settings.update(settings_update or {})
-            self.db.execute("UPDATE debates SET status = 'running', control = NULL, settings = ?, updated_at = ? "
+            self.sql.execute("UPDATE debates SET status = 'running', control = NULL, settings = ?, updated_at = ? "
                             "WHERE id = ?", [dump(settings), self._now(), debate_id])
             self._audit(debate_id, "continue", who,
                         f"continued from {debate.get('paused_at')}", debate.get("review_state"))
@@ -109,7 +109,7 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
         the round that follows), with an audit row and an event. Returns the step id."""
         who = self._steerer(actor, intervention.get("reviewer"))
         with self._write():
-            row = self.db.execute("SELECT status, paused_at, next_round FROM debates WHERE id = ?",
+            row = self.sql.execute("SELECT status, paused_at, next_round FROM debates WHERE id = ?",
                                   [debate_id]).fetchone()
             if not row:
                 raise NotFound(f"no debate with id {debate_id!r}")
@@ -120,7 +120,7 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
                 raise SteeringError(f"debate {debate_id} is now paused at {paused_at}; reload and try again")
             step_id = self._insert_intervention(debate_id, intervention, summary=summary, target_agent=target_agent,
                                                 critique_row=critique_row, actor=who)
-            self.db.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'intervention', ?, ?)",
+            self.sql.execute("INSERT INTO events (debate_id, ts, kind, step_id, data) VALUES (?, ?, 'intervention', ?, ?)",
                             [debate_id, time.time(), step_id, dump({"kind": intervention.get("kind"),
                                                                     "reviewer": intervention.get("reviewer")})])
         return step_id
@@ -137,10 +137,10 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
                              target_agent: str | None, critique_row: dict[str, Any] | None,
                              actor: Actor | None = None) -> str:
         step_id = human_step_id(int(intervention["round"]), intervention["reviewer"])
-        call = 1 + self.db.execute("SELECT COUNT(*) FROM steps WHERE debate_id = ? AND step_id = ?",
+        call = 1 + self.sql.execute("SELECT COUNT(*) FROM steps WHERE debate_id = ? AND step_id = ?",
                                    [debate_id, step_id]).fetchone()[0]
         now = self._now()
-        self.db["steps"].insert({
+        self.sql.insert("steps", {
             "debate_id": debate_id, "step_id": step_id, "call": call, "seq": self._next_seq(debate_id),
             "round": intervention["round"], "stage": "human", "agent": step_id.rsplit(".", 1)[1],
             "target": target_agent, "status": "ok", "model": "reviewer",
@@ -148,10 +148,10 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             "input_tokens": 0, "output_tokens": 0, "attempts": 0, "errors": dump([]),
             "started_at": now, "finished_at": now})
         if critique_row:
-            self.db["critiques"].insert({
+            self.sql.insert("critiques", {
                 "debate_id": debate_id, "step_id": step_id, "call": call, "round": intervention["round"],
                 "critic": step_id.rsplit(".", 1)[1], **critique_row})
-        state = self.db.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
+        state = self.sql.execute("SELECT review_state FROM debates WHERE id = ?", [debate_id]).fetchone()
         # Replayed from a parent or a cassette (no actor): the name it was made under, as the operator's record.
         self._audit(debate_id, "intervene", actor or operator(intervention["reviewer"]), summary,
                     state[0] if state else None)
@@ -163,6 +163,6 @@ class SteeringMixin(ProjectionMixin, QueriesMixin):
             self._audit(fork_id, "fork", who, reason, "pending")
 
     def forks(self, debate_id: str) -> list[dict[str, Any]]:
-        return list(self.db.query(
+        return list(self.sql.query(
             "SELECT id, title, status, fork_round, created_at FROM debates WHERE parent_id = ? ORDER BY created_at",
             [debate_id]))

@@ -1,0 +1,121 @@
+"""The PostgreSQL schema, as its own migration set: `0001_schema` is the final schema of the
+SQLite migrations (0001 to 0010: steps' live output, annotations, evaluations, steering, the audit
+table and actor columns) written at once; `0002_evaluation_runs` is SQLite's 0011. Later changes
+are appended here as new migrations.
+
+Types follow the SQLite columns: text, bigint for every integer (flags stay 0 or 1, as on SQLite),
+double precision for floats; JSON stays text, so rows read back exactly as on SQLite. The search
+row of a debate holds its question, answer and claims already cut into words as FTS5 cuts them
+(`postgres_backend.search_words`), and a generated `tsvector` of them (the `simple` configuration:
+no stemming, no stop words) under a GIN index.
+"""
+
+from __future__ import annotations
+
+# Text compares byte by byte, as SQLite's default BINARY collation does, whatever the database's locale.
+_T, _I, _F = 'text COLLATE "C"', "bigint", "double precision"
+
+
+def _table(name: str, columns: dict[str, str], pk: tuple[str, ...] | None = None, serial: str | None = None) -> str:
+    cols = [f'"{c}" bigserial PRIMARY KEY' if c == serial else f'"{c}" {t}' for c, t in columns.items()]
+    if pk:
+        cols.append(f"PRIMARY KEY ({', '.join(pk)})")
+    return f"CREATE TABLE {name} ({', '.join(cols)})"
+
+
+def _index(table: str, *columns: str) -> str:
+    return f"CREATE INDEX idx_{table}_{'_'.join(columns)} ON {table} ({', '.join(columns)})"
+
+
+_ACTOR = {"actor_kind": _T, "actor_subject": _T, "actor_email": _T, "actor_provider": _T}
+
+SCHEMA_0001: list[str] = [
+    _table("cases", {"id": _T, "title": _T, "question": _T, "domain_hint": _T, "data": _T, "created_at": _T},
+           pk=("id",)),
+    _table("debates", {
+        "id": _T, "case_id": _T, "title": _T, "question": _T, "protocol": _T, "provider": _T, "model": _T,
+        "provider_config": _T, "settings": _T, "case_json": _T, "status": f"{_T} DEFAULT 'running'",
+        "created_at": _T, "updated_at": _T, "finished_at": _T, "rounds": _I, "converged": _I,
+        "convergence_reason": _T, "verdict": _T, "needs_human_review": _I, "final_answer": _T, "confidence": _F,
+        "review_state": f"{_T} DEFAULT 'pending'", "reviewed_by": _T, "version": f"{_I} DEFAULT 0", "error": _T,
+        "failed_step": _T, "calls": _I, "input_tokens": _I, "output_tokens": _I, "trajectory": _T,
+        "agent_usage": _T, "result": _T, "summary": _T, "warnings": _T, "resumed_from": _T, "search_rowid": _I,
+        "control": _T, "paused_at": _T, "paused_round": _I, "next_round": _I, "parent_id": _T, "fork_round": _I,
+    }, pk=("id",)),
+    _table("steps", {
+        "debate_id": _T, "step_id": _T, "call": _I, "seq": _I, "round": _I, "stage": _T, "agent": _T,
+        "target": _T, "status": _T, "model": _T, "prompt": _T, "raw_output": _T, "output": _T,
+        "input_tokens": _I, "output_tokens": _I, "latency_ms": _F, "attempts": _I, "errors": _T, "error": _T,
+        "started_at": _T, "finished_at": _T, "reply_cap": _I, "partial_output": _T, "partial_tokens": _I,
+        "tokens_per_s": _F, "reused_from": _T,
+    }, pk=("debate_id", "step_id", "call")),
+    _table("events", {"id": _I, "debate_id": _T, "ts": _F, "kind": _T, "step_id": _T, "data": _T}, serial="id"),
+    _table("reviews", {
+        "id": _I, "debate_id": _T, "ts": _T, "reviewer": _T, "role": _T, "action": _T, "state_before": _T,
+        "state_after": _T, "answer_before": _T, "answer_after": _T, "reason": _T, **_ACTOR,
+    }, serial="id"),
+    _table("claims", {
+        "debate_id": _T, "step_id": _T, "round": _I, "agent": _T, "claim_id": _T, "statement": _T,
+        "evidence": _T, "confidence": _F, "verified": _I, "unverified_evidence": _T,
+    }, pk=("debate_id", "step_id", "claim_id")),
+    _table("critiques", {
+        "debate_id": _T, "step_id": _T, "call": _I, "round": _I, "critic": _T, "target": _T, "critique_id": _T,
+        "target_claim_id": _T, "issue_type": _T, "severity": _T, "description": _T, "suggested_fix": _T,
+    }, pk=("debate_id", "step_id", "call", "critique_id")),
+    _table("annotations", {
+        "id": _I, "debate_id": _T, "ts": _T, "reviewer": _T, "kind": _T, "ref": _T, "step_id": _T, "call": _I,
+        "round": _I, "agent": _T, "target": _T, "item_id": _T, "label": _T, "severity": _T, "item_severity": _T,
+        "comment": _T,
+    }, serial="id"),
+    _table("evaluations", {
+        "id": _T, "created_at": _T, "updated_at": _T, "finished_at": _T, "status": f"{_T} DEFAULT 'running'",
+        "protocol": _T, "methods": _T, "cases": _T, "settings": _T, "total_runs": _I,
+        "done_runs": f"{_I} DEFAULT 0", "tokens": f"{_I} DEFAULT 0", "summary": _T, "error": _T, **_ACTOR,
+        "started_by": _T,
+    }, pk=("id",)),
+    _table("evaluation_rows", {
+        "evaluation_id": _T, "seq": _I, "case_id": _T, "method": _T, "repeat": _I, "debate_id": _T, "status": _T,
+        "right": _I, "flagged": _I, "silent_wrong": _I, "over_flagged": _I, "tokens": _I, "cost": _F,
+        "wall_ms": _F, "data": _T,
+    }, pk=("evaluation_id", "case_id", "method", "repeat")),
+    _table("audit", {
+        "id": _I, "ts": _T, "action": _T, "target": _T, "detail": _T, "reviewer": _T, "role": _T, **_ACTOR,
+    }, serial="id"),
+    "CREATE TABLE debate_search (rowid bigserial PRIMARY KEY, debate_id text, question text, answer text, "
+    "claims text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(question, '') || ' ' || "
+    "coalesce(answer, '') || ' ' || coalesce(claims, ''))) STORED)",
+    "CREATE INDEX idx_debate_search_tsv ON debate_search USING gin (tsv)",
+    _index("steps", "debate_id", "seq"),
+    _index("events", "debate_id", "id"),
+    _index("reviews", "debate_id", "id"),
+    _index("reviews", "reviewer", "debate_id"),
+    "CREATE INDEX idx_reviews_lower_reviewer ON reviews (lower(reviewer))",
+    _index("debates", "created_at", "id"),
+    _index("debates", "protocol", "created_at", "id"),
+    _index("debates", "status", "needs_human_review", "created_at", "id"),
+    _index("debates", "review_state", "created_at", "id"),
+    _index("debates", "search_rowid"),
+    _index("debates", "parent_id"),
+    _index("debates", "protocol", "model", "input_tokens", "output_tokens"),
+    _index("claims", "debate_id"),
+    _index("critiques", "debate_id"),
+    _index("annotations", "debate_id", "id"),
+    _index("annotations", "kind", "debate_id", "step_id", "call", "item_id", "reviewer"),
+    _index("annotations", "reviewer"),
+    _index("evaluations", "created_at", "id"),
+    _index("evaluation_rows", "evaluation_id", "seq"),
+    _index("audit", "ts"),
+]
+
+# Tables keyed by a generated id: an insert returns it.
+SERIAL_TABLES = frozenset({"events", "reviews", "annotations", "audit", "debate_search"})
+
+# SQLite's 0011: the evaluation that made a run (NULL for real work), so lists, queues and analytics
+# leave evaluation runs out; the listing index ends with it, as on SQLite.
+SCHEMA_0002: list[str] = [
+    'ALTER TABLE debates ADD COLUMN "evaluation_id" text COLLATE "C"',
+    _index("debates", "created_at", "id", "evaluation_id"),
+    _index("debates", "evaluation_id"),
+]
+
+PG_MIGRATIONS: list[tuple[str, list[str]]] = [("0001_schema", SCHEMA_0001), ("0002_evaluation_runs", SCHEMA_0002)]
