@@ -17,7 +17,8 @@ from ui import common, render
 common.page_setup()
 
 ANY = "any"
-STATUSES = ["running", "paused", "stopped", "converged", "escalated", "completed", "failed"]
+# The moderator's outcome (or where the run stands); the review state is its own filter beside it.
+STATUSES = ["running", "paused", "stopped", "converged", formatting.FLAGGED, formatting.NOT_CONVERGED, "failed"]
 
 st.title("History", anchor=False)
 store = common.read_store()
@@ -46,8 +47,8 @@ try:
                            placeholder="e.g. pusaka tinggi")
     f1, f2, f3, f4, f5 = st.columns(5)
     protocol = f1.selectbox("Protocol", [ANY, *PROTOCOLS], key="h-protocol")
-    status = f2.selectbox("Status", [ANY, *STATUSES], key="h-status")
-    state = f3.selectbox("Verdict state", [ANY, *REVIEW_STATES], key="h-state",
+    status = f2.selectbox("Moderator's outcome", [ANY, *STATUSES], key="h-status")
+    state = f3.selectbox("Review", [ANY, *REVIEW_STATES], key="h-state",
                          format_func=lambda s: formatting.REVIEW_STATE_LABELS.get(s, s))
     reviewer = f4.selectbox("Reviewer", [ANY, *reviewers], key="h-reviewer")
     dates = f5.date_input("Created between", value=(), key="h-dates", format="YYYY-MM-DD")
@@ -61,9 +62,9 @@ try:
         filters["protocol"] = protocol
     if status in ("running", "failed", "paused", "stopped"):
         filters["status"] = status
-    elif status in ("converged", "escalated", "completed"):
+    elif status in ("converged", formatting.FLAGGED, formatting.NOT_CONVERGED):
         filters["status"] = "completed"
-        filters["needs_review"] = status == "escalated"
+        filters["needs_review"] = status == formatting.FLAGGED
     if state != ANY:
         filters["review_state"] = state
     if reviewer != ANY:
@@ -77,7 +78,7 @@ try:
         filters["search"] = search
     debates = store.list_debates(**filters)
     if status != ANY:
-        # converged vs. completed-without-converging is not a stored column; the label decides.
+        # converged vs. not converged is not a stored column; the label decides.
         debates = [d for d in debates if formatting.display_status(d) == status]
 
     st.caption(f"{len(debates)} of {total} debate(s)")
@@ -100,6 +101,11 @@ try:
                           column_order=["created", "debate", "protocol", "status", "review", "reviewed_by", "rounds",
                                         "forked_from", *(["evaluation"] if with_evaluations else []), "tokens",
                                         "answer", "question", "provider", "id"], column_config={
+        "status": st.column_config.TextColumn(
+            "outcome", help="the moderator's outcome: converged, flagged for a human or not converged "
+                            "(or running, paused, stopped, failed)"),
+        "review": st.column_config.TextColumn("review", help="the review state: awaiting review, accepted, "
+                                              "overridden, escalated to a supervisor, approved or settled"),
         "forked_from": st.column_config.TextColumn(
             "forked from", help="a fork's parent debate and the round after which it went its own way"),
         "debate": st.column_config.TextColumn("title", width="medium"),

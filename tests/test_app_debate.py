@@ -258,7 +258,7 @@ def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_deb
     # The confidence, then the moderator's outcome, then the review state: two separate badges.
     shown = f"Confidence **{formatting.pct(debate['verdict']['confidence'])}**"
     assert badges.index(shown) < badges.index(":orange-badge[flagged for a human]") \
-        < badges.index(":gray-badge[pending]")
+        < badges.index(":gray-badge[awaiting review]")
     why = lines[at["why"]]
     # One plain sentence per rule that sent it to a human (the reasons, whole, are one click away).
     from debate_core.present import glossary
@@ -276,7 +276,7 @@ def test_verdict_card_answers_first_then_confidence_badges_and_why(app, make_deb
     store.close()
     app.run()
     badges = next(m for m in _card_lines(app) if m.startswith("Confidence **"))
-    assert ":orange-badge[flagged for a human]" in badges and ":green-badge[approved]" in badges
+    assert ":orange-badge[flagged for a human]" in badges and ":green-badge[approved by a supervisor]" in badges
 
 
 def test_undo_round_trip_through_the_store(app, make_debate, db_path):

@@ -54,10 +54,10 @@ def test_filters_and_search(app, make_debate, db_path):
     app.selectbox(key="h-reviewer").set_value("ann").run()
     assert _ids(app) == [sawah]
     app.selectbox(key="h-reviewer").set_value("any")
-    app.selectbox(key="h-status").set_value("escalated").run()
+    app.selectbox(key="h-status").set_value("flagged for a human").run()
     ro = DebateStore(db_path, readonly=True)
     flagged = {d for d in (sawah, contract, panel)
-               if formatting.display_status(ro.get_debate(d, with_steps=False)) == "escalated"}
+               if formatting.display_status(ro.get_debate(d, with_steps=False)) == "flagged for a human"}
     assert contract in flagged  # dialectic does not converge on this case offline
     assert set(_ids(app)) == flagged
     app.selectbox(key="h-status").set_value("converged").run()

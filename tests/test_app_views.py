@@ -101,9 +101,13 @@ def test_trajectory_falls_back_to_round_closed_events():
 
 def test_display_status():
     assert formatting.display_status({"status": "running"}) == "running"
-    assert formatting.display_status({"status": "completed", "needs_human_review": True, "converged": True}) == "escalated"
+    # The moderator's outcome; "escalated" belongs to the review state only.
+    assert formatting.display_status({"status": "completed", "needs_human_review": True, "converged": True}) == (
+        "flagged for a human")
     assert formatting.display_status({"status": "completed", "converged": True}) == "converged"
-    assert formatting.display_status({"status": "completed"}) == "completed"
+    assert formatting.display_status({"status": "completed"}) == "not converged"
+    assert formatting.review_label("escalated") == "escalated to a supervisor"
+    assert formatting.review_label(None) == "awaiting review"
     assert formatting.display_status({"status": "failed"}) == "failed"
 
 

@@ -574,3 +574,18 @@ def test_backup_copies_a_live_database_into_a_new_file_that_reads_back(tmp_path)
     missing = cli("backup", str(tmp_path / "x.db"), db=tmp_path / "none.db")
     assert missing.returncode == 2 and "does not exist; there is nothing to back up" in missing.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("d.db")) == ["copy.db"]
+
+
+def test_list_shows_the_moderators_outcome_and_the_review_state_apart(tmp_path):
+    db = tmp_path / "d.db"
+    did = json.loads(cli("run", str(CASE), "--protocol", "cross_critique", "--json", "--quiet", db=db, check=True).stdout)[
+        "debate_id"]
+    from debate_core.present.formatting import display_status
+
+    outcome = display_status(DebateStore.for_reading(db).get_debate(did, with_steps=False))
+    assert outcome in ("flagged for a human", "converged", "not converged")
+    cli("review", did, "--action", "escalate", "--reviewer", "ann", "--reason", "a lawyer should look", db=db, check=True)
+    line = cli("list", db=db, check=True).stdout.splitlines()[0]
+    assert f"  cross_critique {outcome}" in line and "escalated to a supervisor" in line
+    shown = cli("show", did, db=db, check=True).stdout
+    assert f"Moderator's outcome: {outcome}; review: escalated to a supervisor" in shown

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.files import check_target, write_text_atomic
 from ..jobs.worker import find_interrupted, interruption_reason
-from ..present import compare
+from ..present import compare, formatting
 from ..present import export as exporter
 from ..store import StoreMissing
 from .common import EXIT_OK, BadInput, _price_table, _stale_after, _store
@@ -59,12 +59,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("no debates yet: run one with  python -m debate_core run data/cases/<case>.json --protocol cross_critique")
         return EXIT_OK
     for r in rows:
-        review = "REVIEW" if r["needs_human_review"] else ""
+        # Two fields, as everywhere: the moderator's outcome, and the review state.
+        outcome, review = formatting.display_status(r), formatting.review_label(r.get("review_state"))
         lineage = f"  (fork of {r['parent_id']} after round {r['fork_round']})" if r.get("parent_id") else ""
         if r.get("evaluation_id"):
             lineage += f"  (evaluation {r['evaluation_id']})"
-        print(f"{r['id']}  {r['protocol']:<14} {r['status']:<9} {r['review_state']:<10} {review:<6} {r['title'][:60]}"
-              f"{lineage}")
+        print(f"{r['id']}  {r['protocol']:<14} {outcome:<19} {review:<26} {r['title'][:60]}{lineage}")
     return EXIT_OK
 
 

@@ -76,6 +76,7 @@ def debate_summary(d: dict[str, Any]) -> dict[str, Any]:
         "case_id": (d.get("case") or {}).get("id") if isinstance(d.get("case"), dict) else d.get("case_id"),
         "protocol": d.get("protocol"),
         "status": formatting.display_status(d),
+        "review": formatting.review_label(d.get("review_state")),
         "rounds": d.get("rounds"),
         "created_at": d.get("created_at"),
         "provider": formatting.provider_label(config),
@@ -411,9 +412,11 @@ def _signed(value: int | float) -> str:
 def diff_text(result: dict[str, Any]) -> str:
     """The comparison as plain text, section by section."""
     a, b = result["a"], result["b"]
-    lines = [f"A: {a['id']}  {a['protocol']}, {a['status']}, {a['rounds'] or 0} round(s), {a['provider']}",
+    lines = [f"A: {a['id']}  {a['protocol']}, {a['status']}, review {a['review']}, {a['rounds'] or 0} round(s), "
+             f"{a['provider']}",
              f"   {a['title']}",
-             f"B: {b['id']}  {b['protocol']}, {b['status']}, {b['rounds'] or 0} round(s), {b['provider']}",
+             f"B: {b['id']}  {b['protocol']}, {b['status']}, review {b['review']}, {b['rounds'] or 0} round(s), "
+             f"{b['provider']}",
              f"   {b['title']}"]
     for side, s in (("A", a), ("B", b)):
         if s.get("parent_id"):

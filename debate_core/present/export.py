@@ -15,6 +15,7 @@ from ..core.steering import Intervention
 from ..protocols import get_spec
 from ..protocols.cross_critique.rows import critique_records, history_text
 from ..providers.replay import CASSETTE_FORMAT
+from .formatting import display_status, review_label
 
 # Secrets never leave the process: a provider config is stored without its key, and exports
 # drop any key-like field defensively in case an older row carried one.
@@ -221,7 +222,9 @@ def transcript_markdown(debate: dict[str, Any]) -> str:
     lines = [f"# Debate {md_inline(debate['id'])} ({md_inline(debate['protocol'])})", "", "Question:",
              *md_fenced(debate.get("question") or ""), "",
              f"Status: {md_inline(debate['status'])}; rounds: {md_inline(debate['rounds'])}; "
-             f"converged: {md_inline(debate['converged'])} ({md_inline(debate['convergence_reason'] or '-')})", ""]
+             f"converged: {md_inline(debate['converged'])} ({md_inline(debate['convergence_reason'] or '-')})", "",
+             f"Moderator's outcome: {md_inline(display_status(debate))}; "
+             f"review: {md_inline(review_label(debate.get('review_state')))}", ""]
     if debate.get("parent_id"):
         lines += [f"Forked from debate {md_inline(debate['parent_id'])} after round {md_inline(debate.get('fork_round'))}: "
                   "the steps marked reused were taken from it without a model call.", ""]

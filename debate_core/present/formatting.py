@@ -16,11 +16,15 @@ from typing import Any
 
 OFFLINE_LABEL = "offline (rule-based agents, no model)"
 
+# The moderator's outcome (or, before there is one, where the run stands). The review state is a
+# separate field with its own words (REVIEW_STATE_LABELS): "escalated" is only ever a reviewer's act.
+FLAGGED = "flagged for a human"
+NOT_CONVERGED = "not converged"
 STATUS_COLORS = {
     "running": "blue",
     "converged": "green",
-    "completed": "gray",
-    "escalated": "orange",
+    NOT_CONVERGED: "gray",
+    FLAGGED: "orange",
     "failed": "red",
     "paused": "violet",
     "stopped": "gray",
@@ -28,8 +32,8 @@ STATUS_COLORS = {
 STATUS_HELP = {
     "running": "the debate is still running; this page refreshes by itself",
     "converged": "the agents converged; the moderator's verdict awaits review",
-    "completed": "the debate ended without converging and without an escalation rule firing",
-    "escalated": "the moderator flagged this debate for human review",
+    NOT_CONVERGED: "the debate ended without converging and without a rule sending it to a human",
+    FLAGGED: "the moderator's rules flagged this debate for human review",
     "failed": "the debate stopped with an error; every completed step is kept",
     "paused": "the debate is paused for review: add critiques or evidence, then continue it",
     "stopped": "a reviewer stopped the debate before its verdict; every step so far is kept, and it can be forked",
@@ -47,16 +51,22 @@ REVIEW_STATE_LABELS = {
 
 
 def display_status(debate: dict[str, Any]) -> str:
-    """One of running, paused, stopped, converged, escalated, failed, completed (ended, neither
-    converged nor escalated)."""
+    """The moderator's outcome: converged, flagged for a human, not converged; or, before there is
+    one, running, paused, stopped or failed. The review state is shown apart (`review_label`)."""
     status = debate.get("status")
     if status in ("running", "failed", "paused", "stopped"):
         return status
     if debate.get("needs_human_review"):
-        return "escalated"
+        return FLAGGED
     if debate.get("converged"):
         return "converged"
-    return "completed"
+    return NOT_CONVERGED
+
+
+def review_label(state: str | None) -> str:
+    """The review state in words: awaiting review, accepted, overridden, escalated to a supervisor,
+    approved by a supervisor, settled by a supervisor."""
+    return REVIEW_STATE_LABELS.get(state or "pending", state or "")
 
 
 def provider_label(config: dict[str, Any] | None) -> str:

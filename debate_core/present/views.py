@@ -295,8 +295,7 @@ def outcome(debate: dict[str, Any]) -> tuple[str, str]:
 def review_badge(debate: dict[str, Any]) -> tuple[str, str]:
     """The review state as (label, colour), separate from the moderator's outcome."""
     state = debate.get("review_state") or "pending"
-    label = {"pending": "pending", "escalated": "escalated to a supervisor"}.get(state, state)
-    return label, REVIEW_BADGE_COLORS.get(state, "gray")
+    return REVIEW_STATE_LABELS.get(state, state), REVIEW_BADGE_COLORS.get(state, "gray")
 
 
 def agent_names(debate: dict[str, Any]) -> dict[str, str]:
