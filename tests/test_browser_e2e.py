@@ -143,7 +143,7 @@ def test_pose_watch_accept_and_find_in_history(server, page):
     search.press("Enter")
     expect(page.get_by_text("1 of 1 debate(s)")).to_be_visible()
     expect(page.get_by_role("combobox", name="Debate", exact=True)).to_have_value(
-        re.compile(re.escape(debate_id) + r" · \w+ · accepted · Does the zanzibarite"))
+        re.compile(re.escape(debate_id) + r" · [\w ]+ · accepted · Does the zanzibarite"))
 
 
 def test_a_completed_debate_shows_verdict_and_decision_in_the_first_screen(server, tmp_path):

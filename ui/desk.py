@@ -81,9 +81,10 @@ def verdict_card(debate: dict[str, Any], claims: list[dict[str, Any]], names: di
         st.markdown(f"**{esc(views.short_answer(debate))}**")
         out_label, out_color = views.outcome(debate)
         rev_label, rev_color = views.review_badge(debate)
-        # One line, in the card's order: the confidence, then the two badges.
+        # One line, in the card's order: the confidence, then the moderator's outcome and the review
+        # state (their words say which is which; one line keeps the decision in the first screen).
         st.markdown(f"Confidence **{formatting.pct(verdict.get('confidence'))}** · "
-                    f"Moderator :{out_color}-badge[{out_label}] · Review :{rev_color}-badge[{rev_label}]")
+                    f":{out_color}-badge[{out_label}] · :{rev_color}-badge[{rev_label}]")
         reasons = glossary.why_flagged(debate.get("protocol"), verdict, names)
         if reasons:
             # The first screen holds the card and the decision: the first reasons here, every one in Grounds.
