@@ -37,18 +37,25 @@ def contrasts() -> frozenset[str]:
     return _words("contrast_en.txt")
 
 
-@lru_cache(maxsize=1)
-def failure_events() -> dict[str, frozenset[str]]:
-    """Words and phrases that report something going wrong, by section: "breakdown" (the word itself
-    reports it: "broke", "stop working") and "performance" (its negation does: "never answered")."""
-    out: dict[str, set[str]] = {}
+def sectioned(file_name: str) -> dict[str, list[str]]:
+    """A lexicon file of `[section]` headers and one lower-cased entry per line ("#" comments and
+    blank lines skipped), as section -> entries in file order."""
+    out: dict[str, list[str]] = {}
     section = ""
-    for line in (LEXICON_DIR / "failure_events_en.txt").read_text(encoding="utf-8").splitlines():
+    for line in (LEXICON_DIR / file_name).read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("[") and line.endswith("]"):
             section = line[1:-1]
             continue
-        out.setdefault(section, set()).add(line.lower())
+        out.setdefault(section, []).append(line.lower())
+    return out
+
+
+@lru_cache(maxsize=1)
+def failure_events() -> dict[str, frozenset[str]]:
+    """Words and phrases that report something going wrong, by section: "breakdown" (the word itself
+    reports it: "broke", "stop working") and "performance" (its negation does: "never answered")."""
+    out = sectioned("failure_events_en.txt")
     return {k: frozenset(v) for k, v in out.items()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ....core.lexicons import LEXICON_DIR
+from ....core.lexicons import sectioned
 from ....core.schemas import Case
 from ....core.text import sentences
 from ..amendments import superseded_sentences, withdraws
@@ -44,16 +44,7 @@ MIN_PREFIX = 4
 @lru_cache(maxsize=1)
 def cues() -> dict[str, tuple[str, ...]]:
     """The rule cues by section, from data/lexicons/rule_cues_en.txt (sources in its README)."""
-    out: dict[str, list[str]] = {}
-    section = ""
-    for line in (LEXICON_DIR / "rule_cues_en.txt").read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1]
-            continue
-        out.setdefault(section, []).append(line.lower())
+    out = sectioned("rule_cues_en.txt")
     # Longest first, so that "does not require" is found before "require".
     return {k: tuple(sorted(v, key=len, reverse=True)) for k, v in out.items()}
 
