@@ -29,6 +29,7 @@ pages = {
                 default=True),
         st.Page(common.PAGES["debate"], title="Debate", icon=":material/forum:", url_path="debate"),
         st.Page(common.PAGES["history"], title="History", icon=":material/history:", url_path="history"),
+        st.Page("pages/my_queue.py", title="My queue", icon=":material/inbox:", url_path="queue"),
         st.Page(common.PAGES["compare"], title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     ],
     "Review": [

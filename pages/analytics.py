@@ -7,11 +7,24 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core.core import pricing
-from debate_core.present import formatting
-from ui import common, cost, plots
+from debate_core.present import chart_rules, formatting
+from ui import agreement, common, cost, plots
 
 common.page_setup()
+
+
+def chart_or_sentences(where, decision: chart_rules.Decision, draw, title: str, key: str) -> None:
+    """The chart when it says something (with what it leaves out as captions), else the sentences
+    that stand in for it under the chart's title."""
+    if decision.draw:
+        where.plotly_chart(draw(decision.data), key=key)
+        for sentence in decision.sentences:
+            where.caption(formatting.md_escape(sentence))
+    elif decision.sentences:
+        where.markdown(f"**{title}**")
+        for sentence in decision.sentences:
+            where.markdown(formatting.md_escape(sentence))
+
 
 st.title("Analytics", anchor=False)
 evals = st.checkbox("Include evaluation runs", value=False, key="a-evaluations",
@@ -47,7 +60,9 @@ m[3].metric("reviewers agreed", formatting.pct(overall["agreement_rate"]),
             help="share of reviewed debates whose verdict was accepted or approved")
 m[4].metric("rounds to converge", formatting.num(overall["rounds_to_converge"]),
             help="mean rounds of the debates that converged")
-m[5].metric("tokens per debate", formatting.num(overall["tokens_per_debate"], 0))
+basis = chart_rules.token_basis(tokens_by_model)
+label, value, why = basis.headline(overall["tokens_per_debate"])
+m[5].metric(label, value, help=why)
 
 st.subheader("By protocol", anchor=False)
 table = [
@@ -56,41 +71,25 @@ table = [
         "escalation rate": formatting.pct(r["escalation_rate"]), "override rate": formatting.pct(r["override_rate"]),
         "reviewers agreed": formatting.pct(r["agreement_rate"]), "reviewed": r["reviewed"],
         "rounds to converge": formatting.num(r["rounds_to_converge"]),
-        "tokens per debate": formatting.num(r["tokens_per_debate"], 0),
+        "tokens per debate": basis.cell(r["protocol"], r["tokens_per_debate"]),
     }
     for r in per_protocol
 ]
 st.dataframe(table, hide_index=True, key="a-table")
 c1, c2 = st.columns(2)
-c1.plotly_chart(plots.rates_figure(per_protocol), key="a-rates")
-c2.plotly_chart(plots.per_protocol_bar(per_protocol, "rounds_to_converge", "Rounds to converge", "rounds"),
-                key="a-rounds")
-st.plotly_chart(plots.tokens_box(quartiles), key="a-tokens")
+chart_or_sentences(c1, chart_rules.rates(per_protocol), plots.rates_figure, "Rates by protocol", "a-rates")
+chart_or_sentences(c2, chart_rules.rounds(per_protocol),
+                   lambda data: plots.per_protocol_bar(data, "Rounds to converge", "rounds"), "Rounds to converge",
+                   "a-rounds")
+chart_or_sentences(st, chart_rules.tokens(quartiles, basis), plots.tokens_box, "Tokens per debate", "a-tokens")
 
-st.subheader("Estimated cost", anchor=False)
-table_prices = common.app_settings().price_table()
-if table_prices is None:
-    st.caption("No prices are set. Add each model's price per million tokens on the Settings page to see "
-               "what the debates cost.")
-else:
-    costs = pricing.cost_by_protocol(table_prices, tokens_by_model)
-    cur = table_prices.currency
-    total = sum(c["cost"] for c in costs)
-    unpriced = sorted({m for c in costs for m in c["unpriced_models"]})
-    st.metric("estimated cost of all debates" + (" (priced models only)" if unpriced else ""),
-              cost.money(total, cur), help="each debate's tokens at the price of the model it was run with")
-    if unpriced:
-        st.caption("No price for " + ", ".join(formatting.md_escape(m) for m in unpriced)
-                   + ": their debates are not counted.")
-    st.dataframe([{"protocol": c["protocol"], "debates": c["debates"], "priced debates": c["priced_debates"],
-                   "estimated cost": cost.money(c["cost"], cur),
-                   "per debate": cost.money(c["cost_per_debate"], cur)} for c in costs],
-                 hide_index=True, key="a-cost")
+cost.analytics_section(tokens_by_model, common.app_settings())
 
 st.subheader("Over time", anchor=False)
 st.segmented_control("Per", ["day", "week"], key="a-period", default="week")
 if trend:
-    st.plotly_chart(plots.trend_figure(trend, period), key="a-trend")
+    chart_or_sentences(st, chart_rules.trend(trend, period), lambda data: plots.trend_figure(data, period),
+                       f"Debates per {period}", "a-trend")
     with st.expander(f"Per {period} as a table"):
         st.dataframe([{period: r["period"], "debates": r["debates"], "completed": r["completed"],
                        "flagged for a human": r["escalated"], "escalation rate": formatting.pct(r["escalation_rate"])}
@@ -125,3 +124,5 @@ if claim_labels:
                    "unsupported": r["unsupported"], "needs a source": r["needs_source"], "correct": r["correct"],
                    "incorrect share": formatting.pct(r["incorrect_share"])} for r in claim_labels],
                  hide_index=True, key="a-claim-labels")
+
+agreement.section(evals)

@@ -1,4 +1,6 @@
-"""Estimated cost of one debate and of each agent, from the price table on the Settings page."""
+"""Estimated cost of one debate and of each agent, and of all debates per protocol, from the price
+table on the Settings page. The offline agents call no model: their steps and debates cost nothing
+and are never priced, even when a price is set for their model name."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from debate_core.core import pricing
 from debate_core.core.app_settings import AppSettings
 from debate_core.engine import budget
 from debate_core.engine.runtime import DebateSettings
-from debate_core.present import formatting
+from debate_core.present import chart_rules, formatting
 
 esc = formatting.md_escape
 
@@ -39,6 +41,18 @@ def agent_rows(cost: pricing.DebateCost, steps: list[dict[str, Any]]) -> list[di
 def section(debate: dict[str, Any], steps: list[dict[str, Any]], settings: AppSettings) -> None:
     """The debate's estimated cost, per agent, or where to set prices."""
     st.markdown("**Estimated cost**")
+    # Steps without tokens (a reviewer's intervention, a step not yet run) say nothing about the provider.
+    used = [s for s in steps if s.get("input_tokens") or s.get("output_tokens")]
+    offline = [s for s in used if chart_rules.is_offline_step(s)]
+    if offline and len(offline) == len(used):
+        st.caption(f"This debate ran on the offline agents: they use no model, so it cost nothing. Its "
+                   f"{debate.get('input_tokens') or 0:,} input and {debate.get('output_tokens') or 0:,} output "
+                   "tokens are estimates, from the words of each prompt and reply.")
+        return
+    if offline:
+        st.caption(f"{len(offline)} steps ran on the offline agents: they use no model, so they are left out of "
+                   "the cost and their tokens are estimates.")
+        steps = [s for s in steps if not chart_rules.is_offline_step(s)]
     table = settings.price_table()
     if table is None:
         st.caption("No prices are set. Add each model's price per million tokens on the Settings page to see "
@@ -99,3 +113,35 @@ def budget_input(run_settings: DebateSettings, provider_name: str, provider_opts
     else:
         st.caption(f"{shown:,} tokens ({kind}). No price for {esc(model)} on the Settings page: add one to see "
                    "what the budget may cost.")
+
+
+def analytics_section(tokens_by_model: list[dict[str, Any]], settings: AppSettings) -> None:
+    """The Analytics page's estimated cost of all debates, per protocol, from `store.tokens_by_model`
+    rows; the offline agents' debates are left out and said to be."""
+    st.subheader("Estimated cost", anchor=False)
+    basis = chart_rules.token_basis(tokens_by_model)
+    offline_note = (f"{basis.offline_debates:,} offline debate{'' if basis.offline_debates == 1 else 's'} left out: "
+                    "the offline agents use no model, so they cost nothing, and their tokens are estimates.")
+    if basis.all_offline:
+        st.caption("Every debate so far ran on the offline agents: they use no model, so they cost nothing. "
+                   "Their token counts are estimates.")
+        return
+    table = settings.price_table()
+    if table is None:
+        st.caption("No prices are set. Add each model's price per million tokens on the Settings page to see "
+                   "what the debates cost.")
+        return
+    costs = pricing.cost_by_protocol(table, chart_rules.priced_rows(tokens_by_model))
+    cur = table.currency
+    total = sum(c["cost"] for c in costs)
+    unpriced = sorted({m for c in costs for m in c["unpriced_models"]})
+    st.metric("estimated cost of all debates" + (" (priced models only)" if unpriced else ""),
+              money(total, cur), help="each debate's tokens at the price of the model it was run with")
+    if unpriced:
+        st.caption("No price for " + ", ".join(esc(m) for m in unpriced) + ": their debates are not counted.")
+    if basis.offline_debates:
+        st.caption(offline_note)
+    st.dataframe([{"protocol": c["protocol"], "debates": c["debates"], "priced debates": c["priced_debates"],
+                   "estimated cost": money(c["cost"], cur),
+                   "per debate": money(c["cost_per_debate"], cur)} for c in costs],
+                 hide_index=True, key="a-cost")

@@ -140,44 +140,63 @@ def token_figure(usage: list[dict[str, Any]]) -> go.Figure | None:
     return fig
 
 
-def rates_figure(rows: list[dict[str, Any]]) -> go.Figure:
-    protocols = [r["protocol"] for r in rows]
+def rates_figure(data: dict[str, Any]) -> go.Figure:
+    """Rates by protocol from `chart_rules.rates(...).data`; a rate with nothing to count has no bar."""
     fig = go.Figure()
     for key, name, color in (("escalation_rate", "escalation", "#ff7f0e"), ("override_rate", "override", "#d62728"),
                              ("agreement_rate", "reviewer agreed with moderator", "#2ca02c")):
-        fig.add_trace(go.Bar(x=protocols, y=[(r.get(key) or 0) * 100 for r in rows], name=name,
-                             marker_color=color))
+        fig.add_trace(go.Bar(x=data["protocols"], y=data[key], name=name, marker_color=color))
     fig.update_layout(barmode="group", title="Rates by protocol", yaxis_title="%", **_LAYOUT)
     fig.update_yaxes(range=[0, 105])
     return fig
 
 
-def per_protocol_bar(rows: list[dict[str, Any]], key: str, title: str, y_title: str) -> go.Figure:
-    fig = go.Figure(go.Bar(x=[r["protocol"] for r in rows], y=[r.get(key) or 0 for r in rows]))
+def per_protocol_bar(data: dict[str, Any], title: str, y_title: str) -> go.Figure:
+    """One bar per protocol from `chart_rules.rounds(...).data` (protocols without a value are not in it)."""
+    fig = go.Figure(go.Bar(x=data["protocols"], y=data["values"]))
     fig.update_layout(title=title, yaxis_title=y_title, **_LAYOUT)
+    fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def tokens_box(quartiles: list[dict[str, Any]]) -> go.Figure:
-    """Tokens per debate per protocol, from the quartiles the store computes."""
+def tokens_box(data: dict[str, Any]) -> go.Figure:
+    """Tokens per debate per protocol from `chart_rules.tokens(...).data`: a box from the store's
+    quartiles where a protocol has enough debates, else a dot at the median with its range."""
     fig = go.Figure()
-    for q in quartiles:
+    for q in data["boxes"]:
         fig.add_trace(go.Box(name=q["protocol"], q1=[q["q1"]], median=[q["median"]], q3=[q["q3"]],
                              lowerfence=[q["low"]], upperfence=[q["high"]], x=[q["protocol"]]))
-    fig.update_layout(title="Tokens per debate", yaxis_title="tokens", showlegend=False, **_LAYOUT)
+    for q in data["dots"]:
+        fig.add_trace(go.Scatter(
+            name=q["protocol"], x=[q["protocol"]], y=[q["median"]], mode="markers", marker={"size": 10},
+            error_y={"type": "data", "symmetric": False, "array": [q["high"] - q["median"]],
+                     "arrayminus": [q["median"] - q["low"]]},
+            hovertemplate=f"{q['debates']} debate(s): %{{y:,}} tokens in the middle, "
+                          f"{q['low']:,} to {q['high']:,}<extra></extra>"))
+    fig.update_layout(title=data["title"], yaxis_title=data["y_title"], showlegend=False, **_LAYOUT)
+    fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def trend_figure(rows: list[dict[str, Any]], period: str) -> go.Figure:
-    """Debates started per day or week (bars) and the share the moderator flagged (line, right axis)."""
-    x = [r["period"] for r in rows]
+def trend_figure(data: dict[str, Any], period: str) -> go.Figure:
+    """Debates started per day or week (bars) and the share the moderator flagged (line, right
+    axis), on a date axis laid out by `chart_rules.trend`: bars centred on their period, as wide
+    as most of it, labelled with dates."""
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=x, y=[r["debates"] for r in rows], name="debates started"))
-    fig.add_trace(go.Scatter(x=x, y=[None if r["escalation_rate"] is None else r["escalation_rate"] * 100
-                                     for r in rows], mode="lines", name="flagged for a human (%)", yaxis="y2"))
+    fig.add_trace(go.Bar(x=data["x"], y=data["debates"], name="debates started", width=data["width_ms"],
+                         customdata=data["labels"], hovertemplate="%{customdata}: %{y} debates<extra></extra>"))
+    fig.add_trace(go.Scatter(x=data["x"], y=data["escalation"], mode="lines+markers", name="flagged for a human (%)",
+                             yaxis="y2", customdata=data["labels"],
+                             hovertemplate="%{customdata}: %{y:.0f}% flagged<extra></extra>"))
     fig.update_layout(title=f"Debates per {period} and escalation rate", yaxis_title="debates",
-                      yaxis2={"title": "% of completed", "overlaying": "y", "side": "right", "range": [0, 100]},
+                      yaxis2={"title": "% of completed", "overlaying": "y", "side": "right", "range": [0, 105]},
                       **_LAYOUT)
+    fig.update_xaxes(type="date", range=data["range"], tickformat=data["tickformat"])
+    if data["tickvals"] is not None:
+        fig.update_xaxes(tickvals=data["tickvals"], ticktext=data["ticktext"])
+    fig.layout.yaxis.rangemode = "tozero"
+    if max(data["debates"], default=0) <= 10:
+        fig.layout.yaxis.dtick = 1  # counts of debates: no half-debate ticks
     return fig
 
 

@@ -23,6 +23,7 @@ from .common import (
     _db_path,
 )
 from .evaluate import cmd_eval
+from .labels import cmd_export_labels
 from .protocols import cmd_protocols
 from .read import cmd_diff, cmd_export, cmd_list, cmd_show
 from .review import cmd_annotate, cmd_review
@@ -192,6 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
     evl.add_argument("--json", action="store_true", help="print the report object as JSON")
     evl.add_argument("--quiet", action="store_true", help="no progress on stderr")
     evl.set_defaults(func=cmd_eval)
+
+    lab = sub.add_parser("export-labels", parents=[db_flag],
+                         help="write reviewed debates as labelled cases (the team's decision as 'expected') for eval")
+    lab.add_argument("dir", help="the folder to write one case file per reviewed debate into (created when missing)")
+    lab.add_argument("--protocol", help="only debates run with this protocol")
+    lab.add_argument("--since", metavar="DATE", help="only debates started on or after this date (2026-11-01)")
+    lab.add_argument("--json", action="store_true", help="print the files written and the debates skipped as JSON")
+    lab.set_defaults(func=cmd_export_labels)
 
     protos = sub.add_parser("protocols", help="describe every protocol: agents, rounds, options, case needs")
     protos.add_argument("--json", action="store_true", help="print the specs as JSON (options as JSON Schema)")

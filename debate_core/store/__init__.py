@@ -13,6 +13,7 @@ in its module; the mixins write portable SQL and call a backend (`backend.Backen
 - `steering`: pause and stop requests, continuing a paused debate, interventions, forks;
 - `queries`: reading debates back, the history's filters and search, the analytics figures;
 - `reviews`: review actions and annotations, written as the rules of `review.py` allow;
+- `assignment`: who a debate waiting for a human is assigned to, and each person's queue;
 - `evaluations`: evaluation runs and their rows;
 - `audit`: who started debates and evaluations and changed settings or roles, checked against their role;
 - `rows`: how values are written into columns and read back.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from ..core.events import EventSink
 from ..core.review_rules import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
+from .assignment import QUEUE_STATES, Assignee, AssignmentMixin, actor_key, current_assignee
 from .audit import AuditMixin
 from .backend import redacted, unsupported_url
 from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it to time a first open
@@ -48,13 +50,14 @@ from .reviews import ReviewsMixin
 from .rows import now as _now
 from .steering import STEERING_ACTIONS, SteeringMixin
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
+__all__ = ["QUEUE_STATES", "Assignee", "actor_key", "current_assignee", "DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
            "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "DebateStore", "Migration", "NotFound", "ReviewConflict",
            "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "db_location", "default_db_path", "redacted", "unsupported_url", "migration",
            "store_error"]
 
 
-class DebateStore(SteeringMixin, ReviewsMixin, EvaluationsMixin, AuditMixin, MigrationsMixin, EventSink):
+class DebateStore(SteeringMixin, ReviewsMixin, AssignmentMixin, EvaluationsMixin, AuditMixin, MigrationsMixin,
+                  EventSink):
     """Owns one SQLite database. Safe to share between threads: writes are serialised by a lock.
 
     `DebateStore(path)` opens the database writable, checking and migrating it;

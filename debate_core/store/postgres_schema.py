@@ -1,7 +1,7 @@
 """The PostgreSQL schema, as its own migration set: `0001_schema` is the final schema of the
 SQLite migrations (0001 to 0010: steps' live output, annotations, evaluations, steering, the audit
-table and actor columns) written at once; `0002_evaluation_runs` is SQLite's 0011. Later changes
-are appended here as new migrations.
+table and actor columns) written at once; `0002_evaluation_runs` is SQLite's 0011, `0003_assignment`
+SQLite's 0012. Later changes are appended here as new migrations.
 
 Types follow the SQLite columns: text, bigint for every integer (flags stay 0 or 1, as on SQLite),
 double precision for floats; JSON stays text, so rows read back exactly as on SQLite. The search
@@ -118,4 +118,14 @@ SCHEMA_0002: list[str] = [
     _index("debates", "evaluation_id"),
 ]
 
-PG_MIGRATIONS: list[tuple[str, list[str]]] = [("0001_schema", SCHEMA_0001), ("0002_evaluation_runs", SCHEMA_0002)]
+# SQLite's 0012: who a debate waiting for a human is assigned to, and the queues' index.
+SCHEMA_0003: list[str] = [
+    *(f'ALTER TABLE debates ADD COLUMN "{column}" text COLLATE "C"'
+      for column in ("assignee_key", "assignee_name", "assigned_at", "assigned_state")),
+    # Named here: the generated name would pass PostgreSQL's 63-character limit on identifiers.
+    "CREATE INDEX idx_debates_queue ON debates (review_state, needs_human_review, status, created_at, id, "
+    "evaluation_id, assignee_key, assigned_state)",
+]
+
+PG_MIGRATIONS: list[tuple[str, list[str]]] = [("0001_schema", SCHEMA_0001), ("0002_evaluation_runs", SCHEMA_0002),
+                                              ("0003_assignment", SCHEMA_0003)]

@@ -12,8 +12,14 @@ from ..core import annotation_rules, review_rules
 from ..core.identity import Actor, PermissionRefused, operator, require
 from ..core.review_rules import ReviewConflict, ReviewRequest
 from .connection import NotFound
-from .queries import QueriesMixin
+from .queries import QueriesMixin, _real_work
+from .rows import load
 from .steering import STEERING_ACTIONS
+
+# The states whose decision is final (debate_core/evaluation/labels.py reads their case and verdict).
+_DECIDED = ("accepted", "overridden", "approved", "settled")
+# Review actions that decide, take back or pass on a debate's answer (annotations and steering do not).
+_ANSWER_ACTIONS = ("accept", "override", "escalate", "approve", review_rules.UNDO)
 
 
 class ReviewsMixin(QueriesMixin):
@@ -126,3 +132,45 @@ class ReviewsMixin(QueriesMixin):
             if new_answer != final_answer:
                 self.sql.search_update(req.debate_id, {"answer": new_answer})
         return {**entry, "version": version + 1}
+
+    def review_records(self, *, protocol: str | None = None, since: str | None = None,
+                       include_evaluations: bool = False, with_cases: bool = True) -> list[dict[str, Any]]:
+        """Completed debates, oldest first, each with its review state, its highest critique severity
+        (`top_severity`, None without critiques) and its review actions on the answer (`reviews`),
+        for labelled data and agreement figures. The wide case and verdict columns are read only for
+        decided debates, and only `with_cases`. `since` is a date (or time) the debate started on or
+        after. Runs made by an evaluation are left out unless `include_evaluations`."""
+        where, params = ["d.status = 'completed'", _real_work(include_evaluations, "d.")], []
+        if protocol:
+            where.append("d.protocol = ?")
+            params.append(protocol)
+        if since:
+            where.append("d.created_at >= ?")
+            params.append(since)
+        marks = ", ".join("?" for _ in _DECIDED)
+        wide = (f", CASE WHEN d.review_state IN ({marks}) THEN d.case_json END AS case_json,"
+                f" CASE WHEN d.review_state IN ({marks}) THEN d.verdict END AS verdict") if with_cases else ""
+        rank = "CASE c.severity WHEN 'CRITICAL' THEN 0 WHEN 'MAJOR' THEN 1 WHEN 'MINOR' THEN 2 END"
+        sql = (
+            "SELECT d.id, d.protocol, d.case_id, d.created_at, d.review_state, d.reviewed_by, d.final_answer,"
+            f" (SELECT MIN({rank}) FROM critiques c WHERE c.debate_id = d.id) AS severity_rank{wide}"
+            f" FROM debates d WHERE {' AND '.join(where)} ORDER BY d.created_at, d.id"
+        )
+        rows = self.sql.query(sql, [*((*_DECIDED, *_DECIDED) if with_cases else ()), *params])
+        acts = ", ".join("?" for _ in _ANSWER_ACTIONS)
+        history: dict[str, list[dict[str, Any]]] = {}
+        for r in self.sql.query(
+            f"SELECT r.* FROM reviews r JOIN debates d ON d.id = r.debate_id WHERE r.action IN ({acts})"
+            f" AND {' AND '.join(where)} ORDER BY r.id", [*_ANSWER_ACTIONS, *params]):
+            history.setdefault(r["debate_id"], []).append(r)
+        severities = ("CRITICAL", "MAJOR", "MINOR")
+        out = []
+        for r in rows:
+            rank_value = r.pop("severity_rank")
+            r["top_severity"] = None if rank_value is None else severities[int(rank_value)]
+            if with_cases:
+                r["case"] = load(r.pop("case_json"))
+                r["verdict"] = load(r["verdict"])
+            r["reviews"] = history.get(r["id"], [])
+            out.append(r)
+        return out
