@@ -11,7 +11,15 @@ the database between measurements. One extra debate, recorded by
 the engine itself with three agents, three rounds and ten claims per output, is the large debate
 the detail page is timed on.
 
+The same fill works on both backends: `--db` is a SQLite file or a `postgresql://` URL. Batches
+of writes share one transaction through the store's own `sql.transaction()` (BEGIN IMMEDIATE on
+SQLite, the advisory write lock on PostgreSQL). A filled database is marked as this generator's at
+this size: a `<file>-meta.json` next to a SQLite file, a `bench_fill` table inside a PostgreSQL
+database (a server has no folder of its own). A PostgreSQL database is only emptied for a fill when
+it carries that mark or holds no debates, so a wrong URL cannot wipe real history.
+
     python bench/store_fill.py --db data/bench_store.db --debates 10000
+    python bench/store_fill.py --db postgresql://postgres@127.0.0.1:5432/bench_store --debates 10000
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from debate_core.core.schemas import Case
 from debate_core.engine.runtime import DebateSettings
 from debate_core.jobs.debates import run_debate
 from debate_core.providers import ReplayProvider, make_provider
-from debate_core.store import DebateStore
+from debate_core.store import DebateStore, is_postgres_url, redacted
 
 GENERATOR_VERSION = 2
 PROTOCOL_BY_PREFIX = {"adat": "cross_critique", "national": "cross_critique", "panel": "panel",
@@ -50,6 +58,7 @@ REVIEWERS = ["ayu", "budi", "citra", "dewi", "eko", "fajar"]
 SUPERVISOR = "supervisor.sari"
 LARGE_AGENTS = ["nla", "ala", "hakim"]
 LARGE_CLAIMS = 10
+MARK_TABLE = "bench_fill"  # PostgreSQL only: the mark a SQLite fill keeps in its -meta.json
 
 
 @dataclass
@@ -189,10 +198,49 @@ def record_large_debate(store: DebateStore) -> str:
     return result.debate_id
 
 
-def fill(db: Path, debates: int, seed: int = 7, progress: bool = True) -> dict[str, Any]:
-    """Create `db` afresh with `debates` generated debates plus the large one; returns its metadata."""
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
+def _read_mark(store: DebateStore) -> dict[str, Any] | None:
+    if MARK_TABLE not in store.sql.table_names():
+        return None
+    row = store.sql.execute(f"SELECT meta FROM {MARK_TABLE} WHERE name = ?", ["meta"]).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def _write_mark(store: DebateStore, meta: dict[str, Any]) -> None:
+    with store.sql.transaction():
+        store.sql.execute(f"CREATE TABLE IF NOT EXISTS {MARK_TABLE} (name text PRIMARY KEY, meta text)")
+        store.sql.upsert(MARK_TABLE, [{"name": "meta", "meta": json.dumps(meta)}], ("name",))
+
+
+def _empty_postgres(url: str) -> None:
+    """Drop every table of a PostgreSQL database this generator filled (or one with no debates), so
+    the next open migrates it from scratch as a new database."""
+    store = DebateStore(url)  # migrates an empty database: its tables exist from here on
+    try:
+        mark = _read_mark(store)
+        debates = store.sql.execute("SELECT COUNT(*) FROM debates").fetchone()[0]
+        if mark is None and debates:
+            raise SystemExit(f"refusing to fill {redacted(url)}: it holds {debates} debates that store_fill.py "
+                             "did not write (give an empty database)")
+        tables = store.sql.table_names()
+        with store.sql.transaction():
+            for table in tables:
+                store.sql.execute(f'DROP TABLE IF EXISTS "{table}" CASCADE')
+    finally:
+        store.close()
+
+
+def _postgres_bytes(store: DebateStore) -> int:
+    return int(store.sql.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+
+
+def fill(db: str | Path, debates: int, seed: int = 7, progress: bool = True) -> dict[str, Any]:
+    """Create `db` (a SQLite file or a PostgreSQL URL) afresh with `debates` generated debates plus
+    the large one; returns its metadata."""
+    if is_postgres_url(db):
+        _empty_postgres(str(db))
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
     rng = random.Random(seed)
     # Only a supervisor named in the settings file next to the database may approve an escalation.
     save_settings(AppSettings(supervisors=[SUPERVISOR]), db)
@@ -205,6 +253,10 @@ def fill(db: Path, debates: int, seed: int = 7, progress: bool = True) -> dict[s
     clock = SyntheticClock(datetime.now(UTC).replace(tzinfo=None) - timedelta(days=365))
     step = 365 * 24 * 3600 / max(1, debates)
     store = DebateStore(db)
+    if is_postgres_url(db):
+        # Marked before the first debate: a fill that is cut short still leaves a database this
+        # script may empty again (and, with no size in its mark, never reuses).
+        _write_mark(store, {"generator": GENERATOR_VERSION, "debates": None, "state": "filling"})
     original_now = store_module._now
     store_module._now = clock.stamp  # the store dates rows by its clock; this one runs over a year
     started = batch_started = time.perf_counter()
@@ -216,7 +268,7 @@ def fill(db: Path, debates: int, seed: int = 7, progress: bool = True) -> dict[s
             to_review = []
             # One transaction per batch (each record() nests as a savepoint): the same writes, fewer
             # commits. Reviews take their own write lock, so they follow the batch.
-            with store.db.atomic():
+            with store.sql.transaction():
                 for n in range(first, min(debates, first + batch)):
                     template = rng.choice(by_protocol[rng.choices(protocols, weights)[0]])
                     case = _variant(template.case, n, rng)
@@ -238,24 +290,51 @@ def fill(db: Path, debates: int, seed: int = 7, progress: bool = True) -> dict[s
             if progress:
                 print(f"\r  {done}/{debates} debates, {rates[-1]:.0f}/s", end="", flush=True)
         large_id = record_large_debate(store)
+        if progress:
+            print()
+        if is_postgres_url(db):
+            # What autovacuum does within a minute or so on a live server: the statistics the
+            # planner picks plans by, and the visibility map that lets an index answer a query
+            # without reading the rows. Done here so the figures do not depend on whether it got
+            # there before the first query (outside a transaction: VACUUM cannot run inside one).
+            store.sql.execute("VACUUM ANALYZE")
+        meta = {"generator": GENERATOR_VERSION, "debates": debates, "large_debate": large_id, "counts": counts,
+                "fill_seconds": round(time.perf_counter() - started, 1), "batch": 200, "rates": rates}
+        if is_postgres_url(db):
+            meta["bytes"] = _postgres_bytes(store)
+            _write_mark(store, meta)
     finally:
         store_module._now = original_now
         store.close()
-    if progress:
-        print()
-    meta = {"generator": GENERATOR_VERSION, "debates": debates, "large_debate": large_id, "counts": counts,
-            "fill_seconds": round(time.perf_counter() - started, 1), "bytes": db.stat().st_size,
-            "batch": 200, "rates": rates}
-    Path(f"{db}-meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    if not is_postgres_url(db):
+        meta["bytes"] = Path(db).stat().st_size  # after close: the WAL is checked into the file by then
+        Path(f"{db}-meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     return meta
 
 
-def ensure(db: Path, debates: int, rebuild: bool = False) -> dict[str, Any]:
+def _current(meta: dict[str, Any] | None, debates: int) -> bool:
+    return bool(meta) and meta.get("generator") == GENERATOR_VERSION and meta.get("debates") == debates
+
+
+def ensure(db: str | Path, debates: int, rebuild: bool = False) -> dict[str, Any]:
     """Reuse a database this generator already filled with the same number of debates."""
+    if rebuild:
+        return fill(db, debates)
+    if is_postgres_url(db):
+        store = DebateStore(db)  # migrates an empty database, as the app would
+        try:
+            meta = _read_mark(store)
+            if _current(meta, debates):
+                assert meta is not None
+                meta["bytes"] = _postgres_bytes(store)
+                return {**meta, "reused": True}
+        finally:
+            store.close()
+        return fill(db, debates)
     meta_file = Path(f"{db}-meta.json")
-    if not rebuild and db.exists() and meta_file.exists():
+    if Path(db).exists() and meta_file.exists():
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        if meta.get("generator") == GENERATOR_VERSION and meta.get("debates") == debates:
+        if _current(meta, debates):
             meta["reused"] = True
             return meta
     return fill(db, debates)
@@ -263,11 +342,12 @@ def ensure(db: Path, debates: int, rebuild: bool = False) -> dict[str, Any]:
 
 def main() -> None:
     def extra(parser) -> None:
-        parser.add_argument("--db", default=str(benchlib.ROOT / "data" / "bench_store.db"))
+        parser.add_argument("--db", default=str(benchlib.ROOT / "data" / "bench_store.db"),
+                            help="a SQLite file or a postgresql:// URL (an empty database, or one this script filled)")
         parser.add_argument("--debates", type=int, default=10000)
 
     args = benchlib.parse_args(__doc__.splitlines()[0], extra)
-    meta = fill(Path(args.db), 1000 if args.quick else args.debates)
+    meta = fill(args.db if is_postgres_url(args.db) else Path(args.db), 1000 if args.quick else args.debates)
     print(json.dumps(meta, indent=1))
 
 

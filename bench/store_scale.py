@@ -9,12 +9,22 @@ not get dearer as history grows).
 
 The History page and the Debate page (on the large debate: 3 agents x 3 rounds x 10 claims) are
 then run under Streamlit's AppTest with DEBATE_DB pointing at the database; goal 1.5 s per run.
+
+With `--db postgresql://USER@HOST:PORT/DB` (or `--postgres`, which starts a throwaway cluster as the
+tests do, for a machine without a server) the same queries and pages also run on PostgreSQL, filled
+by the same generator with the same seed, and the table shows both backends side by side; the
+SQLite file is then `--sqlite` (default as above).
+
+    python bench/store_scale.py --postgres
+    python bench/store_scale.py --db postgresql://postgres@127.0.0.1:5432/bench_store
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +33,7 @@ import benchlib
 import store_fill
 from benchlib import Figure
 
-from debate_core.store import DebateStore
+from debate_core.store import DebateStore, is_postgres_url, redacted
 
 QUERY_GOAL_MS = 50.0
 PAGE_GOAL_S = 1.5
@@ -32,7 +42,11 @@ RUNS = 7
 
 def _extra(parser) -> None:
     parser.add_argument("--db", default=None,
-                        help="database file (default data/bench_store.db, with --quick data/bench_store_quick.db)")
+                        help="database file (default data/bench_store.db, with --quick data/bench_store_quick.db), "
+                             "or a postgresql:// URL to measure next to that SQLite file")
+    parser.add_argument("--sqlite", default=None, help="the SQLite file when --db is a PostgreSQL URL")
+    parser.add_argument("--postgres", action="store_true",
+                        help="also measure PostgreSQL on a throwaway cluster (initdb and pg_ctl, as the tests)")
     parser.add_argument("--debates", type=int, default=None, help="debates in the database (default 10000)")
     parser.add_argument("--rebuild", action="store_true", help="fill the database again even if it exists")
     parser.add_argument("--no-pages", action="store_true", help="skip the AppTest page timings")
@@ -98,7 +112,7 @@ def query_table(store: DebateStore, large_id: str) -> dict[str, list[tuple[str, 
     return out
 
 
-def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[str], str]] | str:
+def page_timings(db: str | Path, large_id: str) -> dict[str, tuple[float, float, list[str], str]] | str:
     """Run the History and Debate pages under AppTest on the big database; seconds per run."""
     root = benchlib.ROOT
     for page in ("pages/history.py", "pages/debate.py", "app.py"):
@@ -117,6 +131,10 @@ def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[
 
     PagesManager.__init__ = init
     os.environ["DEBATE_DB"] = str(db)
+    # Pages are timed, no debate runs: on PostgreSQL the app would start its job-queue worker in this
+    # process, polling the database during the timings and installing the queue's schema in it.
+    worker = os.environ.get("DEBATE_APP_WORKER")
+    os.environ["DEBATE_APP_WORKER"] = "0"
     previous = os.getcwd()
     os.chdir(root)
     try:
@@ -142,66 +160,145 @@ def page_timings(db: Path, large_id: str) -> dict[str, tuple[float, float, list[
     finally:
         os.chdir(previous)
         PagesManager.__init__ = original
+        if worker is None:
+            os.environ.pop("DEBATE_APP_WORKER", None)
+        else:
+            os.environ["DEBATE_APP_WORKER"] = worker
 
 
-def main() -> None:
-    args = benchlib.parse_args(__doc__.splitlines()[0], _extra)
-    db = Path(args.db or benchlib.ROOT / "data" / ("bench_store_quick.db" if args.quick else "bench_store.db"))
-    debates = args.debates or (2000 if args.quick else 10000)
-    cmd = benchlib.command("store_scale.py", args)
-    print(f"Store at scale: {db} with {debates} debates")
-    meta = store_fill.ensure(db, debates, rebuild=args.rebuild)
-    print(f"  {'reused' if meta.get('reused') else 'filled'}: {meta['counts']}, {meta['bytes'] / 2**20:.0f} MiB, "
-          f"fill took {meta['fill_seconds']} s\n")
-    store = DebateStore(db)  # applies any pending migration once, as the app does on first use
+def measure(location: str | Path, debates: int, rebuild: bool) -> dict[str, Any]:
+    """Fill (or reuse) one database and time the query table on it."""
+    meta = store_fill.ensure(location, debates, rebuild=rebuild)
+    print(f"  {redacted(location)}: {'reused' if meta.get('reused') else 'filled'}: {meta['counts']}, "
+          f"{meta['bytes'] / 2**20:.0f} MiB, fill took {meta['fill_seconds']} s")
+    store = DebateStore(location)  # applies any pending migration once, as the app does on first use
     store.close()
-    store = DebateStore(db, readonly=True)
+    store = DebateStore(location, readonly=True)
     try:
         groups = query_table(store, meta["large_debate"])
         large = store.get_debate(meta["large_debate"])
         claims = store.claims(meta["large_debate"])
     finally:
         store.close()
-    rows = [[group, name, f"{first:.1f}", f"{median:.1f}", size] for group, items in groups.items()
-            for name, first, median, size in items]
-    benchlib.print_table(["kind", "query", "first ms", "median ms", "rows"], rows)
-    per_output = {}
+    per_output: dict[str, int] = {}
     for c in claims:
         per_output[c["step_id"]] = per_output.get(c["step_id"], 0) + 1
-    print(f"\nlarge debate {large['id']}: {large['rounds']} rounds, {len(large['steps'])} steps, "
-          f"{len(claims)} claims, claims per output {sorted(set(per_output.values()))}")
+    return {"meta": meta, "groups": groups,
+            "large": f"large debate {large['id']}: {large['rounds']} rounds, {len(large['steps'])} steps, "
+                     f"{len(claims)} claims, claims per output {sorted(set(per_output.values()))}"}
 
+
+def side_by_side(results: dict[str, dict[str, Any]]) -> None:
+    """One table: each query's first and median time on every backend, and the rows it returned."""
+    names = list(results)
+    prefix = (lambda n: f"{n} ") if len(names) > 1 else (lambda n: "")
+    headers = ["kind", "query"] + [f"{prefix(n)}{c}" for n in names for c in ("first ms", "median ms")] + ["rows"]
+    first = results[names[0]]["groups"]
+    rows = []
+    for group, items in first.items():
+        for i, (query, *_rest) in enumerate(items):
+            cells: list[Any] = [group, query]
+            sizes = []
+            for n in names:
+                _q, t0, median, size = results[n]["groups"][group][i]
+                cells += [f"{t0:.1f}", f"{median:.1f}"]
+                sizes.append(str(size))
+            # The same generator and seed: the sizes agree unless a date window moved between fills.
+            rows.append(cells + [sizes[0] if len(set(sizes)) == 1 else " / ".join(sizes)])
+    benchlib.print_table(headers, rows)
+
+
+def query_figures(name: str, debates: int, result: dict[str, Any], cmd: str) -> list[Figure]:
+    """`name` is the backend, as the figures say it ("" when only SQLite was measured: today's names)."""
+    groups, meta = result["groups"], result["meta"]
     figures = []
     for group, label in (("list", "list with filters"), ("search", "full-text search"),
                          ("load", "load the large debate")):
         worst = max(groups[group], key=lambda r: r[2])
-        figures.append(Figure(f"store at {debates} debates: {label} (slowest median: {worst[0]})",
+        figures.append(Figure(f"store at {debates} debates{name}: {label} (slowest median: {worst[0]})",
                               f"{worst[2]:.1f} ms", f"< {QUERY_GOAL_MS:.0f} ms", worst[2] < QUERY_GOAL_MS, cmd))
     analytics = dict((r[0], r) for r in groups["other"])["analytics (per protocol)"]
-    figures.append(Figure(f"store at {debates} debates: analytics per protocol", f"{analytics[2]:.1f} ms",
+    figures.append(Figure(f"store at {debates} debates{name}: analytics per protocol", f"{analytics[2]:.1f} ms",
                           f"< {QUERY_GOAL_MS:.0f} ms", analytics[2] < QUERY_GOAL_MS, cmd))
     rates = meta.get("rates") or []
     if len(rates) >= 10:
         head, tail = statistics.mean(rates[:5]), statistics.mean(rates[-5:])
-        figures.append(Figure(f"store writes: debates recorded per second, first vs last {5 * meta['batch']}",
+        figures.append(Figure(f"store writes{name}: debates recorded per second, first vs last {5 * meta['batch']}",
                               f"{head:.0f}/s vs {tail:.0f}/s", "flat", None, cmd))
+    return figures
 
-    if args.no_pages:
-        benchlib.report(figures, args)
-        return
-    pages = page_timings(db, meta["large_debate"])
-    print()
+
+def page_figures(name: str, debates: int, location: str | Path, large_id: str, cmd: str) -> list[Figure]:
+    pages = page_timings(location, large_id)
+    print(f"\n{name.lstrip(', ') or 'SQLite'}:")
     if isinstance(pages, str):
         print(f"AppTest page timings skipped: {pages}")
-        figures.append(Figure("pages at scale", f"not measured: {pages}", f"< {PAGE_GOAL_S} s", None, cmd))
-    else:
-        benchlib.print_table(["page (AppTest run)", "first s", "median s", "exceptions", "what it showed"],
-                             [[k, f"{a:.2f}", f"{b:.2f}", len(e), shown[:110]] for k, (a, b, e, shown) in pages.items()])
-        for label, (_first, median, errors, _shown) in pages.items():
-            ok = median < PAGE_GOAL_S and not errors
-            value = f"{median:.2f} s" + (f" ({len(errors)} exception(s): {errors[0][:80]})" if errors else "")
-            figures.append(Figure(f"{label} at {debates} debates, AppTest run", value, f"< {PAGE_GOAL_S} s", ok, cmd))
-    benchlib.report(figures, args)
+        return [Figure(f"pages at scale{name}", f"not measured: {pages}", f"< {PAGE_GOAL_S} s", None, cmd)]
+    benchlib.print_table(["page (AppTest run)", "first s", "median s", "exceptions", "what it showed"],
+                         [[k, f"{a:.2f}", f"{b:.2f}", len(e), shown[:110]] for k, (a, b, e, shown) in pages.items()])
+    figures = []
+    for label, (_first, median, errors, _shown) in pages.items():
+        ok = median < PAGE_GOAL_S and not errors
+        value = f"{median:.2f} s" + (f" ({len(errors)} exception(s): {errors[0][:80]})" if errors else "")
+        figures.append(Figure(f"{label} at {debates} debates{name}, AppTest run", value, f"< {PAGE_GOAL_S} s",
+                              ok, cmd))
+    return figures
+
+
+def main() -> None:
+    args = benchlib.parse_args(__doc__.splitlines()[0], _extra)
+    default_file = benchlib.ROOT / "data" / ("bench_store_quick.db" if args.quick else "bench_store.db")
+    url = args.db if is_postgres_url(args.db) else None
+    if args.db and url is None and args.sqlite:
+        raise SystemExit("--sqlite names the SQLite file only when --db is a postgresql:// URL")
+    if url and args.postgres:
+        raise SystemExit("--postgres starts its own server: give it or a postgresql:// --db, not both")
+    db = Path(args.sqlite or (default_file if url else args.db or default_file))
+    debates = args.debates or (2000 if args.quick else 10000)
+    cmd = benchlib.command("store_scale.py", args) + (" --postgres" if args.postgres else "") + \
+        (" --db postgresql://..." if url else "")
+    cluster = None
+    settings_dir: str | None = None
+    figures: list[Figure] = []
+    if args.postgres:
+        from tests.pg_support import fresh_database, start_cluster
+
+        cluster, why = start_cluster()
+        if cluster is None:
+            print(f"PostgreSQL not measured: {why}")
+            figures.append(Figure("store on PostgreSQL", f"not measured: {why}", "-", None, cmd))
+        else:
+            url = fresh_database(cluster)
+            # The app keeps a PostgreSQL store's settings file in data/<database>.settings.json; a
+            # throwaway database's belongs with the cluster, not in the repository's data folder.
+            settings_dir = tempfile.mkdtemp(prefix="bench-settings-")
+            os.environ["DEBATE_SETTINGS"] = str(Path(settings_dir) / "settings.json")
+    locations: dict[str, str | Path] = {"SQLite": db}
+    if url:
+        locations["PostgreSQL"] = url
+    try:
+        print(f"Store at scale: {debates} debates on {', '.join(f'{k} ({redacted(v)})' for k, v in locations.items())}")
+        results = {name: measure(location, debates, args.rebuild) for name, location in locations.items()}
+        print()
+        side_by_side(results)
+        print()
+        for name, result in results.items():
+            print(f"{name}: {result['large']}")
+        tag = {name: f", {name}" if len(locations) > 1 else "" for name in locations}
+        for name, result in results.items():
+            figures += query_figures(tag[name], debates, result, cmd)
+        if not args.no_pages:
+            for name, location in locations.items():
+                figures += page_figures(tag[name], debates, location, results[name]["meta"]["large_debate"], cmd)
+        benchlib.report(figures, args)
+    finally:
+        if cluster is not None:
+            from debate_core.store.postgres_backend import close_pools
+
+            close_pools()
+            cluster.stop()
+        if settings_dir is not None:
+            shutil.rmtree(settings_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debate_core.present import formatting, views
+from debate_core.present import formatting, runners, views
 from debate_core.protocols import get_spec
 from debate_core.store import NotFound, redacted
 from ui import annotations, common, cost, desk, render, review, steer
@@ -117,6 +117,9 @@ if debate_id:
             if d["status"] != "running":
                 st.rerun()  # the whole page: the review or steering controls appear once the run has halted
             steer.live_controls(d)
+            note = runners.runner_note(d, ev)
+            if note:  # queued for a worker, or on one: say where it runs
+                st.caption(formatting.md_escape(note))
             render.progress_bar(d, s, _planned_rounds(d))
             _body(d, s, cl, cr, ev, "live")
 
@@ -131,6 +134,9 @@ if debate_id:
         if debate["status"] == "stopped":
             steer.stopped_banner(debate)
         render.failure(debate)
+        ran = runners.runner_note(debate, events)
+        if ran:
+            st.caption(formatting.md_escape(ran))
         if debate["status"] == "completed":
             # The decision beside the evidence: the verdict card and the review panel share the
             # first screen, and the tabs with the rounds, claims and passages follow directly. The

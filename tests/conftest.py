@@ -20,6 +20,9 @@ def _no_server_key(monkeypatch):
     that need one set it themselves."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DEBATE_KEY_BASE_URLS"):
         monkeypatch.delenv(name, raising=False)
+    # An app on a PostgreSQL store starts a worker thread of its own; a test that wants one says so
+    # (tests/test_queue_workers.py), so no thread outlives the test that started it.
+    monkeypatch.setenv("DEBATE_APP_WORKER", "0")
 
 
 @pytest.fixture

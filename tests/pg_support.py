@@ -44,6 +44,7 @@ class Cluster:
     port: int
     bin: Path
     as_user: list[str]
+    options: str = ""
 
     @property
     def url(self) -> str:
@@ -51,6 +52,19 @@ class Cluster:
 
     def database_url(self, name: str) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def halt(self) -> None:
+        """Take the server away from its clients, keeping its data (a database that goes away). A
+        fast shutdown, not an immediate one: this cluster runs without fsync and synchronous commit,
+        so only a clean shutdown keeps what was committed."""
+        subprocess.run([*self.as_user, str(self.bin / "pg_ctl"), "stop", "-D", str(self.root / "data"),
+                        "-m", "fast", "-w"], capture_output=True, timeout=60, check=True)
+
+    def restart(self) -> None:
+        """Start a halted server again on the same port and data."""
+        subprocess.run([*self.as_user, str(self.bin / "pg_ctl"), "start", "-w", "-D", str(self.root / "data"),
+                        "-l", str(self.root / "server.log"), "-o", self.options],
+                       capture_output=True, timeout=120, check=True)
 
     def stop(self) -> None:
         subprocess.run([*self.as_user, str(self.bin / "pg_ctl"), "stop", "-D", str(self.root / "data"),
@@ -91,7 +105,7 @@ def start_cluster() -> tuple[Cluster | None, str]:
     except (OSError, subprocess.SubprocessError) as exc:
         shutil.rmtree(root, ignore_errors=True)
         return None, f"cannot start PostgreSQL: {exc}"
-    return Cluster(root, port, pg_bin, as_user), ""
+    return Cluster(root, port, pg_bin, as_user, options), ""
 
 
 def fresh_database(cluster: Cluster) -> str:

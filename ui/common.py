@@ -21,9 +21,16 @@ from debate_core.core.identity import (
     sign_in_age_exceeded,
     verified,
 )
-from debate_core.jobs import worker
+from debate_core.jobs import queue, worker
 from debate_core.present import formatting
-from debate_core.store import DebateStore, StoreError, default_db_path, redacted, unsupported_url
+from debate_core.store import (
+    DebateStore,
+    StoreError,
+    default_db_path,
+    is_postgres_url,
+    redacted,
+    unsupported_url,
+)
 
 PAGES = {
     "new": "pages/new_debate.py",
@@ -51,6 +58,10 @@ def _prepared(path: str) -> bool:
         worker.recover_interrupted(store, stale_after=stale)
     finally:
         store.close()
+    if is_postgres_url(path) and queue.app_worker_wanted():
+        # Debates on a PostgreSQL store are jobs on its queue: this process takes some too, so one
+        # app server needs nothing else started (worker machines add more; DEBATE_APP_WORKER=0 stops it).
+        queue.start_app_worker(path)
     return True
 
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 
 from ..core.app_settings import SettingsError as AppSettingsError
 from ..core.app_settings import load_settings
 from ..core.pricing import PriceTableError, load_price_table, price_table_from_env
 from ..evaluation import harness as evaluation
+from ..evaluation import queued as queued_eval
 from ..evaluation.report import check_out_dir, markdown_table, summary_table, write_out_dir
+from ..jobs import queue
 from ..protocols import PROTOCOLS, get_spec
+from ..store import is_postgres_url
 from .common import (
     EXIT_OK,
     BadInput,
@@ -23,6 +27,7 @@ from .common import (
     _preset,
     _saved_presets,
     _store,
+    operator_actor,
 )
 
 
@@ -86,6 +91,31 @@ def _eval_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _queued(plan: Any, args: argparse.Namespace, progress: EvalProgress) -> dict[str, Any]:
+    """Queue every run for the workers, then follow the evaluation in the store until it closes."""
+    url = str(_db_path(args.db))
+    started = time.perf_counter()
+    evaluation_id = queue.submit_evaluation(url, plan, actor=operator_actor())
+    if not args.quiet:
+        print(f"queued evaluation {evaluation_id}: {plan.total_runs} runs for the workers "
+              "(python -m debate_core worker)", file=sys.stderr)
+    store = _store(args.db)
+    shown = -1
+    while True:
+        ev = store.get_evaluation(evaluation_id)
+        done = int(ev.get("done_runs") or 0)
+        if done != shown:
+            shown = done
+            progress(evaluation.Progress(done, plan.total_runs, int(ev.get("tokens") or 0),
+                                         time.perf_counter() - started))
+        if ev["status"] != "running":
+            break
+        time.sleep(0.5)
+    if ev["status"] != "completed":
+        raise StoreFailed(f"evaluation {evaluation_id} {ev['status']}: {ev.get('error') or 'no reason was stored'}")
+    return queued_eval.report(store, evaluation_id, plan, time.perf_counter() - started)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     baselines = [b.strip() for b in (args.baselines or "").split(",") if b.strip()]
     saved = _saved_presets(args.db, args.protocol)
@@ -110,6 +140,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             judge_model=args.judge_model, prices=_eval_prices(args), saved_presets=saved, seed=args.seed)
     except evaluation.EvaluationError as exc:
         raise BadInput(str(exc)) from None
+    if args.queue:
+        if not is_postgres_url(str(_db_path(args.db))):
+            raise BadInput("--queue spreads the runs over the workers of a PostgreSQL store: pass --db postgresql://... "
+                           "(or set DEBATE_DB)")
+        try:
+            queued_eval.check_queueable(plan)
+        except evaluation.EvaluationError as exc:
+            raise BadInput(str(exc)) from None
     if args.out:
         check_out_dir(args.out)  # a report folder that cannot be written is refused before any run
     store = _store(args.db)
@@ -117,7 +155,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"evaluating {args.protocol}: {len(plan.cases)} cases x {len(plan.methods)} methods x {plan.repeat} "
               f"= {plan.total_runs} runs", file=sys.stderr)
     try:
-        report = evaluation.run(plan, store, on_progress=EvalProgress(quiet=args.quiet))
+        if args.queue:
+            report = _queued(plan, args, EvalProgress(quiet=args.quiet))
+        else:
+            report = evaluation.run(plan, store, on_progress=EvalProgress(quiet=args.quiet))
     except KeyboardInterrupt:
         raise StoreFailed("the evaluation was stopped with Ctrl-C; the runs that finished are stored") from None
     if args.out:

@@ -9,9 +9,10 @@ import sqlite3
 import sys
 
 from ..core.files import FileProblem
+from ..jobs import queue
 from ..protocols import PROTOCOLS
 from ..providers import PROVIDERS
-from ..store import StoreError, store_error
+from ..store import DEFAULT_BUSY_TIMEOUT_S, StoreError, store_error
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -27,7 +28,7 @@ from .labels import cmd_export_labels
 from .protocols import cmd_protocols
 from .read import cmd_diff, cmd_export, cmd_list, cmd_show
 from .review import cmd_annotate, cmd_review
-from .run import cmd_backup, cmd_resume, cmd_run, cmd_upgrade
+from .run import cmd_backup, cmd_resume, cmd_run, cmd_submit, cmd_upgrade, cmd_worker
 from .steering import cmd_continue, cmd_fork, cmd_intervene, cmd_pause, cmd_stop
 
 
@@ -55,14 +56,8 @@ def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None
                    help="clamp: after one re-ask, set out-of-range numbers to their bounds and warn (openai)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m debate_core", description="Run and review structured debates.")
-    parser.add_argument("--db", help="SQLite database file, or a postgresql:// URL (default: $DEBATE_DB or data/debates.db)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    db_flag = argparse.ArgumentParser(add_help=False)
-    db_flag.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
-
-    run = sub.add_parser("run", parents=[db_flag], help="run a debate on a case file")
+def _add_run_flags(run: argparse.ArgumentParser) -> None:
+    """The flags of `run` and `submit`: the case, the protocol, the provider and the run's settings."""
     run.add_argument("case", help="case JSON file")
     run.add_argument("--protocol", required=True, help=", ".join(PROTOCOLS))
     _add_provider_flags(run)
@@ -81,7 +76,37 @@ def build_parser() -> argparse.ArgumentParser:
                      help="pause for review once round N closes (status paused, exit 0); go on with 'continue'")
     run.add_argument("--json", action="store_true", help="print the result object as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m debate_core", description="Run and review structured debates.")
+    parser.add_argument("--db", help="SQLite database file, or a postgresql:// URL (default: $DEBATE_DB or data/debates.db)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    db_flag = argparse.ArgumentParser(add_help=False)
+    db_flag.add_argument("--db", dest="db_sub", help=argparse.SUPPRESS)
+
+    run = sub.add_parser("run", parents=[db_flag], help="run a debate on a case file")
+    _add_run_flags(run)
     run.set_defaults(func=cmd_run)
+    submit = sub.add_parser("submit", parents=[db_flag],
+                            help="queue a debate for the workers (PostgreSQL store) and print its id at once")
+    _add_run_flags(submit)
+    submit.set_defaults(func=cmd_submit)
+    worker = sub.add_parser("worker", parents=[db_flag],
+                            help="run queued debates (PostgreSQL store) until stopped; start one per machine")
+    worker.add_argument("--concurrency", type=int, default=1, help="debates run at once by this worker (default 1)")
+    worker.add_argument("--name", help="how this worker is named in the debates it runs (default host:pid)")
+    worker.add_argument("--once", action="store_true", help="stop when the queue is empty")
+    worker.add_argument("--heartbeat", type=float, default=queue.HEARTBEAT_S, metavar="S",
+                        help=f"seconds between this worker's signs of life (default {queue.HEARTBEAT_S:g})")
+    worker.add_argument("--stalled-after", type=float, default=queue.STALLED_AFTER_S, metavar="S",
+                        help="seconds without a sign of life after which a worker's debates go to another "
+                        f"(default {queue.STALLED_AFTER_S:g})")
+    worker.add_argument("--db-timeout", type=float, default=DEFAULT_BUSY_TIMEOUT_S, metavar="S",
+                        help="seconds a debate waits for a database that went away before it is failed, its "
+                        f"steps kept (default {DEFAULT_BUSY_TIMEOUT_S:g})")
+    worker.set_defaults(func=cmd_worker)
+
 
     resume = sub.add_parser("resume", parents=[db_flag], help="continue a failed or interrupted debate from its failed step")
     resume.add_argument("id")
@@ -192,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     evl.add_argument("--out", help="write rows.csv, summary.json and report.md here")
     evl.add_argument("--json", action="store_true", help="print the report object as JSON")
     evl.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    evl.add_argument("--queue", action="store_true",
+                     help="spread the runs over the workers of a PostgreSQL store (python -m debate_core worker)")
     evl.set_defaults(func=cmd_eval)
 
     lab = sub.add_parser("export-labels", parents=[db_flag],

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from ..core.cases import CaseError, load_case
 from ..core.profiles import resolve
 from ..engine.budget import apply_budget
+from ..jobs import queue
 from ..jobs.debates import prepare_resume, run_debate, run_plan
-from ..jobs.worker import interruption_reason, runner_info
+from ..jobs.worker import interruption_reason, on_queue, runner_info
 from ..protocols import CaseUnfit, SettingsError, UnknownProtocol, get_spec
-from ..store import DebateStore, StoreError
+from ..store import DebateStore, StoreError, is_postgres_url
 from ..store.connection import copy_database
 from .common import (
     EXIT_OK,
@@ -33,7 +36,8 @@ from .common import (
 from .progress import ProgressSink
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _prepared_run(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """The case, settings and provider of `run` or `submit`, every flag checked before anything is saved."""
     try:
         spec = get_spec(args.protocol)
     except UnknownProtocol as exc:
@@ -48,6 +52,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.provider == "replay" and getattr(provider, "protocol", None) not in (None, args.protocol):
         raise BadInput(f"the cassette was recorded for protocol {provider.protocol!r}, not {args.protocol!r}")
     apply_budget(settings, provider)  # --max-total-tokens, else the default for a paid provider
+    return case, settings, provider
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    case, settings, provider = _prepared_run(args)
     budget_info = _budget_info(settings, provider, args)
     store = _store(args.db)
     sink = ProgressSink(store, quiet=args.quiet)
@@ -60,6 +69,57 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                            store=store, sink=sink, debate_id=debate_id))
     result.budget = budget_info
     return _emit_result(result, args.json)
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    """Queue a debate for the workers (PostgreSQL store) and print its id at once."""
+    db = _db_path(args.db)
+    if not is_postgres_url(str(db)):
+        raise BadInput("submit queues debates for workers, which needs a PostgreSQL store: pass --db postgresql://... "
+                       "(or set DEBATE_DB); with a database file, run the debate with 'run'")
+    case, settings, provider = _prepared_run(args)
+    if not on_queue(db, provider):
+        raise BadInput(f"a worker cannot run a debate on the {provider.name} provider (its files or key are only "
+                       "here); run it with 'run'")
+    store = _store(args.db)
+    stored_settings = {**settings.as_dict(), "runner": queue.queued_runner(runner_info())}
+    debate_id = _saving(lambda: store.create_debate(case, args.protocol, provider.public_config(), stored_settings,
+                                                    actor=operator_actor()),
+                        "the debate could not be saved")
+    try:
+        job_id = queue.submit(str(db), debate_id)
+    except StoreError:
+        store.mark_interrupted(debate_id, "the debate could not be queued")
+        raise
+    if args.json:
+        print(json.dumps({"debate_id": debate_id, "job_id": job_id, "status": "queued"}))
+    else:
+        print(debate_id)
+    return EXIT_OK
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Take debates from the queue and run them until stopped (Ctrl-C) or, with --once, until it is empty."""
+    db = _db_path(args.db)
+    if not is_postgres_url(str(db)):
+        raise BadInput("a worker takes debates from the job queue of a PostgreSQL store: pass --db postgresql://... "
+                       "(or set DEBATE_DB)")
+    if args.concurrency < 1:
+        raise BadInput(f"--concurrency must be at least 1, got {args.concurrency}")
+    if args.heartbeat <= 0 or args.stalled_after <= args.heartbeat:
+        raise BadInput("--stalled-after must be longer than --heartbeat, and both above 0")
+    if args.db_timeout <= 0:
+        raise BadInput(f"--db-timeout must be above 0, got {args.db_timeout:g}")
+    # A database that cannot be reached is one line, before anything starts; the process's pool
+    # takes its wait from this first open.
+    DebateStore(db, busy_timeout=args.db_timeout).close()
+    name = args.name or queue.worker_name()
+    print(f"worker {name}: taking debates from the queue ({args.concurrency} at a time); Ctrl-C stops it",
+          flush=True)
+    queue.run_worker(str(db), concurrency=args.concurrency, name=name, heartbeat=args.heartbeat,
+                     stalled_after=args.stalled_after, wait=not args.once, db_timeout=args.db_timeout,
+                     say=lambda line: print(line, flush=True))
+    return EXIT_OK
 
 
 def cmd_resume(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ EventKind = Literal[
     "stopped",
     "continued",
     "intervention",
+    "run_claimed",
 ]
 
 

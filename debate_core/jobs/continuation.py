@@ -30,7 +30,7 @@ from ..engine.run import DebateResult
 from ..engine.runtime import DebateSettings
 from ..protocols import get_spec
 from ..providers import Provider, make_provider
-from .debates import run_debate
+from .debates import resume_provider, run_debate
 
 
 @dataclass
@@ -175,6 +175,45 @@ def prepare_fork(store: Any, parent_id: str, from_round: int, *, provider: Provi
                         interventions=[iv for iv in stored_interventions(parent["steps"]) if iv.round <= from_round],
                         stored=stored)
     return SteeredPlan(fork_id, case, parent["protocol"], live, settings, steering)
+
+
+def prepare_job(store: Any, debate_id: str, provider: Provider, *, resume_at: str | None = None,
+                fork_of: str | None = None, fork_round: int | None = None,
+                resume_of: str | None = None) -> SteeredPlan:
+    """The run of a debate taken from the job queue, rebuilt from the store alone (a worker on
+    another machine has nothing else). Its first run starts it (a fork reuses its parent's first
+    rounds, as prepare_fork plans); a run after a worker died serves every step the debate already
+    stored from the store, in place, so no completed step is called or stored again, and passes
+    `resume_at` (the pause point a continuation or fork began from) without pausing."""
+    debate = store.get_debate(debate_id)
+    settings = DebateSettings.from_dict({k: v for k, v in (debate["settings"] or {}).items() if k != "runner"})
+    started = any(ev["kind"] in ("debate_started", "continued") for ev in store.events(debate_id))
+    if fork_of is not None and not started:
+        parent = store.get_debate(fork_of)
+        rnd = int(fork_round or 0)
+        stored = StoredCalls.from_steps(parent["steps"], own=False, reused_from=fork_of,
+                                        keep=lambda s: 1 <= (_step_round(s) or 0) <= rnd)
+        steering = Steering(pause_after_round=settings.pause_after_round, resume_at=f"r{rnd}.end",
+                            interventions=[iv for iv in stored_interventions(parent["steps"]) if iv.round <= rnd],
+                            stored=stored)
+        return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], provider, settings,
+                           steering)
+    if resume_of is not None and not started:
+        # A failed debate resumed as this one: its completed steps come from the store (and are
+        # recorded here as this debate's own), the rest from the model.
+        resumed = resume_provider(store.get_debate(resume_of), provider)
+        steering = Steering(pause_after_round=settings.pause_after_round,
+                            interventions=list(resumed.interventions()))  # type: ignore[attr-defined]
+        return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], resumed, settings,
+                           steering, budget_spent=spent_before(store, debate))
+    warnings, rounds = _known(store, debate_id)
+    steering = Steering(
+        pause_after_round=settings.pause_after_round, resume_at=resume_at,
+        interventions=stored_interventions(debate["steps"]),
+        stored=StoredCalls.from_steps(debate["steps"], own=True),
+        known_warnings=warnings, closed_rounds=rounds, continued=started)
+    return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], provider, settings,
+                       steering, budget_spent=spent_before(store, debate))
 
 
 # ---------------------------------------------------------------------------

@@ -85,24 +85,32 @@ class ResumePlan:
     budget_spent: int = 0  # tokens spent by the debates it resumes, counted against its budget
 
 
+def resume_provider(old: dict[str, Any], live: Provider) -> Provider:
+    """The provider of a debate resuming `old` (a stored debate with its steps): `old`'s completed
+    steps from the store, the rest from `live`, `old`'s interventions applied where they were made."""
+    stored: dict[str, list[dict[str, Any]]] = {}
+    for step in old["steps"]:
+        if step["status"] == "ok" and step["output"] is not None and step.get("stage") != "human":
+            stored.setdefault(step["step_id"], []).append(step["output"])
+    return _ResumeProvider(stored, live, stored_interventions(old["steps"]))
+
+
 def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None, *,
-                   runner: dict[str, Any] | None = None, max_total_tokens: int | None = None) -> ResumePlan:
+                   runner: dict[str, Any] | None = None, max_total_tokens: int | None = None,
+                   actor: Any = None, new_id: str | None = None) -> ResumePlan:
     """Create the debate that continues a failed or interrupted one (`resumed_from`): completed
     steps will be taken from the store, the failed step and everything after it run live.
     `runner` (who runs it) is stored with the settings so other processes can tell if it died.
     `max_total_tokens` replaces the stored token budget (a debate stopped by its budget goes on
-    with a higher one); the budget counts the tokens the resumed debates spent (budget.py)."""
+    with a higher one); the budget counts the tokens the resumed debates spent (budget.py).
+    `actor` (resumed from the app): their role must allow starting debates; the start is audited.
+    `new_id` names the new debate (a worker registers it as its own before the row exists)."""
     old = store.get_debate(debate_id)
     if old["status"] == "completed":
         raise ValueError(f"debate {debate_id} completed; there is nothing to resume")
     case = Case.model_validate(old["case"])
     settings = DebateSettings.from_dict(old["settings"])
     get_spec(old["protocol"]).validate(settings)
-    stored: dict[str, list[dict[str, Any]]] = {}
-    interventions = stored_interventions(old["steps"])
-    for step in old["steps"]:
-        if step["status"] == "ok" and step["output"] is not None and step.get("stage") != "human":
-            stored.setdefault(step["step_id"], []).append(step["output"])
     if settings.pause_after_round is not None and any(
             (s.get("round") or 0) > settings.pause_after_round for s in old["steps"]):
         settings.pause_after_round = None  # the debate went past that pause already
@@ -110,11 +118,11 @@ def prepare_resume(store: Any, debate_id: str, provider: Provider | None = None,
     budget_mod.apply_budget(settings, live, explicit=max_total_tokens)
     get_spec(old["protocol"]).validate(settings)
     spent = int(old.get("input_tokens") or 0) + int(old.get("output_tokens") or 0) + budget_mod.spent_before(store, old)
-    resumed = _ResumeProvider(stored, live, interventions)
+    resumed = resume_provider(old, live)
     stored_settings = {**settings.as_dict(), **({"runner": runner} if runner else {})}
     # A resumed evaluation run is still that evaluation's run: it stays out of History and the queues.
     new_id = store.create_debate(case, old["protocol"], live.public_config(), stored_settings, resumed_from=debate_id,
-                                 evaluation_id=old.get("evaluation_id"))
+                                 evaluation_id=old.get("evaluation_id"), actor=actor, debate_id=new_id)
     return ResumePlan(new_id, case, old["protocol"], resumed, settings, budget_spent=spent)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.events import Event
-from ..core.identity import Actor
+from ..core.identity import Actor, require
 from ..core.ids import (  # runner_info also re-exported: the CLI imports it from here
     new_debate_id,
     runner_info,
@@ -40,9 +40,9 @@ from ..engine.runtime import DebateSettings
 from ..evaluation import harness as evaluation
 from ..protocols import get_spec
 from ..providers import Provider, make_provider
-from ..store import DebateStore, NotFound, StoreError, db_location
-from . import continuation
-from .debates import run_debate_async
+from ..store import DebateStore, NotFound, StoreError, db_location, is_postgres_url
+from . import continuation, queue
+from .debates import prepare_resume, run_debate_async, run_plan
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,8 @@ def start_debate(
     spec.validate(settings)
     spec.check_case(case, settings)
     debate_id = new_debate_id()
+    if on_queue(db_path, provider):
+        return _submit_new(debate_id, case, protocol, provider, settings, str(db_location(db_path)), actor)
     thread = threading.Thread(
         target=_run, args=(debate_id, case, protocol, provider, settings, db_location(db_path)),
         name=f"debate-{debate_id}",
@@ -100,6 +102,42 @@ def start_debate(
             store.close()
     thread.start()
     return debate_id
+
+
+def on_queue(db_path: str | Path | None, provider: Provider | None = None) -> bool:
+    """Whether a debate goes to the job queue: with a PostgreSQL store, unless its provider holds
+    what only this process has (a key typed for this debate, a cassette file): those run here."""
+    location = db_location(db_path)
+    if not is_postgres_url(str(location)):
+        return False
+    if provider is None:
+        return True
+    if provider.name == "openai":
+        return not getattr(provider, "key_typed", False)
+    return provider.name == "offline"
+
+
+def _submit_new(debate_id: str, case: Case, protocol: str, provider: Provider, settings: DebateSettings,
+                url: str, actor: Actor | None) -> str:
+    store = DebateStore(url)
+    try:
+        stored_settings = {**settings.as_dict(), "runner": queue.queued_runner(runner_info())}
+        store.create_debate(case, protocol, provider.public_config(), stored_settings, debate_id=debate_id,
+                            actor=actor)
+    finally:
+        store.close()
+    _queue_or_fail(url, debate_id)
+    return debate_id
+
+
+def _queue_or_fail(url: str, debate_id: str, **job: Any) -> None:
+    """Queue a debate whose row exists; a refused job fails the debate (it would wait forever) and
+    the refusal is raised for the page or command to show."""
+    try:
+        queue.submit(url, debate_id, **job)
+    except StoreError as exc:
+        _mark_failed(None, url, debate_id, str(exc))
+        raise
 
 
 @contextlib.contextmanager
@@ -143,7 +181,7 @@ def _run(
             _JOBS.pop(debate_id, None)
 
 
-def _mark_failed(store: DebateStore | None, db_path: Path, debate_id: str, message: str) -> None:
+def _mark_failed(store: DebateStore | None, db_path: str | Path, debate_id: str, message: str) -> None:
     try:
         own = store is None
         store = store or DebateStore(db_path)
@@ -170,7 +208,7 @@ def _stored_provider(config: dict[str, Any] | None, name: str | None, debate_id:
     if name == "offline":
         # The stored delay per call too, so a continued debate can be watched arriving as the first part was.
         return make_provider("offline", latency_ms=config.get("latency_ms") or 0)
-    command = "continue" if doing == "continue" else "fork"
+    command = doing if doing in ("continue", "resume") else "fork"
     flags = ("--provider replay --cassette FILE" if name == "replay"
              else "--provider openai --model MODEL [--base-url URL]")
     what = "a recorded cassette" if name == "replay" else "an openai-compatible model"
@@ -180,7 +218,7 @@ def _stored_provider(config: dict[str, Any] | None, name: str | None, debate_id:
         f"line with the provider flags: python -m debate_core {command} {debate_id}{extra} {flags}")
 
 
-def _job_thread(debate_id: str, holder: dict[str, Any], db_path: Path) -> threading.Thread:
+def _job_thread(debate_id: str, holder: dict[str, Any], db_path: str | Path) -> threading.Thread:
     """A thread that runs the plan put in `holder` once it is prepared (the job is registered first)."""
     return threading.Thread(target=lambda: _run_steered(holder["plan"], db_path), name=f"debate-{debate_id}",
                             daemon=True)
@@ -192,8 +230,8 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "", a
 
     The debate is claimed here, in the calling thread, so a refusal (not paused, someone else
     continued it first, a provider the app cannot rebuild) raises SteeringError before anything
-    starts; the run itself goes on in the background like start_debate's."""
-    db_path = Path(db_path)
+    starts; the run itself goes on in the background like start_debate's, or on a queue worker."""
+    db_path = db_location(db_path)
     holder: dict[str, Any] = {}
     thread = _job_thread(debate_id, holder, db_path)
     # Registered before the debate is claimed (its status becomes running).
@@ -206,22 +244,31 @@ def start_continue(debate_id: str, *, db_path: str | Path, reviewer: str = "", a
                 if row["status"] == "paused":  # otherwise prepare_continue says what the state is
                     provider = _stored_provider(row.get("provider_config"), row.get("provider"), debate_id,
                                                 "continue")
-            holder["plan"] = continuation.prepare_continue(store, debate_id, provider, runner=runner_info(),
+            queued = on_queue(db_path, provider)
+            runner = queue.queued_runner(runner_info()) if queued else runner_info()
+            holder["plan"] = continuation.prepare_continue(store, debate_id, provider, runner=runner,
                                                           reviewer=reviewer, actor=actor)
         finally:
             store.close()
+    if queued:
+        with _JOBS_LOCK:
+            _JOBS.pop(debate_id, None)
+        _queue_or_fail(str(db_path), debate_id, resume_at=holder["plan"].steering.resume_at)
+        return debate_id
     thread.start()
     return debate_id
 
 
 def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options: dict[str, Any] | None = None,
+               agents: list[dict[str, Any]] | None = None, rounds: int | None = None,
                reviewer: str = "", actor: Actor | None = None, provider: Provider | None = None) -> str:
-    """Fork a debate after one of its closed rounds, with changed protocol options, and run the fork
-    in a background thread; returns the fork's id at once.
+    """Fork a debate after one of its closed rounds, with changed protocol options (and agents or a
+    round budget), and run the fork
+    in a background thread (or on a queue worker); returns the fork's id at once.
 
     Prepared in the calling thread: a refusal (a running parent, a round that did not close, a bad
     option, a provider the app cannot rebuild) raises before the fork exists."""
-    db_path = Path(db_path)
+    db_path = db_location(db_path)
     holder: dict[str, Any] = {}
     fork_id = new_debate_id()
     thread = _job_thread(fork_id, holder, db_path)
@@ -234,8 +281,10 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
                     if parent["status"] != "running":  # otherwise prepare_fork says it is running
                         provider = _stored_provider(parent.get("provider_config"), parent.get("provider"),
                                                     parent_id, "fork")
+                queued = on_queue(db_path, provider)
+                runner = queue.queued_runner(runner_info()) if queued else runner_info()
                 holder["plan"] = continuation.prepare_fork(store, parent_id, from_round, provider=provider,
-                                                           options=options, runner=runner_info(),
+                                                           options=options, agents=agents, rounds=rounds, runner=runner,
                                                            reviewer=reviewer, actor=actor, debate_id=fork_id)
             finally:
                 store.close()
@@ -244,11 +293,76 @@ def start_fork(parent_id: str, from_round: int, *, db_path: str | Path, options:
                 # The row exists but its run never started: it must not stay running.
                 _mark_failed(None, db_path, fork_id, f"the fork could not start: {plain_reason(exc)}")
             raise
+    if queued:
+        with _JOBS_LOCK:
+            _JOBS.pop(fork_id, None)
+        _queue_or_fail(str(db_path), fork_id, fork_of=parent_id, fork_round=from_round)
+        return fork_id
     thread.start()
     return fork_id
 
 
-def _exists(db_path: Path, debate_id: str) -> bool:
+def start_resume(debate_id: str, *, db_path: str | Path, actor: Actor | None = None,
+                 provider: Provider | None = None) -> str:
+    """Resume a failed (or interrupted) debate as a new debate linked to it, in a background thread
+    or on a queue worker; returns the new debate's id at once. Its completed steps are served from
+    the store, the failed step and everything after run again.
+
+    Refused before anything is created: a debate that did not fail (continue a paused one; a
+    running one may still be alive), a provider the app cannot set up again, a role that may not
+    start debates."""
+    db_path = db_location(db_path)
+    store = DebateStore(db_path)
+    try:
+        old = store.get_debate(debate_id, with_steps=False)
+        if old["status"] == "running":
+            reason = interruption_reason(old)
+            if reason is None:
+                raise SteeringError(f"debate {debate_id} is still running; wait for it, or stop it first")
+            store.mark_interrupted(debate_id, f"interrupted: {reason}")
+        elif old["status"] != "failed":
+            hint = " (continue it instead)" if old["status"] == "paused" else ""
+            raise SteeringError(f"debate {debate_id} is {old['status']}; only a failed debate can be resumed{hint}")
+        if actor is not None:
+            require(actor, "start")
+        if provider is None:
+            provider = _stored_provider(old.get("provider_config"), old.get("provider"), debate_id, "resume")
+        queued = on_queue(db_path, provider)
+        if queued:
+            plan = prepare_resume(store, debate_id, provider, runner=queue.queued_runner(runner_info()), actor=actor)
+        else:
+            new_id = new_debate_id()
+            holder: dict[str, Any] = {}
+            thread = threading.Thread(target=lambda: _run_resumed(holder["plan"], db_path), name=f"debate-{new_id}",
+                                      daemon=True)
+            with _owned(new_id, thread):  # registered before its row exists, as start_debate does
+                plan = holder["plan"] = prepare_resume(store, debate_id, provider, runner=runner_info(), actor=actor,
+                                                       new_id=new_id)
+    finally:
+        store.close()
+    if queued:
+        _queue_or_fail(str(db_path), plan.debate_id, resume_of=debate_id)
+        return plan.debate_id
+    thread.start()
+    return plan.debate_id
+
+
+def _run_resumed(plan: Any, db_path: str | Path) -> None:
+    store: DebateStore | None = None
+    try:
+        store = DebateStore(db_path)
+        run_plan(store, plan)
+    except BaseException as exc:  # noqa: BLE001 - whatever happens, the debate must not stay "running"
+        log.error("debate %s crashed:\n%s", plan.debate_id, traceback.format_exc())
+        _mark_failed(store, db_path, plan.debate_id, f"the debate stopped unexpectedly: {plain_reason(exc)}")
+    finally:
+        if store is not None:
+            store.close()
+        with _JOBS_LOCK:
+            _JOBS.pop(plan.debate_id, None)
+
+
+def _exists(db_path: str | Path, debate_id: str) -> bool:
     try:
         store = DebateStore(db_path)
     except StoreError:
@@ -262,7 +376,7 @@ def _exists(db_path: Path, debate_id: str) -> bool:
         store.close()
 
 
-def _run_steered(plan: Any, db_path: Path) -> None:
+def _run_steered(plan: Any, db_path: str | Path) -> None:
     """A continuation or a fork in its thread: to its end, its next pause or a stop; failures are
     saved as failed, as _run saves them."""
     store: DebateStore | None = None
@@ -337,6 +451,10 @@ def interruption_reason(debate: dict[str, Any], *, stale_after: float = DEFAULT_
         return None
     now = time.time() if now is None else now
     runner = (debate.get("settings") or {}).get("runner") or {}
+    if runner.get("queue"):
+        # The job queue owns it: a worker that dies stops its heartbeats and another worker takes
+        # the job up again (queue.py), however long it waits for one.
+        return None
     pid, host = runner.get("pid"), runner.get("host")
     if isinstance(pid, int) and host == socket.gethostname():
         if pid == os.getpid():
@@ -383,7 +501,9 @@ _EVAL_JOBS: dict[str, threading.Thread] = {}
 def start_evaluation(plan: Any, *, db_path: str | Path, actor: Actor | None = None) -> str:
     """Record an evaluation (debate_core/evaluation/harness.py, a prepared plan) and run it in a background
     thread; return its id at once. Its rows reach the store as runs finish, so a page follows it by
-    reading the store."""
+    reading the store. With a PostgreSQL store its runs go to the queue's workers instead."""
+    if on_queue(db_path) and plan.providers.name != "replay":
+        return queue.submit_evaluation(str(db_location(db_path)), plan, actor=actor)
     store = DebateStore(db_path)
     try:
         evaluation_id = store.create_evaluation(

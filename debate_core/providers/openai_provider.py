@@ -143,6 +143,9 @@ class OpenAIProvider(Provider):
         # Local servers ignore the key, but the client insists on one.
         self._api_key = SecretStr(key or "not-needed")
         self._api_key_set = bool(key)
+        # A key typed for this debate lives only in this process: such a debate is not handed to a
+        # queue worker (jobs/worker.py), which could only use its own operator's key.
+        self.key_typed = bool(api_key)
         self.temperature = float(temperature)
         # A local server that does not answer within 80 s will not answer within 120 either (it
         # generates at a steady pace under its reply cap), and 2 x 80 s keeps a failing step, retried

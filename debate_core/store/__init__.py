@@ -29,7 +29,7 @@ from ..core.events import EventSink
 from ..core.review_rules import REVIEW_ACTIONS, REVIEW_STATES, SUPERVISOR_ACTIONS, ReviewConflict, ReviewError
 from .assignment import QUEUE_STATES, Assignee, AssignmentMixin, actor_key, current_assignee
 from .audit import AuditMixin
-from .backend import redacted, unsupported_url
+from .backend import is_postgres_url, redacted, unsupported_url
 from .connection import _CHECKED as _CHECKED  # bench/store_open.py empties it to time a first open
 from .connection import (
     DEFAULT_BUSY_TIMEOUT_S,
@@ -52,7 +52,7 @@ from .steering import STEERING_ACTIONS, SteeringMixin
 
 __all__ = ["QUEUE_STATES", "Assignee", "actor_key", "current_assignee", "DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
            "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "DebateStore", "Migration", "NotFound", "ReviewConflict",
-           "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "db_location", "default_db_path", "redacted", "unsupported_url", "migration",
+           "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "db_location", "default_db_path", "is_postgres_url", "redacted", "unsupported_url", "migration",
            "store_error"]
 
 

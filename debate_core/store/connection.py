@@ -223,6 +223,13 @@ class StoreConnection:
         opened on it (an evaluation's lanes) shares the data."""
         return self.url or self.path
 
+    def ensure_job_queue(self, script: str) -> bool:
+        """Set up the job queue's tables (its library's schema script) in a PostgreSQL store, once;
+        True when this call set them up. SQLite runs debates in-process and has no queue."""
+        if self.url is None:
+            raise StoreError("the job queue needs a PostgreSQL store (a postgresql:// database location)")
+        return self.sql.ensure_script("job_queue", "procrastinate_jobs", script, self._now())  # type: ignore[attr-defined]
+
     def pending_migrations(self) -> list[str]:  # pragma: no cover - provided by MigrationsMixin
         raise NotImplementedError
 

@@ -102,8 +102,11 @@ def _shared_pool(url: str, *, timeout: float, max_size: int, readonly: bool) -> 
         kwargs: dict[str, Any] = {"autocommit": True}
         if readonly:  # a reader (`for_reading`) cannot write, whatever it runs
             kwargs["options"] = "-c default_transaction_read_only=on"
+        # `check`: a connection is tried before it is handed out, so after the server restarted
+        # (a database that went away and came back) the pool makes new ones instead of failing.
         pool = ConnectionPool(url, min_size=1, max_size=max_size, kwargs=kwargs, configure=_configure,
-                              timeout=timeout, max_idle=60, open=False, name="debate-store")
+                              timeout=timeout, max_idle=60, open=False, name="debate-store",
+                              check=ConnectionPool.check_connection)
         pool.open(wait=True, timeout=timeout)
         _POOLS[(url, readonly)] = pool
         return pool
@@ -231,6 +234,21 @@ class PostgresBackend:
                 applied.append(name)
         return applied
 
+    def ensure_script(self, name: str, marker_table: str, script: str, now: str) -> bool:
+        """Run a whole SQL script once per database (another library's schema, such as the job
+        queue's), under the write lock, recorded in `_migrations` as `name`. A database that already
+        has `marker_table` (set up by that library's own tool) counts as done. True when it ran."""
+        with self.transaction():
+            self.execute("CREATE TABLE IF NOT EXISTS _migrations (name text PRIMARY KEY, applied_at text)")
+            if self.execute("SELECT 1 FROM _migrations WHERE name = ?", [name]).fetchall():
+                return False
+            if marker_table not in self.table_names():
+                # The script as written: several statements and its own placeholders-free text, so it
+                # goes through psycopg without parameters (no `?` translation, no extended protocol).
+                self._local.conn.execute(script.encode())
+            self.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", [name, now])
+        return True
+
     # -- dialect
 
     def flag(self, condition: str) -> str:
@@ -266,11 +284,17 @@ class PostgresBackend:
         query = tsquery(text)
         if query is None:
             return "1 = 0", []
-        return ("d.search_rowid IN (SELECT rowid FROM debate_search WHERE tsv @@ to_tsquery('simple', ?))", [query])
+        return (f"d.search_rowid IN (SELECT rowid FROM debate_search WHERE {SEARCH_DOC} @@ to_tsquery('simple', ?))",
+                [query])
 
     def close(self) -> None:
         """Nothing to close: the pool is the process's, shared by every store on this URL (the app
         opens a store per page run; a new pool each time would connect each time)."""
+
+
+# The search document exactly as the GIN index of migration 0004 is built on it: the planner uses
+# the index only for the same expression, character for character.
+SEARCH_DOC = "to_tsvector('simple', coalesce(question, '') || ' ' || coalesce(answer, '') || ' ' || coalesce(claims, ''))"
 
 
 def search_words(text: str) -> list[str]:

@@ -14,7 +14,7 @@ from ..core.identity import Actor, require
 from ..core.ids import new_debate_id
 from ..core.schemas import Case
 from .connection import StoreConnection
-from .rows import dump
+from .rows import dump, load
 
 
 class ProjectionMixin(StoreConnection):
@@ -224,6 +224,16 @@ class ProjectionMixin(StoreConnection):
 
     def _on_continued(self, debate_id: str, ev: Event) -> None:
         self.sql.execute("UPDATE debates SET status = 'running', control = NULL WHERE id = ?", [debate_id])
+
+    def _on_run_claimed(self, debate_id: str, ev: Event) -> None:
+        """A queue worker took the debate's job: it is the debate's runner now. The event itself
+        stays in the log, so the record lists every worker that ran the debate."""
+        row = self.sql.execute("SELECT settings FROM debates WHERE id = ?", [debate_id]).fetchone()
+        if row is None:
+            return
+        settings = load(row[0]) or {}
+        settings["runner"] = {k: v for k, v in ev.data.items() if k in ("queue", "job_id", "worker", "host", "pid")}
+        self.sql.execute("UPDATE debates SET settings = ? WHERE id = ?", [dump(settings), debate_id])
 
     def mark_interrupted(self, debate_id: str, message: str) -> None:
         """A debate whose process died: keep every completed step, mark it failed so it can be resumed."""
