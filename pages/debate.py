@@ -3,6 +3,8 @@ it is paused, then the full record and the review controls; forks and lineage in
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from debate_core.present import formatting, runners, views
@@ -46,21 +48,38 @@ def _pick_debate() -> str | None:
                         placeholder="choose a debate")
 
 
-TABS = ["Rounds", "Claims", "Critiques", "Verdict details", "Protocol view", "Plots", "Evidence", "Transcript"]
+TABS = [render.VERDICT_TAB, "Rounds", "Claims", "Critiques", "Protocol view", "Plots", "Evidence", "Transcript"]
 
 
-def _body(debate: dict, steps: list, claims: list, critiques: list, events: list, key: str) -> None:
+def _open_tab(debate: dict, key: str) -> None:
+    """Which tab a debate shows before anyone picks one: a finished debate its verdict (once per
+    debate, also when it finishes while watched, so a tab picked afterwards stays), any other its rounds."""
+    state = f"tabs-{key}"
+    if debate.get("status") == "completed" and st.session_state.get("debate-verdict-shown") != debate["id"]:
+        st.session_state[state] = TABS[0]
+        st.session_state["debate-verdict-shown"] = debate["id"]
+    elif state not in st.session_state:
+        st.session_state[state] = "Rounds"
+
+
+def _body(debate: dict, steps: list, claims: list, critiques: list, events: list, key: str,
+          card: Any = None) -> None:
+    """The tabs; `card` is the column beside the decision where a finished debate's verdict goes:
+    the whole card while the verdict tab is open, one line while another is (so the tab's content
+    starts near the top, and nothing is shown twice)."""
     names = views.agent_names(debate)
+    _open_tab(debate, key)
     # Only the tab on view is drawn (a click on another reruns the page): a large debate's eight
     # plots, tables and transcript would otherwise all be built and sent on every load.
     tabs = st.tabs(TABS, key=f"tabs-{key}", on_change="rerun")
     sections = [
-        lambda: render.rounds(steps, debate["protocol"], names),
+        lambda: desk.details(debate, names),
+        # Live, the round under way comes first and the finished ones fold away below it.
+        lambda: render.rounds(steps, debate["protocol"], names, newest_first=key == "live"),
         lambda: (render.claims(claims, debate.get("case"), key, steps, names),
                  annotations.claim_panel(debate, claims, common.reviewer())),
         lambda: (render.critiques(critiques, steps, names, claims, debate.get("case"), key),
                  annotations.critique_panel(debate, critiques, common.reviewer())),
-        lambda: desk.details(debate, names),
         lambda: render.protocol_views(debate, steps, names) or st.info("Nothing protocol-specific to show yet."),
         lambda: (render.charts(debate, steps, events, key, names), cost.section(debate, steps, settings)),
         lambda: render.passages(debate.get("case")),
@@ -70,6 +89,12 @@ def _body(debate: dict, steps: list, claims: list, critiques: list, events: list
         if tab.open:
             with tab:
                 draw()
+    if card is not None:
+        with card:
+            if tabs[0].open:
+                desk.verdict_card(debate, claims, names)
+            else:
+                render.verdict_line(debate)
 
 
 def _transcript(debate: dict, steps: list, key: str, names: dict) -> None:
@@ -134,20 +159,20 @@ if debate_id:
         if debate["status"] == "stopped":
             steer.stopped_banner(debate)
         render.failure(debate)
+        steer.resume_tools(debate)  # a failed debate's Resume, under what failed
         ran = runners.runner_note(debate, events)
         if ran:
             st.caption(formatting.md_escape(ran))
+        card = None
         if debate["status"] == "completed":
-            # The decision beside the evidence: the verdict card and the review panel share the
-            # first screen, and the tabs with the rounds, claims and passages follow directly. The
-            # fork tools sit under the decision, where the shorter column leaves room.
+            # The decision beside the evidence, on every tab: the verdict (drawn into `card` once the
+            # open tab is known) and the review panel share the first screen, and the tabs follow
+            # directly. The fork tools sit under the decision, where the shorter column leaves room.
             card, decision = st.columns([3, 2], gap="medium")
-            with card:
-                desk.verdict_card(debate, claims, views.agent_names(debate))
             with decision:
                 review.panel(debate, common.may("decide_escalation"))
                 steer.fork_tools(debate)
         else:
             steer.fork_tools(debate)
         render.warnings(debate)
-        _body(debate, steps, claims, critiques, events, "done")
+        _body(debate, steps, claims, critiques, events, "done", card)

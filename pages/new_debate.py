@@ -7,7 +7,7 @@ import json
 import streamlit as st
 
 from debate_core.core import inputs, profiles
-from debate_core.core.app_settings import AppSettingsError, save_preset, save_team
+from debate_core.core.app_settings import AppSettingsError, save_preset
 from debate_core.core.cases import (
     TOO_DEEP,
     CaseError,
@@ -18,7 +18,7 @@ from debate_core.core.cases import (
     sample_cases,
 )
 from debate_core.core.credentials import key_plan
-from debate_core.core.files import CASE_BYTES, PASSAGES, FileProblem
+from debate_core.core.files import CASE_BYTES, PASSAGES, FileProblem, size_text
 from debate_core.core.identity import PermissionRefused
 from debate_core.engine.runtime import DebateSettings
 from debate_core.jobs import worker
@@ -28,15 +28,20 @@ from debate_core.protocols import get_spec, validate_settings
 from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
 from debate_core.store import StoreError
-from ui import common
+from ui import common, team_builder
 from ui.cost import budget_input
+from ui.stages import table_height
 
 common.page_setup()
 
 st.title("New debate", anchor=False)
 settings = common.app_settings()
 problems: list[str] = []
+field_problems: list[str] = []  # problems drawn next to the field they concern, not again below
 case = None
+# Pasted passages above this size get a warning: every agent reads the whole case in every prompt,
+# and 100 KB (some 25,000 tokens) already fills the context of many local models.
+PASTE_WARN_BYTES = 100_000
 
 # ---------------------------------------------------------------------------
 # The case
@@ -53,6 +58,7 @@ except FileProblem as exc:
     limits = ""
     problems.append(str(exc))
 
+sample_protocol = sample_choice = None  # the chosen sample case, and the protocol it was written for
 if source == "sample":
     paths = sample_cases()
     if not paths:
@@ -64,41 +70,69 @@ if source == "sample":
                 titles[str(p)] = load_case(p).title
             except CaseError as exc:
                 titles[str(p)] = f"{p.name} (cannot be loaded: {exc})"
-        chosen = st.selectbox("Sample case", list(titles), format_func=titles.get, key="nd-sample")
+        chosen = sample_choice = st.selectbox("Sample case", list(titles), format_func=titles.get, key="nd-sample")
         try:
             case = load_case(chosen)
         except CaseError as exc:
             problems.append(str(exc))
+        else:
+            # A sample case names the protocol it was written for (its `protocol` field).
+            sample_protocol = (case.model_extra or {}).get("protocol")
 elif source == "own":
     title = st.text_input("Title (optional)", key="nd-title")
     question = st.text_area("Question", key="nd-question", height=100,
                             placeholder="What should the agents decide?")
+    # Each field's own problems are drawn right under it, so the reader sees which field to fix.
+    question_slot = st.container()
     domain_hint = st.text_input("Domain hint (optional)", key="nd-domain",
-                                help="For cross critique: pure national, pure adat, conflict or consensus.")
+                                help="A few words on the field or the kind of question, e.g. "
+                                     "'product reviews' or 'contract law'. The agents read it with the question.")
     st.markdown("**Evidence passages**, each with an id and a source")
     pasted = st.text_area("Paste passages", key="nd-passages", height=140, help=inputs.PASTE_HELP,
-                          placeholder="E1 | Civil Code art. 852 | Children inherit in equal shares ...\n"
-                                      "E2 | Nagari council ruling 2019 | Harta pusaka tinggi passes ...")
+                          placeholder="E1 | Annual report 2024, p. 12 | Revenue grew 8% while costs ...\n"
+                                      "E2 | Interview with the CFO | The growth came mostly from ...")
+    paste_slot = st.container()
     st.caption(inputs.PASTE_HELP)
     uploads = st.file_uploader("…or upload passages (.json list or case, .csv with id,source,text, or .txt)",
                                type=["json", "csv", "txt"], accept_multiple_files=True, key="nd-upload")
+    upload_slot = st.container()
     if limits:
         st.caption(limits)
     passages: list[dict] = []
+
+    def field_error(slot, message: str) -> None:
+        field_problems.append(message)
+        slot.error(formatting.md_escape(message))
+
+    pasted_bytes = len(pasted.encode("utf-8"))
     try:
         passages += inputs.parse_passages(pasted)
     except CaseError as exc:
-        problems.append(str(exc))
+        message = str(exc)
+        if pasted_bytes > CASE_BYTES.value():
+            message += ". Nothing was removed from the box: shorten the passages and the debate can start."
+        field_error(paste_slot, message)
+    else:
+        if pasted_bytes > PASTE_WARN_BYTES:
+            paste_slot.warning(
+                f"The pasted passages are {size_text(pasted_bytes)}: every agent reads all of them in every "
+                f"prompt, which is slow and costly with a model and can exceed its context. The limit for a "
+                f"case is {CASE_BYTES.describe()}.")
     for up in uploads or []:
         try:
             passages += inputs.passages_from_upload(up.name, up.getvalue())
         except CaseError as exc:
-            problems.append(str(exc))
-    if not problems and (question.strip() or passages):
+            field_error(upload_slot, str(exc))
+    if passages and not question.strip():
+        field_error(question_slot, "The question is required: write what the agents should decide.")
+    elif question.strip() and not passages and not field_problems:
+        field_error(paste_slot, "Add at least one evidence passage (id, source and text).")
+    if not field_problems and question.strip() and passages:
         try:
             case = inputs.build_case(question, passages, title=title, domain_hint=domain_hint.strip() or None)
         except CaseError as exc:
-            problems.append(str(exc))
+            field_error(upload_slot if uploads else paste_slot, str(exc))
+    problems += field_problems
 else:
     up = st.file_uploader("Case file (.json)", type=["json"], key="nd-casefile")
     if limits:
@@ -113,53 +147,39 @@ else:
             problems.append(str(exc))
 
 for p in problems:
-    st.error(formatting.md_escape(p))
+    if p not in field_problems:  # a field's own problems are drawn under it
+        st.error(formatting.md_escape(p))
 if case is not None:
     with st.expander(f"Case: {formatting.md_escape(case.title)} · {len(case.evidence)} passage(s)", expanded=source != "sample"):
         st.markdown("**Question**")
         st.text(case.question)
         if case.evidence:
             st.dataframe([{"id": e.id, "source": e.source, "text": e.text} for e in case.evidence],
-                         hide_index=True, key="nd-evidence",
+                         hide_index=True, key="nd-evidence", height=table_height(len(case.evidence)),
                          column_config={"text": st.column_config.TextColumn("text", width="large")})
         if case.reports:
             st.caption(f"{len(case.reports)} agent report(s) for arbitration")
 
 
 
-def _save_preset(protocol: str, current: str, team_key: str) -> None:
+def _save_preset(protocol: str, current: str, team_key: str, base_agents: list[dict], known: list[dict]) -> None:
     """Save the settings on screen as a named preset and select it (a callback, so before the page draws)."""
     state = st.session_state
     name = (state.get(f"nd-preset-name-{protocol}") or "").strip()
     try:
-        chosen = inputs.parse_agent_lines(state.get(team_key) or "")
+        chosen = team_builder.current_agents(team_key, base_agents, known)
         options = inputs.parse_options(state.get(f"nd-options-{protocol}-{current}") or "")
         preset = {"agents": chosen, "rounds": int(state.get(f"nd-rounds-{protocol}-{current}") or 1), "options": options}
         validate_settings(protocol, DebateSettings(rounds=preset["rounds"], agents=chosen, options=options))
         common.audited("preset", "save_presets", lambda: save_preset(common.db_path(), protocol, name, preset),
                        f"saved the {protocol} preset {name!r}")
     except (CaseError, AppSettingsError, OptionsError, OSError, PermissionRefused) as exc:
-        common.flash("preset", "error", f"Preset not saved: {exc}")
+        common.flash("preset", "error", f"Preset not saved: {formatting.md_escape(exc)}")
         return
     state[f"nd-preset-{protocol}"] = name
     state[f"nd-preset-name-{protocol}"] = ""
     common.flash("preset", "success", f"Saved preset {formatting.md_escape(name)} for {protocol}; it is selected now.")
 
-
-def _save_team(team_key: str) -> None:
-    """Save the agents on screen as a named team, reusable with any protocol (a callback)."""
-    state = st.session_state
-    name = (state.get("nd-team-name") or "").strip()
-    try:
-        agents = inputs.parse_agent_lines(state.get(team_key) or "")
-        common.audited("team", "save_presets", lambda: save_team(common.db_path(), name, agents),
-                       f"saved the team {name!r}")
-    except (CaseError, AppSettingsError, OSError, PermissionRefused) as exc:
-        common.flash("team", "error", f"Team not saved: {exc}")
-        return
-    state["nd-team"] = name
-    state["nd-team-name"] = ""
-    common.flash("team", "success", f"Saved team {formatting.md_escape(name)}; it is selected now.")
 
 # ---------------------------------------------------------------------------
 # Protocol, preset, agents, rounds
@@ -170,6 +190,11 @@ available = [name for name, p in catalogue.items() if not p["error"]]
 if not available:
     st.error("No protocol could be loaded; see the server log.")
     st.stop()
+if sample_protocol in available and st.session_state.get("nd-sample-applied") != sample_choice:
+    # A newly chosen sample case brings the protocol it was written for (set before the selectbox
+    # is drawn); the reader may pick another afterwards, and the fit check below still speaks.
+    st.session_state["nd-sample-applied"] = sample_choice
+    st.session_state["nd-protocol"] = sample_protocol
 c1, c2 = st.columns(2)
 protocol = c1.selectbox("Protocol", available, key="nd-protocol",
                         format_func=lambda n: catalogue[n].get("title") or n.replace("_", " "))
@@ -181,6 +206,9 @@ preset_name = c2.selectbox("Preset", list(presets), key=f"nd-preset-{protocol}",
 preset = presets[preset_name]
 if info["doc"]:
     st.caption(info["doc"])
+if sample_protocol in catalogue and sample_protocol != protocol:
+    st.caption(f"This sample case was written for the "
+               f"{formatting.md_escape(catalogue[sample_protocol].get('title') or sample_protocol)} protocol.")
 if case is not None:
     # Warn before Start: a case without what the protocol needs is refused, as the CLI refuses it.
     unfit, reduced = protocol_choices.case_fit(protocol, case)
@@ -193,11 +221,13 @@ if case is not None:
         fitting = [catalogue[n].get("title") or n for n in protocol_choices.fitting_protocols(case) if n in catalogue]
         if fitting:
             st.caption("This case fits: " + formatting.md_escape(", ".join(fitting)))
-# Who speaks: a saved team, else the preset's agents, else the case's own, else the protocol's defaults.
-teams = settings.teams
+# Who speaks: a pick from the gallery (a saved team, a preset's or a file's agents), else the
+# preset's agents, else the case's own, else the protocol's defaults; then edited in the table.
+st.markdown(f"**Agents** ({formatting.md_escape(info.get('title', protocol))} takes "
+            f"{protocol_choices.agent_range(info)})")
 c3, c4 = st.columns([3, 1])
-team = c3.selectbox("Team", ["(the case's or the protocol's agents)", *teams], key="nd-team",
-                    help="Teams of agent profiles saved below, usable with any protocol.")
+with c3:
+    pick = team_builder.picker(team_builder.gallery(protocol, info, settings, catalogue), key="nd-team")
 agent_case = case
 try:
     profiles.case_profiles(case, protocol)
@@ -205,30 +235,23 @@ except OptionsError as exc:  # the case's own agents are malformed: say so, and 
     problems.append(str(exc))
     st.error(formatting.md_escape(exc))
     agent_case = None
-base_agents = profiles.resolve(teams.get(team) or preset.get("agents") or None, agent_case, info["agents"], protocol)
-team_key = f"nd-agents-{protocol}-{preset_name}-{team}-{case.id if case is not None else ''}"
+base_agents = profiles.resolve(pick.agents or preset.get("agents") or None, agent_case, info["agents"], protocol)
+known_agents = [*info["agents"], *base_agents]
+team_key = f"nd-agents-{protocol}-{preset_name}-{st.session_state.get('nd-team')}-{case.id if case is not None else ''}"
 lo, hi = info["min_rounds"], max(info["min_rounds"], info["max_rounds"])
 default_rounds = min(hi, max(lo, int(preset.get("rounds") or info["rounds"])))
 rounds = c4.number_input("Rounds (at most)", min_value=lo, max_value=hi, value=default_rounds, step=1,
                          key=f"nd-rounds-{protocol}-{preset_name}")
-agents_text = st.text_area(
-    f"Agents ({info.get('title', protocol)} takes {protocol_choices.agent_range(info)})",
-    value=inputs.format_agent_lines(base_agents), key=team_key, height=110, help=inputs.AGENTS_HELP,
-    placeholder="pharmacist | Clinical pharmacist | knows drug interactions and bleeding risk")
-chosen_agents: list[dict] = []
-try:
-    chosen_agents = inputs.parse_agent_lines(agents_text)
-except CaseError as exc:
-    problems.append(str(exc))
-    st.error(formatting.md_escape(exc))
+chosen_agents, team_problem = team_builder.editor(team_key, base_agents, known_agents)
+if team_problem:
+    problems.append(team_problem)
+    st.error(formatting.md_escape(team_problem))
 if chosen_agents:
     st.markdown("**These agents will speak:** " + "; ".join(
         f"{formatting.md_escape(a.get('name') or a['id'])} ({formatting.md_escape(a['id'])})"
         + (f": {formatting.md_escape(a['role'])}" if a.get("role") else "") for a in chosen_agents))
-t1, t2 = st.columns([3, 1], vertical_alignment="bottom")
-t1.text_input("Save these agents as a team", key="nd-team-name", placeholder="team name")
-t2.button("Save team", key="nd-team-save", on_click=_save_team, args=(team_key,))
-common.show_flash("team")
+team_builder.save_controls(team_key, base_agents, known_agents, chosen_agents, name_key="nd-team-name",
+                           pick_key="nd-team", flash="team")
 with st.expander("Protocol options and presets"):
     options_text = st.text_area(
         "Options, one KEY=VALUE per line (values are JSON, as with the CLI's --option)",
@@ -249,7 +272,7 @@ with st.expander("Protocol options and presets"):
     p1.text_input("Save these agents, rounds and options as a preset", key=f"nd-preset-name-{protocol}",
                   placeholder="preset name")
     p2.button("Save preset", key=f"nd-preset-save-{protocol}", on_click=_save_preset,
-              args=(protocol, preset_name, team_key))
+              args=(protocol, preset_name, team_key, base_agents, known_agents))
     common.show_flash("preset")
 # A pause for review: the debate waits after that round closes, so a reviewer can read it, raise
 # critiques or add evidence (where the protocol takes them), then continue, stop or fork it.
@@ -271,7 +294,7 @@ run_settings = DebateSettings(
     pause_after_round=int(pause_round) if pause_review else None,
     rounds=int(rounds),
     # The case's own agents (or the protocol's) as they are: stored as chosen only when someone changed them.
-    agents=None if inputs.format_agent_lines(chosen_agents) == inputs.format_agent_lines(
+    agents=None if team_builder.table_rows(chosen_agents) == team_builder.table_rows(
         profiles.resolve(None, agent_case, info["agents"], protocol)) else chosen_agents,
     options=options,
 )

@@ -10,6 +10,7 @@ import streamlit as st
 from debate_core.core.app_settings import (
     AppSettings,
     SettingsError,
+    delete_team,
     load_settings,
     save_settings,
     settings_path,
@@ -147,6 +148,33 @@ if submitted:
 
 if admin:
     prices.editor(current)
+
+
+def _delete_team() -> None:
+    """Delete the chosen saved team (a callback, so the list below is drawn without it)."""
+    name = st.session_state.get("s-team")
+    try:
+        common.audited("team", "save_presets", lambda: delete_team(path, name), f"deleted the team {name!r}")
+    except (SettingsError, OSError, PermissionRefused) as exc:
+        common.flash("teams", "error", f"Not deleted: {formatting.md_escape(exc)}")
+        return
+    common.flash("teams", "success", f"Deleted the team {formatting.md_escape(name)}.")
+
+
+st.subheader("Saved teams", anchor=False)
+if current.teams:
+    st.dataframe([{"team": name, "agents": len(agents),
+                   "who": ", ".join(a.get("name") or a["id"] for a in agents)} for name, agents in current.teams.items()],
+                 hide_index=True, key="s-teams")
+    if common.may("save_presets"):
+        d1, d2 = st.columns([3, 1], vertical_alignment="bottom")
+        d1.selectbox("Team", list(current.teams), key="s-team")
+        d2.button("Delete team", key="s-team-delete", icon=":material/delete:", on_click=_delete_team)
+    else:
+        st.caption(formatting.md_escape(common.refusal("save_presets")))
+else:
+    st.caption("No team is saved yet. Build one on New debate: edit the agents table and save it as a team.")
+common.show_flash("teams")
 
 st.subheader("Recent changes", anchor=False)
 _store = common.read_store()

@@ -163,3 +163,39 @@ def test_no_supervisors_message_names_the_settings_file(app, db_path, monkeypatc
     monkeypatch.setenv("DEBATE_LOCAL_ROLE", "reviewer")
     _open(app, None)
     assert any(md_escape(db_path.with_name("debates.settings.json")) in i.value for i in app.info)
+
+
+def test_long_queues_show_a_page_at_a_time(app, make_debate, db_path):
+    """25 escalated debates: the count is the whole queue, the table and the choice hold the newest
+    20, and "Show 5 more" brings the rest; the debate on view stays the one chosen."""
+    ids = [_escalated(make_debate, db_path) for _ in range(25)]
+    _open(app, None)
+    assert "Queue (25)" in [s.value for s in app.main.subheader]
+    assert len(app.dataframe[0].value) == 20
+    assert any(c.value == "Showing the newest 20 of 25." for c in app.caption)
+    # Newest first, as the store orders them (debates started in the same second go by id).
+    newest = [d["id"] for d in DebateStore(db_path, readonly=True).escalation_queue()]
+    assert sorted(newest) == sorted(ids)
+    assert app.selectbox(key="e-chosen").options == [
+        f"{i} · Test inheritance case" for i in newest[:20]]
+    app.selectbox(key="e-chosen").set_value(newest[3]).run()
+    app.button(key="e-queue-rows-more").click().run()
+    assert not app.exception, [e.message for e in app.exception]
+    assert len(app.dataframe[0].value) == 25
+    assert list(app.dataframe[0].value["id"]) == newest
+    assert not [b for b in app.button if b.key == "e-queue-rows-more"]
+    assert app.selectbox(key="e-chosen").value == newest[3]
+    assert len(app.selectbox(key="e-chosen").options) == 25
+
+
+def test_a_link_naming_a_debate_opens_it_past_the_rows_shown(app, make_debate, db_path):
+    """The oldest of 22 escalated debates is not among the 20 rows shown; a link to the queue with
+    its id (?id=...) still opens the queue on it, ready for a decision."""
+    for _ in range(22):
+        _escalated(make_debate, db_path)
+    oldest = DebateStore(db_path, readonly=True).escalation_queue()[-1]["id"]
+    _open(app, None, params={"id": oldest})
+    assert oldest not in list(app.dataframe[0].value["id"])
+    assert app.selectbox(key="e-chosen").value == oldest
+    assert any(m.value == "**Test inheritance case**" for m in app.markdown)
+    assert "Two supreme court lines conflict." in [t.value for t in app.text]

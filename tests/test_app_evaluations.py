@@ -3,6 +3,7 @@ debate, and an evaluation started from the page on the background worker."""
 
 from __future__ import annotations
 
+from helpers import open_tab
 from test_evaluation import PRICES, SCENARIO, build
 
 from debate_core.core.pricing import parse_price_table
@@ -63,7 +64,8 @@ def test_a_baseline_run_opens_on_the_debate_page(app, db_path, tmp_path):
     texts = [m.value for m in app.markdown]
     assert "**granted**" in texts  # the vote's answer heads the verdict card
     assert any("gave no majority answer" in t for t in texts)
-    assert {"**s1**", "**s2**", "**s3**"} <= set(texts)  # every sample's answer is shown
+    open_tab(app, "Rounds")  # the debate opens on its verdict; the samples are its rounds
+    assert {"**s1**", "**s2**", "**s3**"} <= {m.value for m in app.markdown}  # every sample's answer is shown
 
 
 def test_an_evaluation_started_on_the_page_runs_on_the_worker(app, db_path):

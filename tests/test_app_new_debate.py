@@ -152,7 +152,8 @@ def test_options_agents_and_saved_presets(app, db_path):
 
     app.run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()
-    _agents_box(app, "cross_critique").set_value("nla\nala\nkha | Khmer law agent | argues from Khmer customary law")
+    _edit_agents(app, "cross_critique", added=[
+        {"id": "kha", "name": "Khmer law agent", "role": "argues from Khmer customary law"}])
     app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4\nnot an option")
     app.run()
     assert any("option line 2" in e.value for e in app.error)
@@ -170,8 +171,7 @@ def test_options_agents_and_saved_presets(app, db_path):
 
     assert app.selectbox(key="nd-preset-cross_critique").value == "three agents"
     assert any("Saved preset three agents" in m.value for m in app.success)
-    assert [line.split(" | ")[0] for line in _agents_box(app, "cross_critique", "three agents").value.splitlines()] \
-        == ["nla", "ala", "kha"]
+    assert _agents_table(app, "cross_critique", "three agents").value["id"].tolist() == ["nla", "ala", "kha"]
     assert any("These agents will speak" in m.value and "Khmer law agent" in m.value for m in app.markdown)
     debate_id = _start(app)
     debate = DebateStore(db_path, readonly=True).get_debate(debate_id)
@@ -181,10 +181,16 @@ def test_options_agents_and_saved_presets(app, db_path):
     assert {s["agent"] for s in debate["steps"] if s["stage"] == "answer"} == {"nla", "ala", "kha"}
 
 
-def _agents_box(at: AppTest, protocol: str, preset: str = "default"):
-    """The agents text area of the protocol and preset on screen (its key also names the team and case)."""
-    [box] = [t for t in at.text_area if (t.key or "").startswith(f"nd-agents-{protocol}-{preset}-")]
-    return box
+def _agents_table(at: AppTest, protocol: str, preset: str = "default"):
+    """The agents table of the protocol and preset on screen (its key also names the gallery pick and case)."""
+    [table] = [t for t in at.data_editor if (t.key or "").startswith(f"nd-agents-{protocol}-{preset}-")]
+    return table
+
+
+def _edit_agents(at: AppTest, protocol: str, preset: str = "default", *, edited=None, added=None, deleted=None):
+    """Edit the agents table as the browser does: its edit state (set before the next run)."""
+    at.session_state[_agents_table(at, protocol, preset).key] = {
+        "edited_rows": edited or {}, "added_rows": added or [], "deleted_rows": deleted or []}
 
 
 def _errors(at: AppTest) -> list[str]:
@@ -209,13 +215,13 @@ def test_bad_options_and_agent_ids_are_named_and_keep_start_disabled(app, db_pat
     assert app.button(key="nd-start").disabled
 
     app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4")
-    _agents_box(app, "cross_critique").set_value("nla\nn.la")
+    _edit_agents(app, "cross_critique", added=[{"id": "n.la"}])
     app.run()
     assert _errors(app) == [
-        "agent line 2: the id 'n.la' may contain only letters, digits, '_' and '-'"]
+        "Row 3, Id: the id 'n.la' may hold only letters, digits, '_' and '-' (leave it empty to make it from the name)"]
     assert app.button(key="nd-start").disabled
 
-    _agents_box(app, "cross_critique").set_value("nla\nala")
+    _edit_agents(app, "cross_critique")
     app.run()
     assert not app.error and not app.button(key="nd-start").disabled
     assert DebateStore(db_path).list_debates() == []  # nothing was saved while the settings were bad
@@ -226,19 +232,23 @@ def test_a_saved_team_of_profiles_is_reused_with_another_protocol(app, db_path):
 
     app.run()
     app.selectbox(key="nd-protocol").set_value("cross_critique").run()
-    team = ("pharmacist | Clinical pharmacist | knows drug interactions and bleeding risk | | bleeding, aspirin\n"
-            "cardiologist | Preventive cardiologist | weighs cardiovascular benefit")
-    _agents_box(app, "cross_critique").set_value(team)
+    _edit_agents(app, "cross_critique", edited={
+        0: {"id": "pharmacist", "name": "Clinical pharmacist", "role": "knows drug interactions and bleeding risk",
+            "terms": "bleeding, aspirin"},
+        1: {"id": "cardiologist", "name": "Preventive cardiologist", "role": "weighs cardiovascular benefit",
+            "terms": ""}})
     app.text_input(key="nd-team-name").set_value("medical").run()
-    app.button(key="nd-team-save").click().run()
+    app.button(key="nd-team-name-save").click().run()
     _no_exception(app)
     saved = load_settings(db_path).teams["medical"]
     assert [a["id"] for a in saved] == ["pharmacist", "cardiologist"]
     assert saved[0]["terms"] == ["bleeding", "aspirin"]
-    assert app.selectbox(key="nd-team").value == "medical"
+    assert app.selectbox(key="nd-team").value == "team:medical"
 
     app.selectbox(key="nd-protocol").set_value("refinement").run()
     _no_exception(app)
-    box = _agents_box(app, "refinement")
-    assert box.value.splitlines()[0].startswith("pharmacist | Clinical pharmacist | knows drug interactions")
+    table = _agents_table(app, "refinement")
+    first = table.value.iloc[0]
+    assert (first["id"], first["name"], first["role"]) == (
+        "pharmacist", "Clinical pharmacist", "knows drug interactions and bleeding risk")
     assert any("These agents will speak" in m.value and "Preventive cardiologist" in m.value for m in app.markdown)

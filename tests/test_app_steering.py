@@ -277,9 +277,9 @@ def test_stop_on_a_running_debate_sets_the_request(app, db_path):
 # ---------------------------------------------------------------------------
 
 
-def _fork_form(app: AppTest, debate_id: str, round_no: int, options: str) -> AppTest:
+def _fork_form(app: AppTest, debate_id: str, round_no: int, convergence_mode: str) -> AppTest:
     app.selectbox(key=f"fork-round-{debate_id}").set_value(round_no)
-    app.text_area(key=f"fork-options-{debate_id}").set_value(options)
+    app.selectbox(key=f"fork-opt-{debate_id}-convergence_mode").set_value(convergence_mode)
     return _ok(app.button(key=f"fork-submit-{debate_id}").click().run())
 
 
@@ -287,13 +287,15 @@ def test_fork_from_round_one_opens_the_fork_with_its_lineage(app, db_path, make_
     parent = make_debate(load_case(CASE))
     _open(app, parent)
     assert app.selectbox(key=f"fork-round-{parent}").options == ["1", "2"]
-    # A bad option is refused in words, nothing is created, and the form keeps it.
-    _fork_form(app, parent, 1, "convergence_mod=\"all\"")
-    assert any("did you mean 'convergence_mode'" in _plain(e.value) for e in app.error)
-    assert app.text_area(key=f"fork-options-{parent}").value == "convergence_mod=\"all\""
+    # Without a name the fork is refused in words, nothing is created, and the form keeps its choices.
+    app.session_state["reviewer_name"] = ""
+    _fork_form(app, parent, 1, "all")
+    assert any("Enter your name in the sidebar" in _plain(e.value) for e in app.error)
+    assert app.selectbox(key=f"fork-opt-{parent}-convergence_mode").value == "all"
     assert _store(db_path).forks(parent) == []
 
-    _fork_form(app, parent, 1, "convergence_mode=\"all\"")
+    app.session_state["reviewer_name"] = "Alice"
+    _fork_form(app, parent, 1, "all")
     fork_id = app.session_state["debate_id"]
     assert fork_id != parent and app.query_params.get("id") == fork_id
     assert worker.wait(fork_id, 60)

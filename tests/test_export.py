@@ -68,7 +68,7 @@ def test_user_and_model_text_cannot_forge_structure_in_the_transcript(tmp_path):
     outside, inside = _outside_fences(text)
 
     headings = [line for line in outside if line.lstrip().startswith("#")]
-    assert [h.split(" ")[1] for h in headings] == ["Debate", "r1\\.answer\\.nla", "r1\\.critique\\.ala\\.nla",
+    assert [h.split(" ")[1] for h in headings] == ["Debate", "r1.answer.nla", "r1.critique.ala.nla",
                                                    "Verdict", "Reviews"]
     markdown = "\n".join(outside)
     # No raw HTML, link, image, table row, code span or setext underline outside the fences: every
@@ -85,7 +85,7 @@ def test_user_and_model_text_cannot_forge_structure_in_the_transcript(tmp_path):
 def test_a_backtick_run_in_the_text_gets_a_longer_fence():
     lines = export.md_fenced("a ````` b")
     assert lines == ["``````text", "a ````` b", "``````"]
-    assert export.md_inline("[x](y) <b> # 3.5") == "\\[x\\]\\(y\\) \\<b\\> \\# 3\\.5"
+    assert export.md_inline("[x](y) <b> # 3.5") == "\\[x\\](y) \\<b\\> \\# 3.5"
     assert export.md_inline(0.25) == "0.25"
 
 

@@ -227,6 +227,7 @@ def test_the_debate_page_shows_each_review_and_the_correction_log_in_plain_words
     app.query_params["id"] = debate_id
     app.run()
     assert not app.exception, [e.message for e in app.exception]
+    open_tab(app, "Rounds")  # a finished debate opens on its verdict
     shown = " ".join(m.value for m in app.markdown)
     assert "correct the polarity" in shown and "drop the aspect" in shown
     assert "Sentence label after the review: **mixed**" in shown

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core.present import export, formatting, glossary, steering, views
+from debate_core.present import chart_rules, export, formatting, glossary, steering, views
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique.rows import critique_groups, critique_rows
 from debate_core.store import DebateStore, NotFound
@@ -113,6 +113,26 @@ def verdict(debate: dict[str, Any]) -> None:
         st.markdown(esc(answer))
 
 
+VERDICT_TAB = "Verdict details"
+
+
+def verdict_line(debate: dict[str, Any]) -> None:
+    """The verdict in one line, above the tabs while another tab than the verdict's is open: the
+    answer, its confidence, the moderator's outcome and the review state (the full card and the
+    review controls are on the verdict tab)."""
+    v = debate.get("verdict")
+    with st.container(key="verdict-line"):
+        if not v:
+            st.caption("The moderator gave no verdict.")
+            return
+        out_label, out_color = views.outcome(debate)
+        rev_label, rev_color = views.review_badge(debate)
+        st.markdown(f"**Verdict:** {esc(views.one_line_answer(debate))} · confidence "
+                    f"**{formatting.pct(v.get('confidence'))}** · :{out_color}-badge[{out_label}] · "
+                    f":{rev_color}-badge[{rev_label}]",
+                    help=f"The full verdict and the review controls are on the {VERDICT_TAB} tab.")
+
+
 # ---------------------------------------------------------------------------
 # Rounds: one card per step, one column per agent
 # ---------------------------------------------------------------------------
@@ -128,12 +148,52 @@ def _step_body(protocol: str, step: dict[str, Any]) -> None:
         st.error("this step failed")
         st.text(step.get("error") or "")
         return
+    cost_line = step_cost(step)
+    if cost_line:
+        st.caption(esc(cost_line[0]), help=cost_line[1])
     stages.render_output(protocol, step)
+
+
+# What a running offline step says: the rule-based agents write their reply at once, so there is no
+# first token to wait for and nothing streams.
+OFFLINE_COMPOSING = "composing (offline: rule-based agents, no model)…"
+
+
+def is_offline(step: dict[str, Any]) -> bool:
+    """Whether the offline provider ran (or runs) this step: it records its own model name on it."""
+    return step.get("model") == chart_rules.OFFLINE_MODEL
+
+
+def _seconds(ms: float) -> str:
+    return "under 0.1 s" if ms < 50 else f"{ms / 1000:,.1f} s"
+
+
+def step_cost(step: dict[str, Any]) -> tuple[str, str] | None:
+    """A finished step's time and tokens in words ("2.4 s · 812 tokens"), with the split between
+    prompt and reply for the tooltip; the offline agents' tokens are estimates and say so. None for
+    a step reused from a parent debate (no model was called) or one without figures."""
+    if step.get("reused_from"):
+        return None
+    latency = step.get("latency_ms")
+    read, written = step.get("input_tokens"), step.get("output_tokens")
+    parts = [] if latency is None else [_seconds(float(latency))]
+    if read is not None or written is not None:
+        total = formatting.num((read or 0) + (written or 0))
+        parts.append(f"about {total} tokens (estimated)" if is_offline(step) else f"{total} tokens")
+    if not parts:
+        return None
+    split = f"{formatting.num(read or 0)} tokens in the prompt, {formatting.num(written or 0)} in the reply"
+    if is_offline(step):
+        split += ". " + chart_rules.ESTIMATE_NOTE
+    return " · ".join(parts), split
 
 
 def live_output(step: dict[str, Any]) -> None:
     """A running step: its pace and the reply as it arrives, field by field as the JSON fills in.
-    Model text, so shown with st.text only."""
+    Model text, so shown with st.text only. An offline step has no model to wait for: it says so."""
+    if is_offline(step) and not step.get("partial_output"):
+        st.caption(OFFLINE_COMPOSING)
+        return
     st.caption(esc(views.live_caption(step)))
     text = step.get("partial_output")
     if not text:
@@ -183,47 +243,80 @@ def interventions_card(group: list[dict[str, Any]], names: dict[str, str] | None
             st.markdown(f"**{esc(who)}'s intervention:** {esc(steering.intervention_text(iv, names))}")
 
 
-def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | None = None) -> None:
+def rounds(steps: list[dict[str, Any]], protocol: str, names: dict[str, str] | None = None, *,
+           newest_first: bool = False) -> None:
+    """Every round's steps as cards, in run order; with `newest_first` (a running debate) the round
+    under way comes first, open, and the earlier ones follow collapsed, newest to oldest, so what
+    is being written is in the first screen rather than below every finished round."""
     by_round = views.steps_by_round(steps)
     if not by_round:
         st.info("No steps yet: the first agents are being asked.")
         return
-    for rnd, items in by_round.items():
-        st.subheader(f"Round {rnd}" if rnd is not None else "Final and per-item steps", anchor=False)
-        model_steps = [s for s in items if s.get("stage") != "human"]
-        all_reused = bool(model_steps) and all(s.get("reused_from") for s in model_steps)
-        if all_reused:
-            st.caption("This round is reused from the parent debate as it was recorded there: no model was "
-                       "called again.")
-        for stage, group in _stage_groups(items):
-            if stage == "human":
-                st.caption("Reviewers' interventions while the debate was paused: the agents take them into "
-                           "account from here on")
-                interventions_card(group, names)
-                continue
-            st.caption(get_spec(protocol).stage_title(stage))
-            if stage == "turn":
-                for s in group:
-                    with st.chat_message(name=s.get("agent") or "agent",
-                                         avatar=":material/record_voice_over:"):
-                        stance = (s.get("output") or {}).get("stance")
-                        st.markdown(f"**{esc(_step_title(s, names))}**"
-                                    + (f" · stance *{esc(stance)}*" if stance else ""))
-                        if s.get("reused_from") and not all_reused:
-                            st.caption(REUSED)
-                        _step_body(protocol, s)
-                continue
-            per_row = min(3, len(group))
-            for start in range(0, len(group), per_row):
-                chunk = group[start:start + per_row]
-                cols = st.columns(per_row)
-                for col, s in zip(cols, chunk, strict=False):
-                    # A fixed height keeps long answers from stretching the round; the card scrolls.
-                    with col, st.container(border=True, height=CARD_HEIGHT if _long(s) else "content"):
-                        st.markdown(f"**{esc(_step_title(s, names))}**")
-                        if s.get("reused_from") and not all_reused:
-                            st.caption(REUSED)
-                        _step_body(protocol, s)
+    if not newest_first or len(by_round) == 1:
+        for rnd, items in by_round.items():
+            st.subheader(_round_title(rnd), anchor=False)
+            _round(items, protocol, names)
+        return
+    # The newest round is the one whose latest step started last (the store numbers steps in the
+    # order they start; "final" steps come after every round).
+    newest = sorted(by_round.items(), key=lambda kv: max(s.get("seq") or 0 for s in kv[1]), reverse=True)
+    (rnd, items), earlier = newest[0], newest[1:]
+    st.subheader(f"{_round_title(rnd)} · the latest", anchor=False)
+    _round(items, protocol, names)
+    st.caption(f"{len(earlier)} earlier round(s) below, newest first: open one to read it.")
+    for rnd, items in earlier:
+        with st.expander(_round_summary(rnd, items)):
+            _round(items, protocol, names)
+
+
+def _round_title(rnd: int | None) -> str:
+    return f"Round {rnd}" if rnd is not None else "Final and per-item steps"
+
+
+def _round_summary(rnd: int | None, items: list[dict[str, Any]]) -> str:
+    """A collapsed round's label: its title and how many of its steps are done, running or failed."""
+    counts = views.step_counts(items)
+    parts = [f"{counts['ok']} step(s) done"]
+    parts += [f"{counts[k]} {k}" for k in ("running", "failed") if counts.get(k)]
+    return f"{_round_title(rnd)} · {', '.join(parts)}"
+
+
+def _round(items: list[dict[str, Any]], protocol: str, names: dict[str, str] | None) -> None:
+    """One round's steps: interventions, then each stage's cards (turns as chat messages)."""
+    model_steps = [s for s in items if s.get("stage") != "human"]
+    all_reused = bool(model_steps) and all(s.get("reused_from") for s in model_steps)
+    if all_reused:
+        st.caption("This round is reused from the parent debate as it was recorded there: no model was "
+                   "called again.")
+    for stage, group in _stage_groups(items):
+        if stage == "human":
+            st.caption("Reviewers' interventions while the debate was paused: the agents take them into "
+                       "account from here on")
+            interventions_card(group, names)
+            continue
+        st.caption(get_spec(protocol).stage_title(stage))
+        if stage == "turn":
+            for s in group:
+                with st.chat_message(name=s.get("agent") or "agent",
+                                     avatar=":material/record_voice_over:"):
+                    stance = (s.get("output") or {}).get("stance")
+                    st.markdown(f"**{esc(_step_title(s, names))}**"
+                                + (f" · stance *{esc(stance)}*" if stance else ""))
+                    if s.get("reused_from") and not all_reused:
+                        st.caption(REUSED)
+                    _step_body(protocol, s)
+            continue
+        per_row = min(3, len(group))
+        for start in range(0, len(group), per_row):
+            chunk = group[start:start + per_row]
+            cols = st.columns(per_row)
+            for col, s in zip(cols, chunk, strict=False):
+                # A fixed height keeps long answers from stretching the round; the card scrolls.
+                with col, st.container(border=True, height=CARD_HEIGHT if _long(s) else "content"):
+                    st.markdown(f"**{esc(_step_title(s, names))}**")
+                    if s.get("reused_from") and not all_reused:
+                        st.caption(REUSED)
+                    _step_body(protocol, s)
 
 
 # ---------------------------------------------------------------------------
@@ -246,13 +339,15 @@ def claims(claims_: list[dict[str, Any]], case: dict[str, Any] | None, key: str,
         rows,
         hide_index=True,
         key=f"claims-{key}",
+        height=stages.table_height(len(rows)),
         on_select="rerun",
         selection_mode="single-row",
         column_order=["round", "agent", "claim", "verified", "confidence", "statement", "critiques", "evidence",
                       "passages"],
         column_config={
             "round": st.column_config.NumberColumn("round", width="small"),
-            "agent": st.column_config.TextColumn("agent", width="small"),
+            # No width for the agent: the column fits the longest name ("Cardiologist"), never cut.
+            "agent": st.column_config.TextColumn("agent"),
             "claim": st.column_config.TextColumn("claim", width="small"),
             "statement": st.column_config.TextColumn("statement", width="large"),
             "evidence": st.column_config.ListColumn("evidence ids", width="medium"),
@@ -324,7 +419,7 @@ def critiques(critiques_: list[dict[str, Any]], steps: list[dict[str, Any]] | No
         rows = [r for r in critique_rows(critiques_, steps) if r.get("severity") in shown]
         for r in rows:
             r["critic"], r["target"] = glossary.agent(r["critic"], names), glossary.agent(r["target"], names)
-        st.dataframe(rows, hide_index=True)
+        st.dataframe(rows, hide_index=True, height=stages.table_height(len(rows)))
 
 
 def _claim_targeted(index: dict[str, dict[str, Any]], ref: str,
@@ -383,7 +478,7 @@ def charts(debate: dict[str, Any], steps: list[dict[str, Any]], events: list[dic
         st.plotly_chart(fig, key=f"plot-tokens-{key}")
     if usage:
         st.markdown("**Tokens per agent**")
-        st.dataframe(usage, hide_index=True)
+        st.dataframe(usage, hide_index=True, height=stages.table_height(len(usage)))
 
 
 def transcript(steps: list[dict[str, Any]], protocol: str | None = None, names: dict[str, str] | None = None) -> None:

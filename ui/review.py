@@ -87,7 +87,8 @@ def last_decision() -> None:
         return
     store = common.read_store()
     try:
-        debate = store.get_debate(debate_id)
+        # Its state, version and id are all the confirmation and Undo need: not its steps.
+        debate = store.get_debate(debate_id, with_steps=False)
     except NotFound:
         st.session_state.pop(LAST_DECISION, None)
         return

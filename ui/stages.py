@@ -77,6 +77,17 @@ def view_for(protocol: str) -> ProtocolView | None:
     return _VIEWS.get(protocol)
 
 
+# st.dataframe draws each row 35 px high under a header of the same height, inside a 1 px border.
+ROW_PX = 35
+# A table shows all its rows up to this many, then scrolls: longer tables stay within one screen.
+TABLE_ROWS = 20
+
+
+def table_height(rows: int) -> int:
+    """The pixel height for a table of `rows` rows: every row shown, up to TABLE_ROWS."""
+    return (min(max(rows, 1), TABLE_ROWS) + 1) * ROW_PX + 3
+
+
 def render_output(protocol: str, step: dict[str, Any]) -> None:
     """A finished step's output, drawn by its registered renderer; as plain fields otherwise."""
     fn = renderer_for(protocol, step.get("stage"))

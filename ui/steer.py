@@ -13,13 +13,16 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core.core import inputs
+from debate_core.core import profiles
+from debate_core.core.credentials import key_plan
+from debate_core.core.schemas import Case
 from debate_core.jobs import worker
 from debate_core.jobs.continuation import closed_rounds, intervene
 from debate_core.present import formatting, protocol_choices, steering, views
 from debate_core.protocols import get_spec
+from debate_core.providers import Provider, make_provider
 from debate_core.store import NotFound, StoreError
-from ui import common
+from ui import common, team_builder
 
 esc = formatting.md_escape
 
@@ -242,6 +245,35 @@ def _continue(debate_id: str) -> None:
     common.flash(_flash_key(debate_id), "success", f"Continued by {esc(name)}.")
 
 
+def _resume(debate_id: str) -> None:
+    if not common.reviewer():
+        common.flash(_flash_key(debate_id), "error", NEEDS_NAME)
+        return
+    try:
+        new_id = worker.start_resume(debate_id, db_path=common.db_path(), actor=common.actor())
+    except REFUSED as exc:
+        common.flash(_flash_key(debate_id), "error", f"Not resumed: {esc(steering.steering_message(exc))}")
+        return
+    # The page follows the resumed debate at once, as it follows a fork.
+    st.session_state["debate_id"] = new_id
+    st.query_params["id"] = new_id
+
+
+def resume_tools(debate: dict[str, Any]) -> None:
+    """Resume, on a failed (or interrupted) debate: a new debate that takes the completed steps from
+    the store and runs the failed step and the rest, where continues run (this server, or a worker)."""
+    if debate.get("status") != "failed":
+        return
+    did = debate["id"]
+    if common.may("start"):
+        st.button("Resume", key=f"resume-{did}", icon=":material/replay:", type="primary", on_click=_resume,
+                  args=(did,), help="Start a new debate linked to this one: the steps completed before the failure "
+                  "are reused as stored, and the failed step and everything after it run again.")
+    else:
+        st.caption(esc(common.refusal("start")))
+    common.show_flash(_flash_key(did))
+
+
 def _interventions_so_far(debate: dict[str, Any], names: dict[str, str]) -> None:
     made = views.interventions(debate.get("steps") or [])
     st.markdown(f"**Interventions so far ({len(made)})**")
@@ -307,42 +339,117 @@ def _option_presets(protocol: str) -> dict[str, dict[str, Any]]:
     return {str(k): dict(v["options"]) for k, v in presets.items() if set(v) == {"options"} and v.get("options")}
 
 
-KEEP = "(keep this debate's options)"
+KEEP = "(this debate's options)"
 
 
-def _fork_form(debate: dict[str, Any], rounds_closed: list[int]) -> tuple[int, dict[str, Any]] | str | None:
-    """The fork form (offered once a round has closed); returns (round, options) when submitted, an
-    error message, or None."""
+def _fork_model(debate: dict[str, Any]) -> str | None:
+    """The model an openai-compatible debate ran on (a fork may change it), or None for another provider."""
+    config = debate.get("provider_config") or {}
+    if (debate.get("provider") or config.get("provider")) != "openai":
+        return None
+    return str(config.get("model") or "")
+
+
+def _fork_provider(debate: dict[str, Any], model: str) -> Provider:
+    """An openai-compatible provider for the fork, on the parent's server with the model chosen: the
+    server's key goes only where its operator allows, else this session's typed key, else none."""
+    config = debate.get("provider_config") or {}
+    creds = common.server_credentials()
+    base_url = config.get("base_url") or creds.default_base_url
+    typed = st.session_state.get("openai_api_key") or None
+    plan = key_plan(creds, base_url, typed, no_key_needed=not config.get("api_key_set", True))
+    if plan.blocker:
+        raise ValueError(plan.blocker.replace(" above", " on the New debate page"))
+    return make_provider("openai", model=model, base_url=base_url, api_key=typed, method=config.get("method"),
+                         temperature=config.get("temperature"), server_credentials=creds)
+
+
+def _fork_form(debate: dict[str, Any], rounds_closed: list[int]) -> tuple[int, dict[str, Any], Any, Any] | str | None:
+    """The fork form (offered once a round has closed); returns (round, changed options, provider or
+    None, a new team or None) when submitted, an error message, or None."""
     did = debate["id"]
     st.caption("The fork reuses this debate's rounds up to the one you choose, as they are and with no new "
                "model calls, then goes on with the options you change. Compare the two afterwards.")
     presets = _option_presets(debate["protocol"])
-    info = protocol_choices.protocol_info(debate["protocol"])
+    props = team_builder.option_props(debate["protocol"])
+    current = team_builder.current_options(debate, props)
+    # Each control starts at this debate's value (again after the page was left: its state is dropped then).
+    team_builder.seed_options(did, current, props, only_missing=True)
+    if presets:
+        st.selectbox("Start from", [KEEP, *presets], key=f"fork-preset-{did}", on_change=team_builder.apply_preset,
+                     args=(did, current, presets, props),
+                     help="The protocol's presets that change options only: they set the controls below.")
+    model = _fork_model(debate)
+    parent_agents, team = _fork_team(debate)
     with st.form(f"fork-form-{did}", border=False):
-        rnd = st.selectbox("Fork after round", rounds_closed, index=len(rounds_closed) - 1, key=f"fork-round-{did}")
-        preset = st.selectbox("Preset", [KEEP, *presets], key=f"fork-preset-{did}",
-                              help="The protocol's presets that change options only.")
-        typed = st.text_area("Options to change, one KEY=VALUE per line (JSON values)", key=f"fork-options-{did}",
-                             placeholder='convergence_mode="all"', help=protocol_choices.option_help(info) or None)
+        # The first closed round by default: the fork reuses the least and tries the most.
+        rnd = st.selectbox("Fork after round", rounds_closed, index=0, key=f"fork-round-{did}")
+        if model is not None:
+            st.text_input("Model", value=model, key=f"fork-model-{did}",
+                          help="The fork runs on the same server; another model name changes who answers.")
+        if props:
+            st.markdown("**Protocol options** (each starts at this debate's value; the fork takes the ones you change)")
+            cols = st.columns(2)
+            for i, (name, prop) in enumerate(props.items()):
+                with cols[i % 2]:
+                    team_builder.option_control(did, name, prop)
         go = st.form_submit_button("Start fork", type="primary", key=f"fork-submit-{did}",
                                    icon=":material/call_split:")
     if not go:
         return None
+    agents, problem = team
+    if problem:
+        return problem
     try:
-        options = {**presets.get(preset, {}), **inputs.parse_options(typed)}
+        options = team_builder.changed_options(did, props, current)
+        typed_model = str(st.session_state.get(f"fork-model-{did}") or "").strip()
+        provider = None
+        if model is not None:
+            if not typed_model:
+                return "Enter the model the fork runs on."
+            provider = _fork_provider(debate, typed_model)
     except ValueError as exc:
         return str(exc)
-    return int(rnd), options
+    # Only a changed team goes with the fork; an unchanged one keeps the parent's as it was stored.
+    changed = team_builder.table_rows(agents) != team_builder.table_rows(parent_agents)
+    return int(rnd), options, provider, agents if changed else None
 
 
-def _start_fork(debate: dict[str, Any], rnd: int, options: dict[str, Any]) -> None:
+def _fork_team(debate: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple[list[dict[str, Any]], str]]:
+    """The fork's agents: a pick from the gallery (the parent's own agents by default), edited in the
+    table. Returns the parent's agents and (the table's agents, the first problem or '')."""
+    did, protocol = debate["id"], debate["protocol"]
+    spec = get_spec(protocol)
+    # The table and its gallery only when asked for: most forks change options, and the debate
+    # page draws this popover on every load.
+    if not st.checkbox("Change the agents", key=f"fork-team-on-{did}",
+                       help="Pick another team from the gallery or edit this debate's agents for the fork."):
+        return [], ([], "")
+    case = debate.get("case")
+    try:
+        case_obj = Case.model_validate(case) if case else None
+    except ValueError:
+        case_obj = None
+    chosen = (debate.get("settings") or {}).get("agents")
+    parent_agents = profiles.resolve(chosen, case_obj, list(spec.default_agents), protocol)
+    catalogue = {p["name"]: p for p in protocol_choices.protocol_catalogue()}
+    picks = team_builder.gallery(protocol, catalogue.get(protocol, {}), common.app_settings(), catalogue)
+    picks[team_builder.DEFAULT_PICK] = team_builder.Pick("This debate's own agents", parent_agents)
+    pick = team_builder.picker(picks, key=f"fork-team-{did}", label="Agents of the fork")
+    base = pick.agents or parent_agents
+    key = f"fork-agents-{did}-{st.session_state.get(f'fork-team-{did}')}"
+    return parent_agents, team_builder.editor(key, base, [*spec.default_agents, *parent_agents])
+
+
+def _start_fork(debate: dict[str, Any], rnd: int, options: dict[str, Any], provider: Provider | None,
+                agents: list[dict[str, Any]] | None = None) -> None:
     name = common.reviewer()
     if not name:
         st.error(f"The fork was not started. {NEEDS_NAME}")
         return
     try:
         fork_id = worker.start_fork(debate["id"], rnd, db_path=common.db_path(), options=options or None,
-                                    actor=common.actor())
+                                    agents=agents, actor=common.actor(), provider=provider)
     except REFUSED as exc:
         st.error(f"The fork was not started: {esc(steering.steering_message(exc, views.agent_names(debate)))}")
         return
@@ -382,7 +489,7 @@ def fork_tools(debate: dict[str, Any]) -> None:
         store.close()
     if not forks and not done:
         return
-    submitted: tuple[int, dict[str, Any]] | str | None = None
+    submitted: tuple[int, dict[str, Any], Any, Any] | str | None = None
     with st.container(horizontal=True, vertical_alignment="center", key=f"fork-tools-{did}"):
         if done:
             with st.popover("Fork from a round", icon=":material/call_split:", key=f"fork-pop-{did}",

@@ -87,7 +87,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         debate["provider_config"] = exporter.public_settings(debate["provider_config"])
         print(json.dumps(debate, ensure_ascii=False, indent=2, default=str))
     else:
-        print(exporter.transcript_markdown(debate))
+        print(exporter.transcript_text(debate))
     return EXIT_OK
 
 

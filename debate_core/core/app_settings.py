@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,9 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .identity import ROLES, role_for
 from .pricing import PriceTable, PriceTableError, parse_price_table
-from .profiles import parse_profiles
-from .settings import METHODS
-from .settings import SettingsError as ProfileError
+from .settings import AGENT_ID, METHODS
 
 
 class AppSettingsError(ValueError):
@@ -32,6 +33,164 @@ class AppSettingsError(ValueError):
 
 
 SettingsError = AppSettingsError  # the old name: the CLI and older callers still import it
+
+
+# ---------------------------------------------------------------------------
+# Teams: named lists of agent profiles, edited as a table in the app
+# ---------------------------------------------------------------------------
+
+# The columns a team is edited in, with the words a reader sees and the longest text each takes.
+# The limits keep a prompt's identity block small: every agent's identity enters each of its prompts.
+TEAM_COLUMNS = {"id": "Id", "name": "Name", "role": "Role", "instructions": "Instructions", "model": "Model",
+                "terms": "Terms"}
+TEAM_LIMITS = {"id": 40, "name": 80, "role": 2000, "instructions": 4000, "model": 120}
+TERM_LIMIT, TERMS_MAX = 80, 60  # one term's length, and how many terms an agent lists
+TEAM_NAME_LIMIT, TEAM_AGENTS_MAX = 80, 20
+OTHER_FIELD_LIMIT = 2000  # a profile's other fields (a persona's stance, style, goal...), kept as they are
+ONE_LINE = {"id", "name", "model"}  # fields a line break makes no sense in
+
+
+class TeamProblem(AppSettingsError):
+    """A team that cannot be saved, with the row (1-based, None for the whole team) and the column
+    at fault, so the table can point at the cell."""
+
+    def __init__(self, message: str, row: int | None = None, column: str | None = None):
+        where = ""
+        if row is not None:
+            where = f"Row {row}" + (f", {TEAM_COLUMNS.get(column or '', column)}" if column else "") + ": "
+        super().__init__(where + message)
+        self.row, self.column = row, column
+
+
+def _control_chars(text: str, one_line: bool) -> bool:
+    allowed = "" if one_line else "\n\t"
+    return any(unicodedata.category(c) == "Cc" and c not in allowed for c in text)
+
+
+def plain_text(value: Any, limit: int, *, one_line: bool = True) -> str:
+    """A field's text, stripped; ValueError in plain words when it is not text, too long, or holds
+    control characters (plain text only: the table, the prompts and the file all read it as text)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError("must be text")
+    text = value.strip().replace("\r\n", "\n")
+    if _control_chars(text, one_line):
+        raise ValueError("must be plain text on one line" if one_line else "must be plain text")
+    if len(text) > limit:
+        raise ValueError(f"is {len(text):,} characters long; at most {limit:,} are allowed")
+    return text
+
+
+def agent_id_from(name: str, taken: set[str], row: int) -> str:
+    """An agent id made from its name: letters and digits, '_' between words ('Clinical pharmacist'
+    -> 'clinical_pharmacist'), made unique in the team; 'agent_<row>' when the name has no letter."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    base = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")[:36] or f"agent_{row}"
+    made, n = base, 2
+    while made.casefold() in taken:
+        made, n = f"{base}_{n}", n + 1
+    return made
+
+
+def _terms(value: Any, row: int) -> list[str]:
+    items = value.split(",") if isinstance(value, str) else value
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise TeamProblem("list the terms separated by commas", row, "terms")
+    terms = []
+    for item in items:
+        try:
+            term = plain_text(item, TERM_LIMIT)
+        except ValueError as exc:
+            raise TeamProblem(f"the term {str(item)[:40]!r} {exc}", row, "terms") from None
+        if term:
+            terms.append(term)
+    if len(terms) > TERMS_MAX:
+        raise TeamProblem(f"{len(terms)} terms; at most {TERMS_MAX} are allowed", row, "terms")
+    return terms
+
+
+def _other_field(key: str, value: Any, row: int) -> Any:
+    """A profile field the table does not show (a persona's stance, a reasoner's evidence kinds):
+    plain text, numbers, yes/no, or a list of short texts."""
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    try:
+        if isinstance(value, list):
+            return [plain_text(v, TERM_LIMIT) for v in value]
+        return plain_text(value, OTHER_FIELD_LIMIT, one_line=False)
+    except ValueError as exc:
+        raise TeamProblem(f"{exc}", row, key) from None
+
+
+def team_agents(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The agent profiles of a team, from its rows (the table's, or a saved team's). Empty rows are
+    skipped; an agent needs a name or an id, and an id missing is made from the name. Raises
+    TeamProblem naming the row and column at fault, in plain words."""
+    if not isinstance(rows, list):
+        raise TeamProblem("a team is a list of agents")
+    agents: list[dict[str, Any]] = []
+    ids: dict[str, int] = {}
+    names: dict[str, int] = {}
+    pending: list[tuple[int, dict[str, Any]]] = []  # rows whose id is made from the name, once every typed id is known
+    for row, raw in enumerate(rows, start=1):
+        if not isinstance(raw, Mapping):
+            raise TeamProblem("must be an agent with a name or an id", row)
+        agent: dict[str, Any] = {}
+        for key in TEAM_LIMITS:
+            try:
+                text = plain_text(raw.get(key), TEAM_LIMITS[key], one_line=key in ONE_LINE)
+            except ValueError as exc:
+                raise TeamProblem(f"the {TEAM_COLUMNS[key].lower()} {exc}", row, key) from None
+            if text:
+                agent[key] = text
+        terms = _terms(raw.get("terms"), row)
+        if terms:
+            agent["terms"] = terms
+        for key, value in raw.items():
+            if key not in TEAM_COLUMNS and value not in (None, "", []):
+                agent[str(key)] = _other_field(str(key), value, row)
+        if not agent:
+            continue  # an empty row, as the table's "add row" leaves one
+        if not agent.get("name") and not agent.get("id"):
+            raise TeamProblem("give the agent a name (its id is made from it)", row, "name")
+        if "id" in agent:
+            if not AGENT_ID.match(agent["id"]):
+                raise TeamProblem(f"the id {agent['id']!r} may hold only letters, digits, '_' and '-' "
+                                  "(leave it empty to make it from the name)", row, "id")
+            if agent["id"].casefold() in ids:
+                raise TeamProblem(f"the id {agent['id']!r} is already used in row {ids[agent['id'].casefold()]}; "
+                                  "each agent needs its own", row, "id")
+            ids[agent["id"].casefold()] = row
+        else:
+            pending.append((row, agent))
+        if agent.get("name"):
+            if agent["name"].casefold() in names:
+                raise TeamProblem(f"the name {agent['name']!r} is already used in row "
+                                  f"{names[agent['name'].casefold()]}; each agent needs its own", row, "name")
+            names[agent["name"].casefold()] = row
+        agents.append(agent)
+    for row, agent in pending:
+        agent["id"] = agent_id_from(agent["name"], set(ids), row)
+        ids[agent["id"].casefold()] = row
+    if not agents:
+        raise TeamProblem("A team needs at least one agent: add a row with its name.")
+    if len(agents) > TEAM_AGENTS_MAX:
+        raise TeamProblem(f"A team has at most {TEAM_AGENTS_MAX} agents; this one has {len(agents)}.")
+    return [{k: a[k] for k in ("id", *[c for c in a if c != "id"])} for a in agents]
+
+
+def team_name(name: Any) -> str:
+    """A team's name, stripped; AppSettingsError in plain words when it cannot be one."""
+    try:
+        text = plain_text(name, TEAM_NAME_LIMIT)
+    except ValueError as exc:
+        raise AppSettingsError(f"The team name {exc}.") from None
+    if not text:
+        raise AppSettingsError("Give the team a name.")
+    return text
 
 
 class AppSettings(BaseModel):
@@ -66,6 +225,22 @@ class AppSettings(BaseModel):
     # (debate_core/core/pricing.py matches model names). Empty: no cost figures are shown.
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     price_currency: str = "USD"
+
+    @field_validator("teams", mode="after")
+    @classmethod
+    def _teams(cls, v: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {}
+        seen: dict[str, str] = {}
+        for raw_name, agents in v.items():
+            name = team_name(raw_name)
+            if name.casefold() in seen:
+                raise ValueError(f"the teams {seen[name.casefold()]!r} and {name!r} have the same name")
+            seen[name.casefold()] = name
+            try:
+                out[name] = team_agents(agents)
+            except TeamProblem as exc:
+                raise ValueError(f"team {name!r}: {exc}") from None
+        return out
 
     @field_validator("prices", mode="after")
     @classmethod
@@ -191,15 +366,23 @@ def save_prices(db_path: str | Path, prices: dict[str, dict[str, float]], curren
 
 
 def save_team(db_path: str | Path, name: str, agents: list[dict[str, Any]]) -> AppSettings:
-    """Add or replace one saved team of agent profiles, keeping every other setting as it is on disk."""
-    name = (name or "").strip()
-    if not name:
-        raise AppSettingsError("a team needs a name")
-    try:
-        profiles = parse_profiles(agents, f"team {name!r}")
-    except ProfileError as exc:
-        raise AppSettingsError(str(exc)) from None
+    """Add or replace one saved team of agent profiles, keeping every other setting as it is on disk.
+    A name that differs from a saved one only in capitals replaces it. Raises TeamProblem (the row
+    and column at fault) or AppSettingsError (the name)."""
+    name = team_name(name)
+    profiles = team_agents(agents)
     current = load_settings(db_path)
-    updated = current.model_copy(update={"teams": {**current.teams, name: profiles}})
+    teams = {k: v for k, v in current.teams.items() if k.casefold() != name.casefold()}
+    updated = current.model_copy(update={"teams": {**teams, name: profiles}})
+    save_settings(updated, db_path)
+    return updated
+
+
+def delete_team(db_path: str | Path, name: str) -> AppSettings:
+    """Remove one saved team, keeping every other setting as it is on disk."""
+    current = load_settings(db_path)
+    if name not in current.teams:
+        raise AppSettingsError(f"There is no saved team {name!r}.")
+    updated = current.model_copy(update={"teams": {k: v for k, v in current.teams.items() if k != name}})
     save_settings(updated, db_path)
     return updated

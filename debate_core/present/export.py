@@ -171,24 +171,48 @@ def claims_csv(store: Any, debate_id: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# transcript.md
+# transcript.md, and the same transcript as plain text (`show`)
 # ---------------------------------------------------------------------------
-# Every heading and label is the exporter's own. Text that came from a user or a model is either
-# fenced (free text: nothing inside a fenced block is read as markdown or HTML, and the fence is
-# longer than any run of backticks in the text, so the text cannot close it) or, for short values
-# on a label line (ids, names, numbers), escaped character by character. Neither can forge a
-# heading, a link, an image, a table or HTML in the transcript.
+# Every heading and label is the exporter's own. In transcript.md, text that came from a user or a
+# model is either fenced (free text: nothing inside a fenced block is read as markdown or HTML, and
+# the fence is longer than any run of backticks in the text, so the text cannot close it) or, for
+# short values on a label line (ids, names, numbers), escaped where a character could start markdown
+# there. Neither can forge a heading, a link, an image, a table or HTML in the transcript. Plain text
+# for a terminal has no markup to forge: values are printed as they are, without control characters.
 
-_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# Characters that open markdown or HTML wherever they stand in a line: escaped in every value.
+_ALWAYS_ESCAPED = frozenset("\\`*~[]>|!")
+_ENTITY = re.compile(r"&(#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def md_inline(value: Any) -> str:
-    """A short value for a label line: one line, every ASCII punctuation mark backslash-escaped
-    (CommonMark allows escaping any of them), so it renders as the same characters and nothing else."""
+    """A short value for a label line: one line, with a backslash before each character that could
+    start markdown there (CommonMark allows escaping any punctuation), so it renders as the same
+    characters and nothing else. Dots, dashes, colons and an underscore inside a word
+    (`cross_critique`, `r1.answer.nla`, `2025-05-14`) open nothing and stay as they are."""
     if isinstance(value, bool | int | float):
         return str(value)
     text = " ".join(str(value if value is not None else "-").split())
-    return "".join("\\" + ch if ch in _PUNCTUATION else ch for ch in text)
+    out = []
+    for i, ch in enumerate(text):
+        before, after = text[i - 1] if i else "", text[i + 1] if i + 1 < len(text) else ""
+        escape = (ch in _ALWAYS_ESCAPED
+                  # `<` opens HTML or an autolink only before a letter, `/`, `!` or `?` (not in "<= 1").
+                  or (ch == "<" and (after.isalpha() or after in "/!?"))
+                  # `&` is read as a character reference only in `&name;` or `&#123;` (not in "R&D").
+                  or (ch == "&" and _ENTITY.match(text, i) is not None)
+                  # `_` between two letters or digits never starts emphasis (CommonMark's flanking rules).
+                  or (ch == "_" and not (before.isalnum() and after.isalnum()))
+                  # `#` after a space can close a heading (`## id #`); elsewhere it is literal.
+                  or (ch == "#" and before in ("", " "))
+                  # `scheme://` would become a bare link in GitHub-flavoured markdown.
+                  or (ch == ":" and text.startswith("//", i + 1))
+                  # A value opening with `=`, `+`, `-` or `@` ("=bob") keeps its backslash: at the start
+                  # of a line it could make a list item or an underline, and in a spreadsheet a formula.
+                  or (i == 0 and ch in "=+-@"))
+        out.append("\\" + ch if escape else ch)
+    return "".join(out)
 
 
 def md_fenced(value: Any) -> list[str]:
@@ -199,105 +223,150 @@ def md_fenced(value: Any) -> list[str]:
     return [fence + "text", text, fence]
 
 
-def _fmt_value(value: Any) -> list[str]:
+def plain_inline(value: Any) -> str:
+    """A short value on one plain-text line: whitespace collapsed, control characters (a terminal's
+    escape sequences) dropped; nothing else changes."""
+    if isinstance(value, bool | int | float):
+        return str(value)
+    return " ".join(_CONTROL.sub("", str(value if value is not None else "-")).split())
+
+
+def plain_block(value: Any) -> list[str]:
+    """Free text as plain lines indented under their label, control characters dropped."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    return ["    " + _CONTROL.sub("", line).rstrip() for line in text.splitlines() or [""]]
+
+
+class _Style:
+    """How a transcript writes a value on a label line, a block of free text and a heading."""
+
+    def __init__(self, inline: Any, block: Any, heading: Any) -> None:
+        self.inline, self.block, self.heading = inline, block, heading
+
+
+def _md_heading(level: int, text: str) -> list[str]:
+    return ["#" * level + " " + text]
+
+
+def _plain_heading(level: int, text: str) -> list[str]:
+    return [text, ("=" if level == 1 else "-") * len(text)]
+
+
+MARKDOWN = _Style(md_inline, md_fenced, _md_heading)
+PLAIN = _Style(plain_inline, plain_block, _plain_heading)
+
+
+def _fmt_value(value: Any, style: _Style) -> list[str]:
     if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
-        return md_fenced("\n".join(str(v) for v in value) if value else "(none)")
-    return md_fenced(value)
+        return style.block("\n".join(str(v) for v in value) if value else "(none)")
+    return style.block(value)
 
 
-def _intervention_lines(step: dict[str, Any]) -> list[str]:
+def _intervention_lines(step: dict[str, Any], style: _Style) -> list[str]:
     """A reviewer's intervention in the transcript: who, when, and what, in plain words."""
+    i, b = style.inline, style.block
     try:
         iv = Intervention.model_validate(step["output"] or {})
     except ValueError:
-        return ["intervention (unreadable):", *md_fenced(json.dumps(step["output"], ensure_ascii=False)), ""]
-    out = [f"intervention by {md_inline(iv.reviewer)} at {md_inline(iv.ts or '-')} ({md_inline(iv.at)}):",
-           *md_fenced(iv.summary()), ""]
+        return ["intervention (unreadable):", *b(json.dumps(step["output"], ensure_ascii=False)), ""]
+    out = [f"intervention by {i(iv.reviewer)} at {i(iv.ts or '-')} ({i(iv.at)}):", *b(iv.summary()), ""]
     if iv.evidence is not None:
-        out += ["passage:", *md_fenced(iv.evidence.text), ""]
+        out += ["passage:", *b(iv.evidence.text), ""]
     return out
 
 
 def transcript_markdown(debate: dict[str, Any]) -> str:
-    lines = [f"# Debate {md_inline(debate['id'])} ({md_inline(debate['protocol'])})", "", "Question:",
-             *md_fenced(debate.get("question") or ""), "",
-             f"Status: {md_inline(debate['status'])}; rounds: {md_inline(debate['rounds'])}; "
-             f"converged: {md_inline(debate['converged'])} ({md_inline(debate['convergence_reason'] or '-')})", "",
-             f"Moderator's outcome: {md_inline(display_status(debate))}; "
-             f"review: {md_inline(review_label(debate.get('review_state')))}", ""]
+    """transcript.md: the debate as markdown, untrusted text fenced or escaped."""
+    return _transcript(debate, MARKDOWN)
+
+
+def transcript_text(debate: dict[str, Any]) -> str:
+    """The same transcript as plain text, for a terminal (`show`): no markup, no escaping."""
+    return _transcript(debate, PLAIN)
+
+
+def _step_lines(step: dict[str, Any], style: _Style) -> list[str]:
+    i, b = style.inline, style.block
+    lines = [*style.heading(2, i(step["step_id"]) + (f" (call {step['call']})" if step["call"] and step["call"] > 1 else "")),
+             "", f"status: {i(step['status'])}; tokens in/out: {i(step['input_tokens'] or 0)}/{i(step['output_tokens'] or 0)}",
+             ""]
+    if step.get("reused_from"):
+        lines += [f"reused from debate {i(step['reused_from'])}", ""]
+    if step["status"] == "failed":
+        return [*lines, f"error: {i(step['error'])}", "", "raw output:", *b(str(step["raw_output"] or "")), ""]
+    if step.get("stage") == "human":
+        return lines + _intervention_lines(step, style)
+    for key, value in (step["output"] or {}).items():
+        if key == "claims":
+            for c in value:
+                mark = "" if c.get("verified", True) else " UNVERIFIED"
+                evidence = ", ".join(str(e) for e in c.get("evidence") or []) or "none"
+                lines += [f"claim {i(c.get('id'))} (confidence {i(c.get('confidence'))}; "
+                          f"evidence {i(evidence)}){mark}:", *b(str(c.get("statement") or "")), ""]
+        elif key == "critiques":
+            for k in value:
+                lines += [f"critique {i(k.get('id'))} on {i(k.get('target_claim_id'))} "
+                          f"({i(k.get('severity'))} {i(k.get('issue_type'))}):",
+                          *b(f"{k.get('description') or ''}\nFix: {k.get('suggested_fix') or ''}"), ""]
+        elif key == "previous":
+            for r in value or []:
+                lines += [f"review of earlier critique {i(r.get('id'))}: {i(r.get('status'))}",
+                          *(b(str(r["note"])) if r.get("note") else []), ""]
+        elif key not in ("verified", "unverified_evidence"):
+            lines += [f"{i(key)}:", *_fmt_value(value, style), ""]
+    return lines
+
+
+def _transcript(debate: dict[str, Any], style: _Style) -> str:
+    i, b = style.inline, style.block
+    lines = [*style.heading(1, f"Debate {i(debate['id'])} ({i(debate['protocol'])})"), "", "Question:",
+             *b(debate.get("question") or ""), "",
+             f"Status: {i(debate['status'])}; rounds: {i(debate['rounds'])}; "
+             f"converged: {i(debate['converged'])} ({i(debate['convergence_reason'] or '-')})", "",
+             f"Moderator's outcome: {i(display_status(debate))}; "
+             f"review: {i(review_label(debate.get('review_state')))}", ""]
     if debate.get("parent_id"):
-        lines += [f"Forked from debate {md_inline(debate['parent_id'])} after round {md_inline(debate.get('fork_round'))}: "
+        lines += [f"Forked from debate {i(debate['parent_id'])} after round {i(debate.get('fork_round'))}: "
                   "the steps marked reused were taken from it without a model call.", ""]
     if debate.get("status") in ("paused", "stopped") and debate.get("paused_at"):
-        lines += [f"{'Paused' if debate['status'] == 'paused' else 'Stopped'} at {md_inline(debate['paused_at'])}.", ""]
+        lines += [f"{'Paused' if debate['status'] == 'paused' else 'Stopped'} at {i(debate['paused_at'])}.", ""]
     for step in debate["steps"]:
-        head = f"## {md_inline(step['step_id'])}" + (f" (call {step['call']})" if step["call"] and step["call"] > 1 else "")
-        lines += [head, "",
-                  f"status: {md_inline(step['status'])}; tokens in/out: "
-                  f"{md_inline(step['input_tokens'] or 0)}/{md_inline(step['output_tokens'] or 0)}", ""]
-        if step.get("reused_from"):
-            lines += [f"reused from debate {md_inline(step['reused_from'])}", ""]
-        if step["status"] == "failed":
-            lines += [f"error: {md_inline(step['error'])}", "", "raw output:", *md_fenced(str(step["raw_output"] or "")),
-                      ""]
-            continue
-        if step.get("stage") == "human":
-            lines += _intervention_lines(step)
-            continue
-        for key, value in (step["output"] or {}).items():
-            if key == "claims":
-                for c in value:
-                    mark = "" if c.get("verified", True) else " UNVERIFIED"
-                    evidence = ", ".join(str(e) for e in c.get("evidence") or []) or "none"
-                    lines += [f"claim {md_inline(c.get('id'))} (confidence {md_inline(c.get('confidence'))}; "
-                              f"evidence {md_inline(evidence)}){mark}:", *md_fenced(str(c.get("statement") or "")), ""]
-            elif key == "critiques":
-                for k in value:
-                    lines += [f"critique {md_inline(k.get('id'))} on {md_inline(k.get('target_claim_id'))} "
-                              f"({md_inline(k.get('severity'))} {md_inline(k.get('issue_type'))}):",
-                              *md_fenced(f"{k.get('description') or ''}\nFix: {k.get('suggested_fix') or ''}"), ""]
-            elif key == "previous":
-                for r in value or []:
-                    lines += [f"review of earlier critique {md_inline(r.get('id'))}: {md_inline(r.get('status'))}",
-                              *(md_fenced(str(r["note"])) if r.get("note") else []), ""]
-            elif key not in ("verified", "unverified_evidence"):
-                lines += [f"{md_inline(key)}:", *_fmt_value(value), ""]
+        lines += _step_lines(step, style)
     records = critique_records(debate["steps"])
     if records:
-        lines += ["## Critique states", ""]
+        lines += [*style.heading(2, "Critique states"), ""]
         for r in records:
             k = r.item.critique
-            lines += [f"critique {md_inline(k.id)} by {md_inline(r.item.critic)} on "
-                      f"{md_inline(f'{r.item.target}.{k.target_claim_id}')} ({md_inline(k.severity)} "
-                      f"{md_inline(k.issue_type)}): {md_inline(r.label())}",
-                      *md_fenced(history_text(r) + (f"\nCritic's note: {r.note}" if r.note else "")), ""]
+            lines += [f"critique {i(k.id)} by {i(r.item.critic)} on {i(f'{r.item.target}.{k.target_claim_id}')} "
+                      f"({i(k.severity)} {i(k.issue_type)}): {i(r.label())}",
+                      *b(history_text(r) + (f"\nCritic's note: {r.note}" if r.note else "")), ""]
     verdict = debate.get("verdict") or {}
     if verdict:
-        lines += ["## Verdict", "", "answer:", *md_fenced(str(verdict.get("answer") or "")), "",
-                  f"confidence: {md_inline(verdict.get('confidence'))}; "
-                  f"needs human review: {md_inline(verdict.get('needs_human_review'))}", ""]
+        lines += [*style.heading(2, "Verdict"), "", "answer:", *b(str(verdict.get("answer") or "")), "",
+                  f"confidence: {i(verdict.get('confidence'))}; "
+                  f"needs human review: {i(verdict.get('needs_human_review'))}", ""]
         if verdict.get("escalation_reasons"):
-            lines += ["escalation reasons:", *md_fenced("\n".join(str(r) for r in verdict["escalation_reasons"])), ""]
-        lines += [f"applied rules: {md_inline(', '.join(verdict.get('applied_rules') or []) or '-')}", ""]
+            lines += ["escalation reasons:", *b("\n".join(str(r) for r in verdict["escalation_reasons"])), ""]
+        lines += [f"applied rules: {i(', '.join(verdict.get('applied_rules') or []) or '-')}", ""]
     if debate.get("error"):
-        lines += ["## Failure", "", *md_fenced(str(debate["error"])), ""]
+        lines += [*style.heading(2, "Failure"), "", *b(str(debate["error"])), ""]
     notes = debate.get("annotations") or []
     if notes:
-        lines += ["## Annotations", ""]
+        lines += [*style.heading(2, "Annotations"), ""]
     for a in notes:
-        severity = f"; severity {md_inline(a['severity'])}" if a.get("severity") else ""
-        lines.append(f"annotation: {md_inline(a['ts'])} {md_inline(a['reviewer'])} marked {md_inline(a['kind'])} "
-                     f"{md_inline(a['ref'])} {md_inline(a['label'])}{severity}")
+        severity = f"; severity {i(a['severity'])}" if a.get("severity") else ""
+        lines.append(f"annotation: {i(a['ts'])} {i(a['reviewer'])} marked {i(a['kind'])} "
+                     f"{i(a['ref'])} {i(a['label'])}{severity}")
         if a.get("comment"):
-            lines += md_fenced(str(a["comment"]))
+            lines += b(str(a["comment"]))
         lines.append("")
     reviews = debate.get("reviews") or []
     if reviews:
-        lines += ["## Reviews", ""]
+        lines += [*style.heading(2, "Reviews"), ""]
     for r in reviews:
-        lines.append(f"review: {md_inline(r['ts'])} {md_inline(r['reviewer'])} {md_inline(r['action'])} "
-                     f"({md_inline(r['state_before'])} to {md_inline(r['state_after'])})")
+        lines.append(f"review: {i(r['ts'])} {i(r['reviewer'])} {i(r['action'])} "
+                     f"({i(r['state_before'])} to {i(r['state_after'])})")
         if r.get("reason"):
-            lines += md_fenced(str(r["reason"]))
+            lines += b(str(r["reason"]))
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -329,6 +329,19 @@ def short_answer(debate: dict[str, Any]) -> str:
     return (verdict.get("short_answer") or first_sentence(verdict.get("answer") or "")).strip()
 
 
+# The one-line verdict above the debate's tabs: the answer cut at a word to about this many characters.
+LINE_CHARS = 140
+
+
+def one_line_answer(debate: dict[str, Any], limit: int = LINE_CHARS) -> str:
+    """The verdict's short answer on one line, cut at a word boundary (with "…") past `limit` characters."""
+    text = " ".join(short_answer(debate).split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return cut.rstrip(" ,;:.") + "…"
+
+
 def claim_index(claims: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """"agent.claim_id" -> the claim's latest stored version (the one the verdict speaks of), and
     "agent.claim_id@N" -> its version in round N (the one that round's critiques answer)."""

@@ -137,6 +137,19 @@ class QueriesMixin(StoreConnection):
     def escalation_queue(self, *, include_evaluations: bool = False) -> list[dict[str, Any]]:
         return self.list_debates(review_state="escalated", include_evaluations=include_evaluations, limit=500)
 
+    def review_queue_counts(self, *, include_evaluations: bool = False) -> dict[str, int]:
+        """How many debates the Escalations page lists, counted in one query: `escalated` (awaiting a
+        supervisor) and `flagged` (completed, flagged by the moderator, awaiting a reviewer). The page
+        then reads only the rows it shows."""
+        f = self.sql.flag
+        escalated = "review_state = 'escalated'"
+        flagged = "status = 'completed' AND needs_human_review = 1 AND review_state = 'pending'"
+        row = next(iter(self.sql.query(
+            f"SELECT COALESCE(SUM({f(escalated)}), 0) AS escalated,"
+            f" COALESCE(SUM({f(flagged)}), 0) AS flagged FROM debates"
+            f" WHERE {_real_work(include_evaluations)} AND ({escalated} OR ({flagged}))")))
+        return {"escalated": int(row["escalated"]), "flagged": int(row["flagged"])}
+
     def reviewers(self) -> list[str]:
         return [r[0] for r in self.sql.execute("SELECT DISTINCT reviewer FROM reviews ORDER BY reviewer").fetchall()]
 

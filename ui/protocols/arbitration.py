@@ -8,7 +8,7 @@ import streamlit as st
 
 from debate_core.present import glossary
 from debate_core.protocols import get_spec
-from ui.stages import esc, protocol_view, step_renderer
+from ui.stages import esc, protocol_view, step_renderer, table_height
 
 
 @step_renderer("arbitration", "arbitrate")
@@ -25,7 +25,7 @@ def _arbitration_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bo
     for r in rows:
         r["ruling"] = glossary.ruling(r.pop("resolution"), r.pop("action"))
     st.subheader("Contradictions and their resolutions", anchor=False)
-    st.dataframe(rows, hide_index=True, column_config={
+    st.dataframe(rows, hide_index=True, height=table_height(len(rows)), column_config={
         "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0, format="%.2f"),
         "explanation": st.column_config.TextColumn("explanation", width="large"),
     })

@@ -9,7 +9,7 @@ import streamlit as st
 from debate_core.present import glossary
 from debate_core.protocols import get_spec
 from debate_core.protocols.panel import rows
-from ui.stages import esc, final_answer, protocol_view, step_renderer
+from ui.stages import esc, final_answer, protocol_view, step_renderer, table_height
 
 step_renderer("panel", "judge_summary")(final_answer)
 
@@ -57,7 +57,7 @@ def _panel_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
     corrections = get_spec("panel").rows["corrections"](debate, steps)
     if corrections:
         st.subheader("Corrections, in the order applied", anchor=False)
-        st.dataframe(corrections, hide_index=True)
+        st.dataframe(corrections, hide_index=True, height=table_height(len(corrections)))
     if not personas:
         return bool(corrections)
     st.subheader("Persona stances", anchor=False)
@@ -65,6 +65,6 @@ def _panel_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
     st.dataframe(
         [{**{k: r[k] for k in ("round", "stance", "key_points")}, "persona": glossary.agent(r["persona"], names)}
          for r in personas],
-        hide_index=True, column_config={"key_points": st.column_config.ListColumn("key points")},
+        hide_index=True, height=table_height(len(personas)), column_config={"key_points": st.column_config.ListColumn("key points")},
     )
     return True

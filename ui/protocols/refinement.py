@@ -8,7 +8,7 @@ import streamlit as st
 
 from debate_core.present import formatting, glossary
 from debate_core.protocols import get_spec
-from ui.stages import esc, protocol_view, step_renderer
+from ui.stages import esc, protocol_view, step_renderer, table_height
 
 
 @step_renderer("refinement", "hypotheses")
@@ -33,7 +33,7 @@ def _refinement_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> boo
     scores = _numbered(get_spec("refinement").rows["judge_scores"](steps), names)
     if scores:
         st.subheader("Judge scores per hypothesis", anchor=False)
-        st.dataframe(scores, hide_index=True, column_config={
+        st.dataframe(scores, hide_index=True, height=table_height(len(scores)), column_config={
             "score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%.0f"),
             "hypothesis": st.column_config.TextColumn("hypothesis", width="large"),
         })
@@ -41,7 +41,7 @@ def _refinement_view(debate: dict[str, Any], steps: list[dict[str, Any]]) -> boo
     rows = _numbered(get_spec("refinement").rows["hypotheses"](steps), names)
     if rows:
         st.subheader("Hypotheses", anchor=False)
-        st.dataframe(rows, hide_index=True)
+        st.dataframe(rows, hide_index=True, height=table_height(len(rows)))
         return True
     return False
 
