@@ -127,10 +127,12 @@ for col, side in zip(cols, ("a", "b"), strict=True):
         if v is None:
             st.info(f"Debate {side.upper()} has no verdict.")
             continue
-        flag = ("flagged for a human", "orange") if v["needs_human_review"] else ("not flagged", "green")
-        st.markdown(f":{flag[1]}-badge[{flag[0]}] "
-                    f":{'green' if v['converged'] else 'gray'}-badge[{'converged' if v['converged'] else 'not converged'}] "
-                    f":gray-badge[review: {esc(formatting.REVIEW_STATE_LABELS.get(v['review_state'], v['review_state']))}]")
+        # One vocabulary: the moderator's outcome (converged, flagged for a human, not converged) and
+        # the review state, two badges; a flagged debate is not also called converged.
+        outcome = formatting.display_status({"status": "completed", **v})
+        color = {"converged": "green", formatting.FLAGGED: "orange"}.get(outcome, "gray")
+        st.markdown(f":{color}-badge[{outcome}] "
+                    f":gray-badge[review: {esc(formatting.review_label(v['review_state']))}]")
         st.metric("confidence", formatting.pct(v["confidence"]))
         st.text(v["short_answer"] or v["answer"])
         with st.expander("Full answer"):

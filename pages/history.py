@@ -108,6 +108,7 @@ try:
                                               "overridden, escalated to a supervisor, approved or settled"),
         "forked_from": st.column_config.TextColumn(
             "forked from", help="a fork's parent debate and the round after which it went its own way"),
+        "reviewed_by": st.column_config.TextColumn("reviewed by", help="who decided the verdict"),
         "debate": st.column_config.TextColumn("title", width="medium"),
         "evaluation": st.column_config.TextColumn(
             "evaluation", help="the evaluation that made this run (empty for real work)"),

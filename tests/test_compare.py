@@ -278,3 +278,14 @@ def test_cli_diff_unknown_id_is_bad_input(stored):
     proc = _cli("diff", ids["base"], "nope", db=db)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: no debate with id 'nope'" and proc.stdout == ""
+
+
+def test_a_flagged_verdict_is_one_outcome_not_also_converged():
+    """The moderator's outcome is one word per debate (converged, flagged for a human, not
+    converged): a debate that converged but was flagged reads as flagged, never as both."""
+    flagged = {"confidence": 0.31, "needs_human_review": True, "converged": True, "short_answer": "x", "answer": "x"}
+    plain = {**flagged, "needs_human_review": False}
+    lines = compare._verdict_lines({"a": flagged, "b": plain, "same_answer": True, "answer_similarity": 1.0,
+                                    "reasons_only_a": [], "reasons_only_b": []})
+    assert "A: confidence 31%, flagged for a human" in lines[1] and "converged" not in lines[1]
+    assert lines[3].endswith("B: confidence 31%, converged")

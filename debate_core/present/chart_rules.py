@@ -86,7 +86,8 @@ class TokenBasis:
             return "tokens per debate", num(tokens_per_debate, 0), None
         offline_mean = self.offline_tokens / self.offline_debates
         if self.all_offline:
-            return "tokens per debate (estimated)", num(offline_mean, 0), ESTIMATE_NOTE
+            # "about": the label stays short enough for its column; the help says why it is an estimate.
+            return "tokens per debate", f"about {num(offline_mean, 0)}", ESTIMATE_NOTE
         return ("tokens per debate", num(self.model_tokens / self.model_debates, 0),
                 f"Of the {_plural(self.model_debates, 'debate')} run with a model. The "
                 f"{_plural(self.offline_debates, 'offline debate')} are left out: about {num(offline_mean, 0)} "

@@ -441,9 +441,8 @@ def _verdict_lines(v: dict[str, Any]) -> list[str]:
         if x is None:
             lines.append(f"  {side.upper()}: no verdict")
             continue
-        flag = "flagged for human review" if x["needs_human_review"] else "not flagged"
-        lines.append(f"  {side.upper()}: confidence {_pct(x['confidence'])}, {flag}, "
-                     f"{'converged' if x['converged'] else 'not converged'}")
+        lines.append(f"  {side.upper()}: confidence {_pct(x['confidence'])}, "
+                     f"{formatting.display_status({'status': 'completed', **x})}")
         lines.append(f"     {x['short_answer'] or x['answer']}")
     if v["same_answer"] is not None:
         lines.append("  the answers are the same" if v["same_answer"]
