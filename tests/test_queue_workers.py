@@ -349,3 +349,24 @@ def test_the_debate_page_says_a_queued_debate_waits_for_a_worker_and_who_ran_it(
     queue.run_worker(pg_url, wait=False, name="page-test", say=lambda _line: None)
     app.run()
     assert any("Run by worker page" in c.value for c in app.caption)
+
+
+def test_two_workers_never_run_the_same_debate_at_once(pg_url):
+    """The same debate queued twice (a double click, a retried submit): its jobs share a lock, so
+    the second waits for the first and then finds the debate finished; one worker ran it, once."""
+    proc = cli("submit", str(CASE), "--protocol", "panel", "--latency-ms", "150", db=pg_url)
+    debate_id = proc.stdout.strip()
+    queue.submit(pg_url, debate_id)
+    workers = [_worker(pg_url, f"twin-{i}") for i in range(2)]
+    store = DebateStore(pg_url)
+    try:
+        _wait(lambda: store.get_debate(debate_id, with_steps=False)["status"] == "completed", 90,
+              "the debate to complete")
+        time.sleep(2)  # the second job has had its turn
+    finally:
+        for w in workers:
+            _stop(w)
+    assert len(_claims(store, debate_id)) == 1
+    finished = Counter(ev["step_id"] for ev in store.events(debate_id) if ev["kind"] == "turn_finished")
+    assert max(finished.values()) == 1
+    store.close()
