@@ -142,7 +142,8 @@ labels = {e["id"]: _label(e) for e in listed}
 selected = st.selectbox("Evaluation", ids, key="ev-selected", format_func=lambda i: labels[i])
 
 
-def _show(evaluation_id: str) -> None:
+def _show(evaluation_id: str) -> str:
+    """The selected evaluation's progress, figures and runs; returns its status."""
     store = common.read_store()
     try:
         ev = store.get_evaluation(evaluation_id)
@@ -160,16 +161,19 @@ def _show(evaluation_id: str) -> None:
                 st.text(f"{s['case']}: {s['reason']}")
     if not ev["rows"]:
         st.info("No run has finished yet.")
-        return
+        return ev["status"]
     _methods_section(ev)
     _runs_section(ev)
+    return ev["status"]
 
 
 running = next((e for e in listed if e["id"] == selected), {}).get("status") == "running"
 if running:
     @st.fragment(run_every=2)
     def _live() -> None:
-        _show(selected)
+        if _show(selected) != "running":
+            # The whole page once the work underneath ends: the list above still says "running".
+            st.rerun()
     _live()
 else:
     _show(selected)
