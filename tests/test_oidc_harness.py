@@ -144,9 +144,12 @@ def test_sign_in_read_claims_sign_out_and_reject_bad_cookies(oidc_app, page):
     assert cookie_value(page, USER_COOKIE) is None
     findings["after_sign_out_cookies"] = sorted(_shown(page, "COOKIES"))
 
-    # Tampered cookie: one changed character in the signed value.
-    flipped = ("A" if good_cookie[-1] != "A" else "B")
-    tampered = good_cookie[:-1] + flipped
+    # Tampered cookie: one changed character inside the signed value. Not the last character: in a
+    # signature written in base64 or hex case-insensitively, changing it can leave the decoded
+    # signature as it was (unused low bits, or only the letter's case), and the cookie would pass.
+    middle = len(good_cookie) // 2
+    flipped = "7" if good_cookie[middle] != "7" else "3"
+    tampered = good_cookie[:middle] + flipped + good_cookie[middle + 1:]
     set_cookie(page, url, USER_COOKIE, tampered)
     user = _fresh_load(page, url)
     cookies = _shown(page, "COOKIES")
