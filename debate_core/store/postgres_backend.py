@@ -284,8 +284,11 @@ class PostgresBackend:
         query = tsquery(text)
         if query is None:
             return "1 = 0", []
-        return (f"d.search_rowid IN (SELECT rowid FROM debate_search WHERE {SEARCH_DOC} @@ to_tsquery('simple', ?))",
-                [query])
+        # OFFSET 0 keeps the matches a subquery of their own, answered once from the GIN index: joined
+        # into the outer query, the planner would test the words row by row for the rows another
+        # filter picked (a reviewer's 882 debates at 10,000: 350 ms instead of 5).
+        return (f"d.search_rowid IN (SELECT rowid FROM debate_search WHERE {SEARCH_DOC} @@ to_tsquery('simple', ?) "
+                "OFFSET 0)", [query])
 
     def close(self) -> None:
         """Nothing to close: the pool is the process's, shared by every store on this URL (the app
