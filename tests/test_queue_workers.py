@@ -82,6 +82,9 @@ def test_submit_prints_the_id_and_a_worker_runs_it(pg_url):
     assert _claims(store, debate_id) == ["w-test"]
     assert done["settings"]["runner"]["worker"] == "w-test"
     store.close()
+    # `show` names the worker: in words under the transcript, as a list with --json.
+    assert cli("show", debate_id, db=pg_url).stdout.rstrip().endswith("Run by worker w-test.")
+    assert json.loads(cli("show", debate_id, "--json", db=pg_url).stdout)["workers"] == ["w-test"]
 
 
 def test_the_app_queues_debates_on_postgresql(pg_url):

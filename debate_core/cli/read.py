@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.files import check_target, write_text_atomic
 from ..jobs.worker import find_interrupted, interruption_reason
-from ..present import compare, formatting
+from ..present import compare, formatting, runners
 from ..present import export as exporter
 from ..store import StoreMissing
 from .common import EXIT_OK, BadInput, _price_table, _stale_after, _store
@@ -83,11 +83,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise BadInput(str(exc.args[0])) from exc
     _shown_interrupted(debate, _interruption(debate, args.db))
+    events = store.events(args.id)
     if args.json:
         debate["provider_config"] = exporter.public_settings(debate["provider_config"])
+        debate["workers"] = runners.workers_of(events)  # the queue workers that ran it, in order
         print(json.dumps(debate, ensure_ascii=False, indent=2, default=str))
     else:
         print(exporter.transcript_text(debate))
+        note = runners.runner_note(debate, events)
+        if note:
+            print(f"\n{note}")
     return EXIT_OK
 
 
