@@ -52,11 +52,11 @@ def run_steered(store: Any, plan: SteeredPlan, sink: EventSink | None = None) ->
                       sink=sink, debate_id=plan.debate_id, steering=plan.steering, budget_spent=plan.budget_spent)
 
 
-def _known(store: Any, debate_id: str) -> tuple[set[str], set[int]]:
-    """The warnings and closed rounds the store already holds for a debate, so a continued run does
-    not record them twice."""
+def _known(store: Any, debate_id: str, events: list[dict[str, Any]] | None = None) -> tuple[set[str], set[int]]:
+    """The warnings and closed rounds the store already holds for a debate (`events`, when already
+    read), so a continued run does not record them twice."""
     warnings, rounds = set(), set()
-    for ev in store.events(debate_id):
+    for ev in store.events(debate_id) if events is None else events:
         if ev["kind"] == "warning" and ev["data"].get("message"):
             warnings.add(ev["data"]["message"])
         elif ev["kind"] == "round_closed" and ev["data"].get("round") is not None:
@@ -187,7 +187,8 @@ def prepare_job(store: Any, debate_id: str, provider: Provider, *, resume_at: st
     `resume_at` (the pause point a continuation or fork began from) without pausing."""
     debate = store.get_debate(debate_id)
     settings = DebateSettings.from_dict({k: v for k, v in (debate["settings"] or {}).items() if k != "runner"})
-    started = any(ev["kind"] in ("debate_started", "continued") for ev in store.events(debate_id))
+    events = store.events(debate_id)
+    started = any(ev["kind"] in ("debate_started", "continued") for ev in events)
     if fork_of is not None and not started:
         parent = store.get_debate(fork_of)
         rnd = int(fork_round or 0)
@@ -206,7 +207,7 @@ def prepare_job(store: Any, debate_id: str, provider: Provider, *, resume_at: st
                             interventions=list(resumed.interventions()))  # type: ignore[attr-defined]
         return SteeredPlan(debate_id, Case.model_validate(debate["case"]), debate["protocol"], resumed, settings,
                            steering, budget_spent=spent_before(store, debate))
-    warnings, rounds = _known(store, debate_id)
+    warnings, rounds = _known(store, debate_id, events)
     steering = Steering(
         pause_after_round=settings.pause_after_round, resume_at=resume_at,
         interventions=stored_interventions(debate["steps"]),

@@ -65,14 +65,22 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+# Databases whose queue tables this process has seen in place: a submit does not check again.
+_SCHEMA_READY: set[str] = set()
+
+
 def ensure_schema(db_url: str, db_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> bool:
     """Set up the queue's tables in the store's database once; True when this call did."""
+    if db_url in _SCHEMA_READY:
+        return False
     procrastinate = _procrastinate()
     store = DebateStore(db_url, busy_timeout=db_timeout)
     try:
-        return store.ensure_job_queue(procrastinate.schema.SchemaManager.get_schema())
+        done = store.ensure_job_queue(procrastinate.schema.SchemaManager.get_schema())
     finally:
         store.close()
+    _SCHEMA_READY.add(db_url)
+    return done
 
 
 def make_app(db_url: str, *, runner: Callable[..., None] | None = None,

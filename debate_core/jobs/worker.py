@@ -348,18 +348,7 @@ def start_resume(debate_id: str, *, db_path: str | Path, actor: Actor | None = N
 
 
 def _run_resumed(plan: Any, db_path: str | Path) -> None:
-    store: DebateStore | None = None
-    try:
-        store = DebateStore(db_path)
-        run_plan(store, plan)
-    except BaseException as exc:  # noqa: BLE001 - whatever happens, the debate must not stay "running"
-        log.error("debate %s crashed:\n%s", plan.debate_id, traceback.format_exc())
-        _mark_failed(store, db_path, plan.debate_id, f"the debate stopped unexpectedly: {plain_reason(exc)}")
-    finally:
-        if store is not None:
-            store.close()
-        with _JOBS_LOCK:
-            _JOBS.pop(plan.debate_id, None)
+    _run_guarded(plan, db_path, run_plan)
 
 
 def _exists(db_path: str | Path, debate_id: str) -> bool:
@@ -377,12 +366,17 @@ def _exists(db_path: str | Path, debate_id: str) -> bool:
 
 
 def _run_steered(plan: Any, db_path: str | Path) -> None:
-    """A continuation or a fork in its thread: to its end, its next pause or a stop; failures are
-    saved as failed, as _run saves them."""
+    # continuation.run_steered is read at call time: tests replace it.
+    _run_guarded(plan, db_path, lambda store, p: continuation.run_steered(store, p))
+
+
+def _run_guarded(plan: Any, db_path: str | Path, run: Any) -> None:
+    """A prepared continuation, fork or resume in its thread: to its end, its next pause or a stop;
+    failures are saved as failed, as _run saves them."""
     store: DebateStore | None = None
     try:
         store = DebateStore(db_path)
-        continuation.run_steered(store, plan)  # read at call time: tests replace it
+        run(store, plan)
     except StoreError as exc:
         log.error("debate %s stopped: %s", plan.debate_id, exc)
         _mark_failed(store, db_path, plan.debate_id, f"the debate stopped: {exc}")
