@@ -18,6 +18,7 @@ from debate_core.core.cases import (
     sample_cases,
 )
 from debate_core.core.credentials import key_plan
+from debate_core.core.documents import with_selection
 from debate_core.core.files import CASE_BYTES, PASSAGES, FileProblem, size_text
 from debate_core.core.identity import PermissionRefused
 from debate_core.engine.runtime import DebateSettings
@@ -29,6 +30,7 @@ from debate_core.providers import CassetteError, make_provider
 from debate_core.providers.openai_provider import METHODS
 from debate_core.store import StoreError
 from ui import common, team_builder
+from ui import documents as documents_ui
 from ui.cost import budget_input
 from ui.stages import table_height
 
@@ -96,6 +98,8 @@ elif source == "own":
     uploads = st.file_uploader("…or upload passages (.json list or case, .csv with id,source,text, or .txt)",
                                type=["json", "csv", "txt"], accept_multiple_files=True, key="nd-upload")
     upload_slot = st.container()
+    document_uploads = documents_ui.uploader()
+    documents_slot = st.container()
     if limits:
         st.caption(limits)
     passages: list[dict] = []
@@ -123,6 +127,17 @@ elif source == "own":
             passages += inputs.passages_from_upload(up.name, up.getvalue())
         except CaseError as exc:
             field_error(upload_slot, str(exc))
+    doc_set = None  # the uploaded documents as passages (ui/documents.py)
+    if document_uploads:
+        try:
+            doc_set = documents_ui.read_uploads([(d.name, d.getvalue()) for d in document_uploads], question,
+                                                passages)
+        except CaseError as exc:
+            field_error(documents_slot, str(exc))
+        else:
+            with documents_slot:
+                documents_ui.preview(doc_set)
+            passages += doc_set.passages
     if passages and not question.strip():
         field_error(question_slot, "The question is required: write what the agents should decide.")
     elif question.strip() and not passages and not field_problems:
@@ -130,8 +145,10 @@ elif source == "own":
     if not field_problems and question.strip() and passages:
         try:
             case = inputs.build_case(question, passages, title=title, domain_hint=domain_hint.strip() or None)
+            if doc_set is not None:  # the passages left out are recorded with the case
+                case = with_selection(case, doc_set.selection)
         except CaseError as exc:
-            field_error(upload_slot if uploads else paste_slot, str(exc))
+            field_error(documents_slot if document_uploads else upload_slot if uploads else paste_slot, str(exc))
     problems += field_problems
 else:
     up = st.file_uploader("Case file (.json)", type=["json"], key="nd-casefile")

@@ -28,7 +28,8 @@ from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "data" / "cases" / "adat_minangkabau_inheritance.json"
-PROTOCOL_BY_PREFIX = {"adat": "cross_critique", "national": "cross_critique", "panel": "panel",
+PROTOCOL_BY_PREFIX = {"adat": "cross_critique", "national": "cross_critique", "documents": "cross_critique",
+                      "panel": "panel",
                       "refinement": "refinement", "dialectic": "dialectic", "arbitration": "arbitration"}
 
 

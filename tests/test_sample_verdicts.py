@@ -21,6 +21,8 @@ PINNED = {
     "arbitration_agreeing_reports": (False, True, 0, True),
     "arbitration_qatar_labour": (True, True, 1, False),
     "dialectic_contract_enforceability": (False, True, 2, True),
+    # Built from a PDF (scripts/make_sample_document.py): the Third Amendment's passage answers it.
+    "documents_bill_of_rights": (False, True, 2, True),
     "national_will_formalities": (True, False, 2, True),
     "panel_laptop_review": (False, True, 2, True),
     "panel_restaurant_review": (False, True, 2, True),

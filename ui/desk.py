@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core.present import formatting, glossary, views
+from debate_core.present import citations, formatting, glossary, views
 
 esc = formatting.md_escape
 
@@ -30,7 +30,7 @@ def evidence_popover(case: dict[str, Any] | None, eid: str, key: str) -> None:
         if passage is None:
             st.markdown(f"**{esc(eid)}** is not a passage of this case: the citation is unverified.")
             return
-        st.markdown(f"**{esc(eid)}** · {esc(passage.get('source'))}")
+        st.markdown(f"**{esc(eid)}** · {esc(citations.where(passage))}")
         st.text(passage.get("text") or "")
 
 
@@ -49,7 +49,7 @@ def claim_body(claim: dict[str, Any] | None, ref: str, case: dict[str, Any] | No
         if passage is None:
             st.markdown(f":red[**{esc(eid)}**: not a passage of this case (unverified)]")
         else:
-            st.markdown(f"**{esc(eid)}** · {esc(passage.get('source'))}")
+            st.markdown(f"**{esc(eid)}** · {esc(citations.where(passage))}")
             st.text(passage.get("text") or "")
 
 

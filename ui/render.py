@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from debate_core.present import chart_rules, export, formatting, glossary, steering, views
+from debate_core.present import chart_rules, citations, export, formatting, glossary, steering, views
 from debate_core.protocols import get_spec
 from debate_core.protocols.cross_critique.rows import critique_groups, critique_rows
 from debate_core.store import DebateStore, NotFound
@@ -378,7 +378,7 @@ def passages(case: dict[str, Any] | None, ids: list[str] | None = None, *, title
             if p is None:
                 st.markdown(f":red[**{esc(eid)}**: not a passage of this case (unverified)]")
                 continue
-            st.markdown(f"**{esc(eid)}** · {esc(p.get('source'))}")
+            st.markdown(f"**{esc(eid)}** · {esc(citations.where(p))}")
             st.text(p.get("text") or "")
 
 

@@ -280,9 +280,10 @@ def _summary_text(result: DebateResult) -> str:
     return "\n".join(lines)
 
 
-def _emit_result(result: DebateResult, as_json: bool) -> int:
+def _emit_result(result: DebateResult, as_json: bool, extra: dict[str, Any] | None = None) -> int:
+    """The result on stdout; `extra` adds fields to the JSON object (the evidence selection of `run`)."""
     if as_json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        print(json.dumps({**result.to_json(), **(extra or {})}, ensure_ascii=False, indent=2))
     else:
         print(_summary_text(result))
     return EXIT_OK if result.status in ("completed", "paused", "stopped") else EXIT_FAILED

@@ -23,6 +23,7 @@ from .common import (
     _broken_pipe,
     _db_path,
 )
+from .documents import cmd_case_new
 from .evaluate import cmd_eval
 from .labels import cmd_export_labels
 from .protocols import cmd_protocols
@@ -58,7 +59,13 @@ def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None
 
 def _add_run_flags(run: argparse.ArgumentParser) -> None:
     """The flags of `run` and `submit`: the case, the protocol, the provider and the run's settings."""
-    run.add_argument("case", help="case JSON file")
+    run.add_argument("case", nargs="?", help="case JSON file (or --question with --evidence documents)")
+    run.add_argument("--question", help="the question, for a case built from --evidence documents")
+    run.add_argument("--evidence", nargs="+", metavar="FILE",
+                     help="documents the case is built from: PDF, DOCX, HTML, Markdown or TXT (with --question)")
+    run.add_argument("--max-passages", type=int, metavar="N",
+                     help="keep at most N passages of the documents, the most relevant to the question")
+    run.add_argument("--title", help="the title of a case built from documents (default: the question)")
     run.add_argument("--protocol", required=True, help=", ".join(PROTOCOLS))
     _add_provider_flags(run)
     run.add_argument("--rounds", type=int, help="round budget (protocol default when omitted)")
@@ -110,6 +117,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     resume = sub.add_parser("resume", parents=[db_flag], help="continue a failed or interrupted debate from its failed step")
     resume.add_argument("id")
+    case = sub.add_parser("case", help="make case files")
+    case_sub = case.add_subparsers(dest="case_command", required=True)
+    case_new = case_sub.add_parser("new", help="write a case file from a question and documents "
+                                   "(PDF, DOCX, HTML, Markdown, TXT), each cut into cited passages")
+    case_new.add_argument("files", nargs="+", metavar="FILE", help="the documents")
+    case_new.add_argument("--question", required=True, help="what the agents should decide")
+    case_new.add_argument("--title", help="the case's title (default: the question)")
+    case_new.add_argument("--max-passages", type=int, metavar="N",
+                          help="keep at most N passages, the most relevant to the question")
+    case_new.add_argument("--out", required=True, help="the case file to write")
+    case_new.set_defaults(func=cmd_case_new)
+
     _add_provider_flags(resume, default_provider=None)
     resume.add_argument("--max-total-tokens", type=int, metavar="N",
                         help="token budget, replacing the stored one; it counts the tokens already spent")

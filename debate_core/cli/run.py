@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..core.cases import CaseError, load_case
+from ..core.cases import CaseError
 from ..core.profiles import resolve
 from ..engine.budget import apply_budget
 from ..jobs import queue
@@ -33,6 +33,7 @@ from .common import (
     _store,
     operator_actor,
 )
+from .documents import case_from_args, selection_of
 from .progress import ProgressSink
 
 
@@ -43,8 +44,8 @@ def _prepared_run(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     except UnknownProtocol as exc:
         raise BadInput(str(exc)) from exc
     settings = _settings_from_args(args)
+    case = case_from_args(args)  # a case file, or --question with --evidence documents
     try:
-        case = load_case(args.case)
         spec.check_case(case, settings)
     except (CaseError, CaseUnfit, SettingsError) as exc:
         raise BadInput(str(exc)) from exc
@@ -68,7 +69,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
                                                            store=store, sink=sink, debate_id=debate_id))
     result.budget = budget_info
-    return _emit_result(result, args.json)
+    selection = selection_of(case)
+    return _emit_result(result, args.json, {"evidence_selection": selection} if selection else None)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.documents import selection_note
 from ..core.events import EventSink, MemorySink
 from ..core.ids import new_debate_id
 from ..core.schemas import Case, Verdict
@@ -129,6 +130,10 @@ async def run_protocol_async(
             raise DebateFailed(str(exc)) from None
         for need in spec.reduced(case):
             run.warn(f"the case has no '{need.field}': {need.without}")
+        # A case built from documents larger than it holds says so with every verdict on it.
+        note = selection_note(case)
+        if note:
+            run.warn(note)
         outcome = apply_checks(await spec.run(run), run.case)
     except DebatePaused as exc:
         return _halted(run, started, "paused", exc.point, asked_by=exc.asked_by)

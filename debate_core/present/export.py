@@ -15,6 +15,7 @@ from ..core.steering import Intervention
 from ..protocols import get_spec
 from ..protocols.cross_critique.rows import critique_records, history_text
 from ..providers.replay import CASSETTE_FORMAT
+from .citations import cited
 from .formatting import display_status, review_label
 
 # Secrets never leave the process: a provider config is stored without its key, and exports
@@ -285,7 +286,7 @@ def transcript_text(debate: dict[str, Any]) -> str:
     return _transcript(debate, PLAIN)
 
 
-def _step_lines(step: dict[str, Any], style: _Style) -> list[str]:
+def _step_lines(step: dict[str, Any], style: _Style, passages: dict[str, dict[str, Any]] | None = None) -> list[str]:
     i, b = style.inline, style.block
     lines = [*style.heading(2, i(step["step_id"]) + (f" (call {step['call']})" if step["call"] and step["call"] > 1 else "")),
              "", f"status: {i(step['status'])}; tokens in/out: {i(step['input_tokens'] or 0)}/{i(step['output_tokens'] or 0)}",
@@ -300,7 +301,8 @@ def _step_lines(step: dict[str, Any], style: _Style) -> list[str]:
         if key == "claims":
             for c in value:
                 mark = "" if c.get("verified", True) else " UNVERIFIED"
-                evidence = ", ".join(str(e) for e in c.get("evidence") or []) or "none"
+                # Each id with its document and page or section (present/citations.py).
+                evidence = ", ".join(cited(str(e), passages or {}) for e in c.get("evidence") or []) or "none"
                 lines += [f"claim {i(c.get('id'))} (confidence {i(c.get('confidence'))}; "
                           f"evidence {i(evidence)}){mark}:", *b(str(c.get("statement") or "")), ""]
         elif key == "critiques":
@@ -330,8 +332,10 @@ def _transcript(debate: dict[str, Any], style: _Style) -> str:
                   "the steps marked reused were taken from it without a model call.", ""]
     if debate.get("status") in ("paused", "stopped") and debate.get("paused_at"):
         lines += [f"{'Paused' if debate['status'] == 'paused' else 'Stopped'} at {i(debate['paused_at'])}.", ""]
+    passages = {str(e["id"]): e for e in ((debate.get("case") or {}).get("evidence") or [])
+                if isinstance(e, dict) and "id" in e}
     for step in debate["steps"]:
-        lines += _step_lines(step, style)
+        lines += _step_lines(step, style, passages)
     records = critique_records(debate["steps"])
     if records:
         lines += [*style.heading(2, "Critique states"), ""]
