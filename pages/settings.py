@@ -20,6 +20,7 @@ from debate_core.jobs import worker
 from debate_core.present import formatting, views
 from debate_core.providers.openai_provider import METHODS
 from ui import common, prices
+from ui import webhooks as webhooks_section
 
 common.page_setup()
 
@@ -148,6 +149,7 @@ if submitted:
 
 if admin:
     prices.editor(current)
+    webhooks_section.section()  # admins only: endpoints hold signing secrets and reach other systems
 
 
 def _delete_team() -> None:
@@ -179,7 +181,7 @@ common.show_flash("teams")
 st.subheader("Recent changes", anchor=False)
 _store = common.read_store()
 try:
-    _changes = [r for r in _store.audit_log(limit=50) if r.get("action") in ("settings", "roles", "prices")]
+    _changes = [r for r in _store.audit_log(limit=50) if r.get("action") in ("settings", "roles", "prices", "webhooks")]
 finally:
     _store.close()
 if _changes:

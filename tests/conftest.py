@@ -23,6 +23,8 @@ def _no_server_key(monkeypatch):
     # An app on a PostgreSQL store starts a worker thread of its own; a test that wants one says so
     # (tests/test_queue_workers.py), so no thread outlives the test that started it.
     monkeypatch.setenv("DEBATE_APP_WORKER", "0")
+    # Likewise the app's webhook dispatcher: tests/test_webhooks.py starts dispatchers itself.
+    monkeypatch.setenv("DEBATE_WEBHOOKS", "0")
 
 
 @pytest.fixture

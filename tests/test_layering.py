@@ -129,12 +129,13 @@ def test_the_store_does_not_load_the_engine():
 # Lowest first. A module may import from its own layer and from any layer below it, never above.
 # Two packages on one floor stay out of each other's way, except where ALLOWED_ACROSS says so.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("core",),                   # shared vocabulary: settings, schemas, events, steps, files, text
+    ("core", "client"),          # shared vocabulary; the API's Python client, which imports nothing of ours
     ("providers", "store"),      # who answers a step; where debates are kept
     ("engine",),                 # runs the spec it is given, writes through the event sink
     ("protocols",),              # the registry and one folder per protocol
     ("evaluation", "jobs"),      # labelled runs and scores; debates run, resumed, continued, forked
     ("present",),                # what the pages and the exports show, without Streamlit or SQL
+    ("api",),                    # the HTTP API: routes over the store and the worker path
     ("cli",),                    # the command line
 )
 ALLOWED_ACROSS = {("jobs", "evaluation")}  # the worker runs evaluations in the background

@@ -21,7 +21,7 @@ from debate_core.core.identity import (
     sign_in_age_exceeded,
     verified,
 )
-from debate_core.jobs import queue, worker
+from debate_core.jobs import queue, webhooks, worker
 from debate_core.present import formatting
 from debate_core.store import (
     DebateStore,
@@ -62,6 +62,9 @@ def _prepared(path: str) -> bool:
         # Debates on a PostgreSQL store are jobs on its queue: this process takes some too, so one
         # app server needs nothing else started (worker machines add more; DEBATE_APP_WORKER=0 stops it).
         queue.start_app_worker(path)
+    if webhooks.dispatcher_wanted():
+        # Webhook deliveries wait in the store's outbox; this process sends them (DEBATE_WEBHOOKS=0 stops it).
+        webhooks.start_app_dispatcher(path)
     return True
 
 

@@ -13,6 +13,7 @@ from ..jobs import queue
 from ..protocols import PROTOCOLS
 from ..providers import PROVIDERS
 from ..store import DEFAULT_BUSY_TIMEOUT_S, StoreError, store_error
+from .api import cmd_api
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -31,6 +32,7 @@ from .read import cmd_diff, cmd_export, cmd_list, cmd_show
 from .review import cmd_annotate, cmd_review
 from .run import cmd_backup, cmd_resume, cmd_run, cmd_submit, cmd_upgrade, cmd_worker
 from .steering import cmd_continue, cmd_fork, cmd_intervene, cmd_pause, cmd_stop
+from .tokens import cmd_token_create, cmd_token_list, cmd_token_revoke
 
 
 def _add_provider_flags(p: argparse.ArgumentParser, default_provider: str | None = "offline") -> None:
@@ -115,8 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(func=cmd_worker)
 
 
-    resume = sub.add_parser("resume", parents=[db_flag], help="continue a failed or interrupted debate from its failed step")
-    resume.add_argument("id")
     case = sub.add_parser("case", help="make case files")
     case_sub = case.add_subparsers(dest="case_command", required=True)
     case_new = case_sub.add_parser("new", help="write a case file from a question and documents "
@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     case_new.add_argument("--out", required=True, help="the case file to write")
     case_new.set_defaults(func=cmd_case_new)
 
+    resume = sub.add_parser("resume", parents=[db_flag], help="continue a failed or interrupted debate from its failed step")
+    resume.add_argument("id")
     _add_provider_flags(resume, default_provider=None)
     resume.add_argument("--max-total-tokens", type=int, metavar="N",
                         help="token budget, replacing the stored one; it counts the tokens already spent")
@@ -285,6 +287,25 @@ def build_parser() -> argparse.ArgumentParser:
     ann.add_argument("--comment", help="why")
     ann.add_argument("--reviewer", required=True)
     ann.set_defaults(func=cmd_annotate)
+
+    api = sub.add_parser("api", parents=[db_flag], help="serve the HTTP API (tokens from 'token create')")
+    api.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    api.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    api.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    api.set_defaults(func=cmd_api)
+
+    tok = sub.add_parser("token", help="create, list or revoke the HTTP API's tokens")
+    tok_sub = tok.add_subparsers(dest="token_command", required=True)
+    tcreate = tok_sub.add_parser("create", parents=[db_flag], help="create a token; it is printed once, as the last line")
+    tcreate.add_argument("--name", required=True, help="a unique name, recorded in the audit trail for its calls")
+    tcreate.add_argument("--role", required=True, choices=("viewer", "reviewer", "supervisor", "admin"))
+    tcreate.set_defaults(func=cmd_token_create)
+    tlist = tok_sub.add_parser("list", parents=[db_flag], help="list the tokens (never their secrets)")
+    tlist.add_argument("--json", action="store_true")
+    tlist.set_defaults(func=cmd_token_list)
+    trevoke = tok_sub.add_parser("revoke", parents=[db_flag], help="revoke a token by its name")
+    trevoke.add_argument("name")
+    trevoke.set_defaults(func=cmd_token_revoke)
     return parser
 
 

@@ -6,7 +6,9 @@ An `Actor` is built by the front end from what it can vouch for, never from what
   come from the identity provider's signed token, the role from the deployment's role mapping;
 - `label`: local mode (no sign-in configured): the name is a label someone typed, not an
   identity, and everyone using the app acts with the one role the operator chose for local mode;
-- `operator`: whoever runs the server and its command line (the CLI, scripts on the database).
+- `operator`: whoever runs the server and its command line (the CLI, scripts on the database);
+- `token`: another system calling the HTTP API with a token the operator created; the token's name
+  is the name recorded, its role the one it was created with.
 
 Roles are ranked: a supervisor may do what a reviewer may, an admin what a supervisor may. The
 rules are pure functions; the store applies them to every write, whatever the front end.
@@ -36,7 +38,7 @@ PERMISSIONS: dict[str, tuple[str, str]] = {
 
 # Actions on a debate's review are recorded under a name; in local mode someone must type one first.
 NAMED_PERMISSIONS = frozenset({"review", "annotate", "steer", "decide_escalation"})
-KINDS = ("verified", "label", "operator")
+KINDS = ("verified", "label", "operator", "token")
 LOCAL_MODE_NOTICE = "Local mode: no sign-in; names are labels, not identities."
 
 
@@ -76,6 +78,8 @@ class Actor:
             return f"{self.name} ({extra}, signed in)" if extra else f"{self.name} (signed in)"
         if self.kind == "operator":
             return f"{self.name} (server operator)"
+        if self.kind == "token":
+            return f"API token {self.name}"
         return f"{self.name} (unverified label)"
 
     def audit_fields(self) -> dict[str, Any]:
@@ -109,6 +113,11 @@ def require(actor: Actor | None, permission: str) -> Actor:
 def operator(name: str | None) -> Actor:
     """The server's operator at the command line: every right, recorded as an operator action."""
     return Actor(name=(name or "").strip() or "operator", role="admin", kind="operator", provider="command line")
+
+
+def token(name: str, role: str) -> Actor:
+    """A system calling the HTTP API: the token's name (unique per store) and the role it was created with."""
+    return Actor(name=name, role=role, kind="token", provider="api token")
 
 
 def local_label(name: str | None, role: str) -> Actor:

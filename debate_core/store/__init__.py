@@ -15,6 +15,8 @@ in its module; the mixins write portable SQL and call a backend (`backend.Backen
 - `reviews`: review actions and annotations, written as the rules of `review.py` allow;
 - `assignment`: who a debate waiting for a human is assigned to, and each person's queue;
 - `evaluations`: evaluation runs and their rows;
+- `tokens`: the HTTP API's tokens, kept as hashes, and who each one acts as;
+- `webhooks`: the endpoints admins registered and the outbox of deliveries to them;
 - `audit`: who started debates and evaluations and changed settings or roles, checked against their role;
 - `rows`: how values are written into columns and read back.
 
@@ -49,15 +51,17 @@ from .migrations import _m0001 as _m0001  # tests/test_store.py builds a first-v
 from .reviews import ReviewsMixin
 from .rows import now as _now
 from .steering import STEERING_ACTIONS, SteeringMixin
+from .tokens import TOKEN_PREFIX, TokenError, TokensMixin
+from .webhooks import WebhooksMixin
 
 __all__ = ["QUEUE_STATES", "Assignee", "actor_key", "current_assignee", "DEFAULT_BUSY_TIMEOUT_S", "DEFAULT_DB", "BadLocation", "MIGRATIONS", "REVIEW_ACTIONS", "REVIEW_STATES",
-           "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "DebateStore", "Migration", "NotFound", "ReviewConflict",
+           "STEERING_ACTIONS", "SUPERVISOR_ACTIONS", "TOKEN_PREFIX", "TokenError", "DebateStore", "Migration", "NotFound", "ReviewConflict",
            "ReviewError", "StoreError", "StoreMissing", "StoreOutdated", "db_location", "default_db_path", "is_postgres_url", "redacted", "unsupported_url", "migration",
            "store_error"]
 
 
-class DebateStore(SteeringMixin, ReviewsMixin, AssignmentMixin, EvaluationsMixin, AuditMixin, MigrationsMixin,
-                  EventSink):
+class DebateStore(SteeringMixin, ReviewsMixin, AssignmentMixin, EvaluationsMixin, TokensMixin, WebhooksMixin,
+                  AuditMixin, MigrationsMixin, EventSink):
     """Owns one SQLite database. Safe to share between threads: writes are serialised by a lock.
 
     `DebateStore(path)` opens the database writable, checking and migrating it;

@@ -275,6 +275,35 @@ def _m0012(db: sqlite_utils.Database) -> None:
     db["debates"].create_index([c for c in QUEUE_INDEX if c in columns])
 
 
+@migration("0013_api_tokens")
+def _m0013(db: sqlite_utils.Database) -> None:
+    """Tokens for the HTTP API (debate_core/store/tokens.py): the SHA-256 of each token, never the
+    token, with its unique name, its role, who created it and when, its last use and its revocation."""
+    db["api_tokens"].create(
+        {"name": str, "token_hash": str, "role": str, "created_at": str, "created_by": str,
+         "last_used_at": str, "revoked_at": str},
+        pk="name",
+    )
+    db["api_tokens"].create_index(["token_hash"], unique=True)
+
+
+@migration("0014_webhooks")
+def _m0014(db: sqlite_utils.Database) -> None:
+    """Webhooks (debate_core/store/webhooks.py): the endpoints an admin registered, the outbox of
+    deliveries written in the same transaction as the change they announce, and each attempt."""
+    db["webhooks"].create({"id": int, "url": str, "events": str, "secret": str, "created_at": str,
+                           "created_by": str, "active": int}, pk="id")
+    db["webhook_deliveries"].create(
+        {"id": int, "webhook_id": int, "event_type": str, "message_id": str, "payload": str, "status": str,
+         "attempts": int, "next_attempt_at": str, "last_status_code": int, "last_error": str, "created_at": str,
+         "delivered_at": str}, pk="id")
+    db["webhook_deliveries"].create_index(["status", "next_attempt_at"])
+    db["webhook_deliveries"].create_index(["webhook_id", "id"])
+    db["webhook_attempts"].create({"id": int, "delivery_id": int, "attempt": int, "at": str, "status_code": int,
+                                   "error": str, "duration_ms": float}, pk="id")
+    db["webhook_attempts"].create_index(["delivery_id", "attempt"])
+
+
 class MigrationsMixin(StoreConnection):
     """Applies the registered migrations, backing up a database that already holds a schema first."""
 

@@ -144,6 +144,31 @@ SCHEMA_0004: list[str] = [
     "ALTER TABLE debate_search DROP COLUMN tsv",
 ]
 
+# SQLite's 0013: API tokens, kept as their SHA-256 only (debate_core/store/tokens.py).
+SCHEMA_0005: list[str] = [
+    _table("api_tokens", {"name": _T, "token_hash": _T, "role": _T, "created_at": _T, "created_by": _T,
+                          "last_used_at": _T, "revoked_at": _T}, pk=("name",)),
+    "CREATE UNIQUE INDEX idx_api_tokens_token_hash ON api_tokens (token_hash)",
+]
+
 PG_MIGRATIONS: list[tuple[str, list[str]]] = [("0001_schema", SCHEMA_0001), ("0002_evaluation_runs", SCHEMA_0002),
                                               ("0003_assignment", SCHEMA_0003),
-                                              ("0004_covering_and_search_indexes", SCHEMA_0004)]
+                                              ("0004_covering_and_search_indexes", SCHEMA_0004),
+                                              ("0005_api_tokens", SCHEMA_0005)]
+
+# SQLite's 0014: webhook endpoints, the outbox of deliveries and each attempt (store/webhooks.py).
+SCHEMA_0006: list[str] = [
+    _table("webhooks", {"id": _I, "url": _T, "events": _T, "secret": _T, "created_at": _T, "created_by": _T,
+                        "active": _I}, serial="id"),
+    _table("webhook_deliveries", {
+        "id": _I, "webhook_id": _I, "event_type": _T, "message_id": _T, "payload": _T, "status": _T, "attempts": _I,
+        "next_attempt_at": _T, "last_status_code": _I, "last_error": _T, "created_at": _T, "delivered_at": _T,
+    }, serial="id"),
+    _index("webhook_deliveries", "status", "next_attempt_at"),
+    _index("webhook_deliveries", "webhook_id", "id"),
+    _table("webhook_attempts", {"id": _I, "delivery_id": _I, "attempt": _I, "at": _T, "status_code": _I,
+                                "error": _T, "duration_ms": _F}, serial="id"),
+    _index("webhook_attempts", "delivery_id", "attempt"),
+]
+SERIAL_TABLES = SERIAL_TABLES | {"webhooks", "webhook_deliveries", "webhook_attempts"}
+PG_MIGRATIONS.append(("0006_webhooks", SCHEMA_0006))

@@ -13,11 +13,11 @@ from ..core.events import TRANSIENT_EVENTS, Event
 from ..core.identity import Actor, require
 from ..core.ids import new_debate_id
 from ..core.schemas import Case
-from .connection import StoreConnection
 from .rows import dump, load
+from .webhooks import WebhooksMixin
 
 
-class ProjectionMixin(StoreConnection):
+class ProjectionMixin(WebhooksMixin):
     """Creates debates and is the event sink: `record` writes an event and calls the handler of its
     kind, looked up by name on the whole store (`SteeringMixin._on_intervention` is one)."""
 
@@ -199,6 +199,7 @@ class ProjectionMixin(StoreConnection):
             if r[0]
         )
         self.sql.search_update(debate_id, {"answer": verdict.get("answer") or "", "claims": claims_text})
+        self._enqueue_debate_webhooks(debate_id)  # an outbox row in this write; nothing is sent here
 
     def _on_failed(self, debate_id: str, ev: Event) -> None:
         d = ev.data
@@ -206,6 +207,7 @@ class ProjectionMixin(StoreConnection):
             "UPDATE debates SET status = 'failed', finished_at = ?, error = ?, failed_step = ?, agent_usage = ? WHERE id = ?",
             [self._now(), d.get("error"), ev.step_id, dump(d.get("agent_usage") or {}), debate_id],
         )
+        self._enqueue_debate_webhooks(debate_id)
 
     def _on_paused(self, debate_id: str, ev: Event) -> None:
         d = ev.data

@@ -15,6 +15,7 @@ from .connection import NotFound
 from .queries import QueriesMixin, _real_work
 from .rows import load
 from .steering import STEERING_ACTIONS
+from .webhooks import WebhooksMixin
 
 # The states whose decision is final (debate_core/evaluation/labels.py reads their case and verdict).
 _DECIDED = ("accepted", "overridden", "approved", "settled")
@@ -22,7 +23,7 @@ _DECIDED = ("accepted", "overridden", "approved", "settled")
 _ANSWER_ACTIONS = ("accept", "override", "escalate", "approve", review_rules.UNDO)
 
 
-class ReviewsMixin(QueriesMixin):
+class ReviewsMixin(WebhooksMixin, QueriesMixin):
     """Writes review actions and annotations; an annotation is resolved against the stored rows it names."""
 
     def annotate(self, debate_id: str, *, kind: str, ref: str, label: str, reviewer: str | None = None,
@@ -131,6 +132,7 @@ class ReviewsMixin(QueriesMixin):
             self.sql.insert("reviews", entry)
             if new_answer != final_answer:
                 self.sql.search_update(req.debate_id, {"answer": new_answer})
+            self._enqueue_review_webhooks(req.debate_id, entry)  # outbox rows in this write, sent later
         return {**entry, "version": version + 1}
 
     def review_records(self, *, protocol: str | None = None, since: str | None = None,
