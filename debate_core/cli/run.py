@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     result = _running(store, debate_id, lambda: run_debate(case, args.protocol, provider=provider, settings=settings,
                                                            store=store, sink=sink, debate_id=debate_id))
     result.budget = budget_info
-    return _emit_result(result, args.json)
+    return _emit_result(result, args.json, provider)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -156,7 +156,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     sink = ProgressSink(store, quiet=args.quiet)
     result = _running(store, plan.debate_id, lambda: run_plan(store, plan, sink=sink))
     result.budget = budget_info
-    return _emit_result(result, args.json)
+    return _emit_result(result, args.json, plan.provider)
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
