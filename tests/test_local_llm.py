@@ -4,13 +4,14 @@ Runs only when LOCAL_LLM_BASE_URL is set, e.g. after
 
     eval "$(scripts/local_llm_server.sh start | grep ^LOCAL_LLM_BASE_URL=)"; export LOCAL_LLM_BASE_URL
 
-The debate runs with the defaults a new user gets (no timeout, cap, concurrency or attempt flags).
-The model is tiny and often produces JSON that does not validate (confidences of 10, say), so the
-debate may complete or fail, but only cleanly and in bounded time: it ends within 10 minutes on
-two cores, and a failure names the step and the cause. Either way tokens are counted and every
-attempted step's raw output is kept. How fast it fails or completes, against the 3-minute goal
-for failures, is measured by bench/local_model.py (docs/benchmarks.md), not asserted here: the
-machine is shared and the model's speed varies tenfold with the load.
+The debate runs with the defaults a new user gets (no timeout, cap, concurrency or attempt flags),
+and it completes: the server is recognised as llama-cpp-python, the forced tool call is generated
+under a grammar built from the bounded schema (every string has a maxLength, every list a
+maxItems, a confidence is one of its levels), so the tiny model can neither run on inside a string
+nor write a confidence of 10. Tokens are counted and every step's raw output is kept. How often and
+how fast it completes, against the 4-of-5 goal, is measured by bench/local_model.py
+(docs/benchmarks.md), not asserted here: the machine is shared and the model's speed varies
+tenfold with the load.
 """
 
 from __future__ import annotations
@@ -61,11 +62,9 @@ def test_json_schema_refusal_falls_back_to_function_calling_on_the_real_server()
 
 
 WITHIN_S = 600
-CAUSES = ("no valid output after", "numbers still out of range", "the model did not finish within",
-          "the model stalled", "the model server at", "stopped by a bound")
 
 
-def test_full_debate_with_default_settings_completes_or_fails_cleanly_in_time(tmp_path: Path) -> None:
+def test_full_debate_with_default_settings_completes(tmp_path: Path) -> None:
     db = tmp_path / "local.db"
     cmd = [
         sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--rounds", "2",
@@ -77,20 +76,18 @@ def test_full_debate_with_default_settings_completes_or_fails_cleanly_in_time(tm
     elapsed = time.perf_counter() - started
     print(f"local debate: exit {proc.returncode} in {elapsed:.0f} s\n{proc.stderr[-3000:]}")
 
-    assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
     # The defaults for a local server, announced: one call at a time.
     assert "concurrency: 1 call(s) at a time" in proc.stderr
     out = json.loads(proc.stdout)
-    assert out["status"] == ("completed" if proc.returncode == 0 else "failed")
-    assert elapsed < WITHIN_S, f"{out['status']} after {elapsed:.0f} s"
-    if out["status"] == "failed":
-        assert out["failed_step"] and out["failed_step"] in out["error"]
-        assert any(cause in out["error"] for cause in CAUSES), out["error"]
+    assert proc.returncode == 0 and out["status"] == "completed", (out.get("failed_step"), out.get("error"))
+    assert out["verdict"] and 0 <= out["verdict"]["confidence"] <= 1
+    assert out["provider"]["server_kind"] == "llama-cpp-python"
+    assert out["provider"]["method_in_use"] == "function_calling"
+    assert "grammar" in out["provider"]["structured_output"]
     assert out["usage"]["calls"] >= 1
     assert out["usage"]["input_tokens"] > 0
-    # A first step that timed out while the server was still reading the prompt received no token.
-    assert out["usage"]["output_tokens"] > 0 or "(0 tokens received)" in out.get("error", "")
+    assert out["usage"]["output_tokens"] > 0
 
     store = DebateStore(db, readonly=True)
     debate = store.get_debate(out["debate_id"])
@@ -100,13 +97,16 @@ def test_full_debate_with_default_settings_completes_or_fails_cleanly_in_time(tm
     assert debate["provider_config"]["max_concurrency"] == 1
     steps = debate["steps"]
     assert steps, "no step was saved"
+    final_calls = {}
     for row in steps:
         assert row["status"] in ("ok", "failed"), row
         assert row["reply_cap"] and row["reply_cap"] <= 1500, row
-        answered = row["status"] == "ok" or any(e.startswith("attempt ") for e in row["errors"])
-        if answered:
-            # A step the model answered keeps what the model said, and its tokens, valid or not.
-            assert row["raw_output"] is not None, row
-            assert row["input_tokens"] > 0 and row["output_tokens"] > 0, row
+        final_calls[row["step_id"]] = row
+        # Every step keeps what the model said, and its tokens.
+        assert row["raw_output"] is not None, row
+        assert row["input_tokens"] > 0 and row["output_tokens"] > 0, row
+    # Two rounds of answers and critiques, and the supervisor, each ending valid.
+    assert {"r1.answer.nla", "r1.answer.ala", "r2.critique.nla.ala", "final.supervisor"} <= set(final_calls)
+    assert all(row["status"] == "ok" for row in final_calls.values()), final_calls
     dump = "\n".join(store.db.conn.iterdump())
     assert FAKE_KEY not in dump

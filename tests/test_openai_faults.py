@@ -674,8 +674,11 @@ def test_a_local_server_gets_one_call_at_a_time_and_says_so(probe: None) -> None
     config = prov.public_config()
     assert config["max_concurrency"] == 1
     assert "local server" in config["concurrency_note"] and "--concurrency" in config["concurrency_note"]
-    # Only the configured server was asked, once, where llama-server reports its slots.
-    assert [r["path"] for r in server.requests if r["body"] is None] == ["/props"]
+    # Only the configured server was asked, once per place a kind of server describes itself:
+    # llama-server's slots, llama-cpp-python's API title, Ollama's version, vLLM's model owner.
+    assert [r["path"] for r in server.requests if r["body"] is None] == [
+        "/props", "/openapi.json", "/api/version", "/v1/models"]
+    assert config["server_kind"] == "unknown" and config["method"] == "function_calling"
 
 
 def test_a_llama_server_reporting_two_slots_gets_two_calls(probe: None) -> None:
@@ -688,6 +691,10 @@ def test_a_llama_server_reporting_two_slots_gets_two_calls(probe: None) -> None:
         result, _ = run(prov)
     assert result.status == "completed", result.error
     assert prov.public_config()["max_concurrency"] == 2 and server.max_in_flight == 2
+    # llama-server takes the JSON schema as a grammar: json_schema is its method, and it is asked
+    # nothing more once /props answered.
+    assert prov.public_config()["server_kind"] == "llama.cpp" and prov.method == "json_schema"
+    assert [r["path"] for r in server.requests if r["body"] is None] == ["/props"]
     assert "reports 2 slot(s)" in prov.public_config()["concurrency_note"]
 
 

@@ -38,6 +38,10 @@ def header(debate: dict[str, Any]) -> None:
         esc(protocol), f"debate {esc(debate['id'])}", esc(formatting.provider_label(debate.get("provider_config"))),
         f"{rounds} round(s)" if rounds else "", esc((debate.get("created_at") or "")[:16].replace("T", " ")),
     ) if x))
+    structured = (debate.get("provider_config") or {}).get("structured_output")
+    if structured:
+        # Which structured output held the model's replies to their bounds (a grammar or validation).
+        st.caption(f"Structured output: {esc(structured)}")
     question = debate.get("question") or ""
     # A long question scrolls in a short box (whole, never cut), and its label shares its first
     # line, so the verdict and the decision stay in the first screen.

@@ -280,10 +280,21 @@ def _summary_text(result: DebateResult) -> str:
     return "\n".join(lines)
 
 
-def _emit_result(result: DebateResult, as_json: bool, extra: dict[str, Any] | None = None) -> int:
-    """The result on stdout; `extra` adds fields to the JSON object (the evidence selection of `run`)."""
+# What `run --json` says of the provider: which server answered and how its replies were held to
+# their schema (a grammar on llama.cpp, vLLM, Ollama; validation elsewhere).
+PROVIDER_FIELDS = ("provider", "model", "server_kind", "method_in_use", "structured_output")
+
+
+def _emit_result(result: DebateResult, as_json: bool, extra: dict[str, Any] | None = None,
+                 provider: Any = None) -> int:
+    """The result on stdout; `extra` adds fields to the JSON object (the evidence selection of `run`),
+    and `provider` what `run --json` says of the server that answered."""
     if as_json:
-        print(json.dumps({**result.to_json(), **(extra or {})}, ensure_ascii=False, indent=2))
+        out = {**result.to_json(), **(extra or {})}
+        if provider is not None:
+            config = provider.public_config()
+            out["provider"] = {k: config[k] for k in PROVIDER_FIELDS if k in config}
+        print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         print(_summary_text(result))
     return EXIT_OK if result.status in ("completed", "paused", "stopped") else EXIT_FAILED

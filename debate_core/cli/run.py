@@ -70,7 +70,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                            store=store, sink=sink, debate_id=debate_id))
     result.budget = budget_info
     selection = selection_of(case)
-    return _emit_result(result, args.json, {"evidence_selection": selection} if selection else None)
+    return _emit_result(result, args.json, {"evidence_selection": selection} if selection else None, provider)
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -158,7 +158,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     sink = ProgressSink(store, quiet=args.quiet)
     result = _running(store, plan.debate_id, lambda: run_plan(store, plan, sink=sink))
     result.budget = budget_info
-    return _emit_result(result, args.json)
+    return _emit_result(result, args.json, provider=plan.provider)
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:

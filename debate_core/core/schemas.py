@@ -10,9 +10,10 @@ tolerated here but not required.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 Confidence = float  # validated to [0, 1] by the Field bounds below
 
@@ -21,6 +22,34 @@ def confidence_field(default: float | None = None, **kw: Any) -> Any:
     if default is None:
         return Field(ge=0.0, le=1.0, **kw)
     return Field(default=default, ge=0.0, le=1.0, **kw)
+
+
+def text(limit: int, *, required: bool = False, default: str = "") -> Any:
+    """A free-text field of a model's reply, at most `limit` characters: a bound a server's grammar
+    enforces (core/bounds.py), and that validation enforces on every other server."""
+    if required:
+        return Field(min_length=1, max_length=limit)
+    return Field(default=default, max_length=limit)
+
+
+def items(limit: int, *, at_least: int = 0) -> Any:
+    """A list in a model's reply, at most `limit` entries."""
+    if at_least:
+        return Field(min_length=at_least, max_length=limit)
+    return Field(default_factory=list, max_length=limit)
+
+
+# Sizes shared by the protocols, in characters: an id a step refers to, a passage id, a short line
+# (an assumption, a question), a longer line (an uncertainty, an issue).
+ID_CHARS = 40
+EVIDENCE_ID_CHARS = 120
+SHORT_LINE = 300
+LONG_LINE = 500
+# Entries of lists of strings, bounded like any other free text.
+IdRef = Annotated[str, Field(max_length=ID_CHARS)]
+EvidenceRef = Annotated[str, Field(max_length=EVIDENCE_ID_CHARS)]
+ShortLine = Annotated[str, Field(max_length=SHORT_LINE)]
+LongLine = Annotated[str, Field(max_length=LONG_LINE)]
 
 
 class StepOutput(BaseModel):
@@ -102,23 +131,31 @@ SEVERITIES: tuple[str, ...] = ("CRITICAL", "MAJOR", "MINOR")
 ISSUE_TYPES: tuple[str, ...] = ("evidence_gap", "logic_gap", "conflict", "domain_mismatch", "overclaim")
 
 
+# The cross-critique source protocol: 8-10 main claims per agent; the rest in characters.
+MAX_CLAIMS = 10
+CLAIM_CHARS = 600
+ANSWER_CHARS = 1000
+CRITIQUE_CHARS = 800
+FIX_CHARS = 500
+
+
 class Claim(StepOutput):
-    id: str = Field(min_length=1)
-    statement: str = Field(min_length=1)
-    evidence: list[str] = Field(default_factory=list)
+    id: str = text(ID_CHARS, required=True)
+    statement: str = text(CLAIM_CHARS, required=True)
+    evidence: list[EvidenceRef] = items(6)
     confidence: float = confidence_field()
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[ShortLine] = items(3)
     # Set by the engine after validation (never trusted from the model): evidence ids that are
-    # not in the case, and whether every cited id exists.
-    verified: bool = True
-    unverified_evidence: list[str] = Field(default_factory=list)
+    # not in the case, and whether every cited id exists. Left out of the schema a model is sent.
+    verified: SkipJsonSchema[bool] = True
+    unverified_evidence: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
 class AgentOutput(StepOutput):
-    answer: str = Field(min_length=1)
-    claims: list[Claim] = Field(min_length=1)
-    uncertainties: list[str] = Field(default_factory=list)
-    open_questions: list[str] = Field(default_factory=list)
+    answer: str = text(ANSWER_CHARS, required=True)
+    claims: list[Claim] = items(MAX_CLAIMS, at_least=1)
+    uncertainties: list[LongLine] = items(8)
+    open_questions: list[ShortLine] = items(5)
 
     @model_validator(mode="after")
     def _unique_claim_ids(self) -> AgentOutput:
@@ -130,13 +167,13 @@ class AgentOutput(StepOutput):
 
 
 class Critique(StepOutput):
-    id: str = Field(min_length=1)
-    target_claim_id: str = Field(min_length=1)
+    id: str = text(ID_CHARS, required=True)
+    target_claim_id: str = text(ID_CHARS, required=True)
     issue_type: IssueType
-    description: str = Field(min_length=1)
+    description: str = text(CRITIQUE_CHARS, required=True)
     severity: Severity
     # Section 8 of the cross-critique source protocol: a critique without a concrete fix is invalid (over-criticism guard).
-    suggested_fix: str = Field(min_length=1)
+    suggested_fix: str = text(FIX_CHARS, required=True)
 
     @field_validator("severity", mode="before")
     @classmethod

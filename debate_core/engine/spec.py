@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ..core.bounds import output_bounds
 from ..core.profiles import case_profiles
 from ..core.settings import DebateSettings
 from ..providers.base import DEFAULT_REPLY_CAP
@@ -190,6 +191,11 @@ class ProtocolSpec:
                  **({"without": n.without} if n.without else {})}
                 for n in self.case_needs
             ],
-            "stages": [{"name": s.name, "title": s.title, "description": s.description} for s in self.stages],
+            # Each stage's reply cap (tokens) and the bounds its output model sets, the ones a
+            # grammar-constrained server enforces while generating and validation checks everywhere.
+            "stages": [{"name": s.name, "title": s.title, "description": s.description, "reply_cap": s.reply_cap,
+                        "output": s.output_model.__name__ if s.output_model else None,
+                        "bounds": output_bounds(s.output_model) if s.output_model else {}}
+                       for s in self.stages],
             "interventions": list(self.interventions),
         }

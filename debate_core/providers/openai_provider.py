@@ -43,11 +43,22 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
+from ..core.bounds import grammar_schema
 from ..core.credentials import ServerCredentials
 from ..core.credentials import server_credentials as read_server_credentials
 from ..core.settings import METHODS
 from .base import DEFAULT_REPLY_CAP, Provider, RawReply, StepRequest, TransportError, messages_tokens
-from .openai_local import DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S, default_method, is_local_url, probe_parallelism
+from .openai_local import (
+    DEFAULT_TIMEOUT_S,
+    LOCAL_TIMEOUT_S,
+    OPENAI,
+    UNKNOWN,
+    default_method,
+    is_local_url,
+    probe_parallelism,
+    probe_server,
+    slots_from,
+)
 from .openai_redact import public_url, redact, short
 from .openai_stream import NotFinished, Stream, not_finished_message, read_stream, to_raw
 from .openai_transport import MethodRefused, RetryPolicy, refuses, retriable, retry_after_seconds
@@ -163,7 +174,15 @@ class OpenAIProvider(Provider):
             max_delay=float(retry_max_delay),
             max_wait=float(max_retry_wait),
         )
-        self.method = method or default_method(self.base_url)
+        # What serves the URL decides the method that constrains decoding. Only servers on this
+        # machine or a private network are probed (llama.cpp, vLLM and Ollama run there); a hosted
+        # API other than OpenAI's is called as an unknown compatible server.
+        props = None
+        if probe and is_local_url(self.base_url):
+            self.server, props = probe_server(self.base_url)
+        else:
+            self.server = OPENAI if default_method(self.base_url) == "json_schema" else UNKNOWN
+        self.method = method or self.server.method
         if self.method not in METHODS:
             raise ValueError(f"unknown structured output method {self.method!r}; choose from {', '.join(METHODS)}")
         self.method_fallback = bool(method_fallback)
@@ -173,7 +192,7 @@ class OpenAIProvider(Provider):
         self.max_concurrency = int(max_concurrency) if max_concurrency else None
         self.concurrency_note: str | None = None
         if self.max_concurrency is None and is_local_url(self.base_url):
-            slots, how = probe_parallelism(self.base_url) if probe else (1, "not probed")
+            slots, how = slots_from(self.base_url, props) if probe else (1, "not probed")
             self.max_concurrency = slots
             self.concurrency_note = (f"{slots} call(s) at a time: {public_url(self.base_url)} is a local server "
                                      f"and {how} (--concurrency changes it)")
@@ -205,6 +224,9 @@ class OpenAIProvider(Provider):
             "timeout_retries": self.timeout_retries,
             "method": self.method,
             "method_in_use": self.method_in_use,
+            "server_kind": self.server.kind,
+            "server": self.server.label,
+            "structured_output": self.structured_output(),
             "agent_models": dict(self.agent_models),
             "max_attempts": self.max_attempts,
             "transport_retries": self.retry.retries,
@@ -215,6 +237,12 @@ class OpenAIProvider(Provider):
             "repair": self.repair,
             "latency_ms": self.latency_ms,
         }
+
+    def structured_output(self) -> str:
+        """How replies are held to the schema, in plain words (the debate page, `run --json`)."""
+        if self.method_in_use == self.server.method:
+            return f"{self.server.label}: {self.server.how}"
+        return f"{self.server.label}: {self.method_in_use} (the server refused {self.method})"
 
     def _where(self) -> str:
         return f"the model server at {public_url(self.base_url)}" if self.base_url else "the OpenAI API"
@@ -263,6 +291,10 @@ class OpenAIProvider(Provider):
         from langchain_core.utils.function_calling import convert_to_openai_tool  # heavy: loaded when used
 
         schema = output_model.model_json_schema()
+        if self.server.grammar and method != "json_mode":
+            # The grammar such a server builds keeps maxLength, maxItems and enums but not number
+            # ranges: bounded numbers go as enumerated levels, which validate unchanged.
+            schema = grammar_schema(schema)
         kwargs: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         if cap:
@@ -279,8 +311,6 @@ class OpenAIProvider(Provider):
             kwargs["extra_body"] = extra
         llm = self._client(model)
         if method == "function_calling":
-            # The schema keeps its minimum/maximum (confidences, scores), so grammar-constrained
-            # servers keep numbers in range.
             tool = convert_to_openai_tool(schema)
             return llm.bind_tools([tool], tool_choice=tool["function"]["name"], parallel_tool_calls=False,
                                   **kwargs)

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ...core.schemas import StepOutput, confidence_field
+from ...core.schemas import LONG_LINE, LongLine, StepOutput, confidence_field, items, text
 
 
 class Resolution(StepOutput):
     resolution: Literal["agent1_correct", "agent2_correct", "both_valid", "neither_valid"]
-    explanation: str = Field(min_length=1)
-    recommended_value: float | str | None = None
-    recommended_citation: str | None = None
+    explanation: str = text(1000, required=True)
+    recommended_value: float | Annotated[str, Field(max_length=200)] | None = None
+    recommended_citation: str | None = Field(None, max_length=LONG_LINE)
     confidence: float = confidence_field()
     action: Literal["use_agent1", "use_agent2", "use_both", "flag_for_review"]
     # What the arbiter could not assess ("could not assess: ..."); the moderator sends those to a human.
-    uncertainties: list[str] = Field(default_factory=list)
+    uncertainties: list[LongLine] = items(6)

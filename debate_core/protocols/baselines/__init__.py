@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core import profiles, prompts
-from ...core.schemas import Verdict
+from ...core.schemas import ANSWER_CHARS, Verdict
 from ...engine.runtime import DebateFailed, DebateRun, Outcome
 from ...engine.spec import LOW_CONFIDENCE, ProtocolSpec, StageSpec
 from ...engine.validation import SettingsError
@@ -30,9 +30,9 @@ PROMPT = "baselines/single"
 class BaselineAnswer(BaseModel):
     """One agent's whole answer, in the fields of a verdict."""
 
-    answer: str = Field(min_length=1)
+    answer: str = Field(min_length=1, max_length=ANSWER_CHARS)
     confidence: float = Field(ge=0.0, le=1.0)
-    rationale: str = ""
+    rationale: str = Field("", max_length=1000)
 
 
 class SingleOptions(BaseModel):

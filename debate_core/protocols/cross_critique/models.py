@@ -5,9 +5,24 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
-from ...core.schemas import REVIEWER_ISSUE, Critique, StepOutput, confidence_field
+from ...core.schemas import (
+    ANSWER_CHARS,
+    ID_CHARS,
+    LONG_LINE,
+    REVIEWER_ISSUE,
+    Critique,
+    IdRef,
+    StepOutput,
+    confidence_field,
+    items,
+    text,
+)
+
+# A critic reviews its earlier critiques of one target and raises new ones; the source protocol asks
+# for at least 3 per agent in round 1 and a claim rarely draws more than one.
+MAX_CRITIQUES = 12
 
 
 class ReviewerCritique(Critique):
@@ -21,9 +36,9 @@ class CritiqueReview(StepOutput):
     """The critic's word on one of its own earlier critiques of the same target (from round 2 on):
     only the critic closes a CRITICAL or MAJOR critique, by marking it `resolved`."""
 
-    id: str = Field(min_length=1)
+    id: str = text(ID_CHARS, required=True)
     status: Literal["resolved", "maintained"]
-    note: str = ""
+    note: str = text(LONG_LINE)
 
     @field_validator("status", mode="before")
     @classmethod
@@ -32,15 +47,16 @@ class CritiqueReview(StepOutput):
 
 
 class CritiqueOutput(StepOutput):
-    critiques: list[Critique] = Field(default_factory=list)
-    previous: list[CritiqueReview] = Field(default_factory=list)
+    critiques: list[Critique] = items(MAX_CRITIQUES)
+    previous: list[CritiqueReview] = items(MAX_CRITIQUES)
     # Round 1: why the critic raised fewer critiques than asked (it found no more grounded ones).
-    shortfall: str = ""
+    shortfall: str = text(LONG_LINE)
 
 
 class SupervisorOutput(StepOutput):
-    answer: str = Field(min_length=1)
+    answer: str = text(ANSWER_CHARS, required=True)
     confidence: float = confidence_field()
-    rationale: str = ""
-    agreed_claims: list[str] = Field(default_factory=list)
-    disputed_claims: list[str] = Field(default_factory=list)
+    rationale: str = text(1000)
+    # Claim ids of every agent (up to 6 agents of 10 claims each).
+    agreed_claims: list[IdRef] = items(60)
+    disputed_claims: list[IdRef] = items(60)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core import profiles, prompts, steps
+from ...core.schemas import LongLine, items
 from ...engine.convergence import rule_jaccard
 from ...engine.runtime import DebateFailed, DebateRun, Outcome
 from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
@@ -61,15 +62,15 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
 class RuleThesis(Thesis):
     """A thesis, with what its author said it could not assess."""
 
-    uncertainties: list[str] = Field(default_factory=list)
+    uncertainties: list[LongLine] = items(8)
 
 
 class RuleAntithesis(Antithesis):
-    uncertainties: list[str] = Field(default_factory=list)
+    uncertainties: list[LongLine] = items(8)
 
 
 class RuleSynthesis(Synthesis):
-    uncertainties: list[str] = Field(default_factory=list)
+    uncertainties: list[LongLine] = items(8)
 
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from ...core.schemas import StepOutput, confidence_field
+from ...core.schemas import LongLine, StepOutput, confidence_field, items, text
+
+RULE_CHARS = 1000
+ARGUMENT_CHARS = 1000
+Issue = Annotated[str, Field(max_length=800)]
 
 
 class Thesis(StepOutput):
-    rule: str = Field(min_length=1)
-    reasoning: str = ""
+    rule: str = text(RULE_CHARS, required=True)
+    reasoning: str = text(ARGUMENT_CHARS)
     confidence: float = confidence_field()
 
 
 class Antithesis(StepOutput):
-    issues: list[str] = Field(default_factory=list)
-    edge_cases: list[str] = Field(default_factory=list)
-    contradictions: list[str] = Field(default_factory=list)
+    issues: list[Issue] = items(8)
+    edge_cases: list[LongLine] = items(8)
+    contradictions: list[LongLine] = items(8)
     recommendation: Literal["accept", "revise", "reject"]
-    argument: str = ""
+    argument: str = text(ARGUMENT_CHARS)
 
     @field_validator("recommendation", mode="before")
     @classmethod
@@ -29,6 +33,6 @@ class Antithesis(StepOutput):
 
 
 class Synthesis(StepOutput):
-    rule: str = Field(min_length=1)
-    argument: str = ""
+    rule: str = text(RULE_CHARS, required=True)
+    argument: str = text(ARGUMENT_CHARS)
     confidence: float = confidence_field()

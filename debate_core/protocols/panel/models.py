@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ...core.schemas import StepOutput
+from ...core.schemas import ID_CHARS, LongLine, ShortLine, StepOutput, items, text
 
 Stance = Literal["pro", "con", "neutral"]
 
@@ -20,23 +20,23 @@ class DebatePersona(BaseModel):
 
 
 class DebateTurn(StepOutput):
-    speaker: str = ""
-    stance: str = ""
-    planning: str = Field(min_length=1)
-    reflection: str = ""
-    message: str = Field(min_length=1)
-    key_points: list[str] = Field(default_factory=list)
+    speaker: str = text(ID_CHARS)
+    stance: str = text(ID_CHARS)
+    planning: str = text(600, required=True)
+    reflection: str = text(800)
+    message: str = text(1000, required=True)
+    key_points: list[ShortLine] = items(10)
 
 
 class DebateSummary(StepOutput):
-    winner: str | None = None
-    consensus: str = ""
-    key_agreements: list[str] = Field(default_factory=list)
-    key_disagreements: list[str] = Field(default_factory=list)
-    rationale: str = ""
+    winner: str | None = Field(None, max_length=ID_CHARS)
+    consensus: str = text(1000)
+    key_agreements: list[ShortLine] = items(10)
+    key_disagreements: list[ShortLine] = items(10)
+    rationale: str = text(1000)
     # The judge's confidence in its consensus, and what the panel could not assess ("could not assess: ...").
     confidence: float | None = Field(None, ge=0.0, le=1.0)
-    uncertainties: list[str] = Field(default_factory=list)
+    uncertainties: list[LongLine] = items(8)
 
 
 # ---------------------------------------------------------------------------

@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from ...core.schemas import StepOutput, confidence_field
+from ...core.schemas import (
+    ID_CHARS,
+    LONG_LINE,
+    EvidenceRef,
+    ShortLine,
+    StepOutput,
+    confidence_field,
+    items,
+    text,
+)
+
+Component = Annotated[str, Field(max_length=120)]
 
 Category = Literal["hardware", "software", "network", "config", "resource"]
 
 
 class Hypothesis(StepOutput):
-    hypothesis: str = Field(min_length=1)
+    hypothesis: str = text(600, required=True)
     confidence: float = confidence_field()
-    reasoning: str = ""
-    evidence: list[str] = Field(default_factory=list)
+    reasoning: str = text(1000)
+    evidence: list[EvidenceRef] = items(10)
     category: Category
-    affected_components: list[str] = Field(default_factory=list)
-    suggested_resolution: str = ""
-    changes_made: str = ""
+    affected_components: list[Component] = items(10)
+    suggested_resolution: str = text(LONG_LINE)
+    changes_made: str = text(LONG_LINE)
 
     @field_validator("category", mode="before")
     @classmethod
@@ -33,13 +44,14 @@ class HypothesesOutput(StepOutput):
 
 
 class JudgeScore(StepOutput):
-    reasoner: str = Field(min_length=1)
-    index: int = Field(ge=0)
+    reasoner: str = text(ID_CHARS, required=True)
+    index: int = Field(ge=0, le=9)
     score: float = Field(ge=0, le=100)
-    strengths: list[str] = Field(default_factory=list)
-    weaknesses: list[str] = Field(default_factory=list)
-    feedback: str = ""
+    strengths: list[ShortLine] = items(6)
+    weaknesses: list[ShortLine] = items(6)
+    feedback: str = text(600)
 
 
 class JudgeOutput(StepOutput):
-    scores: list[JudgeScore] = Field(min_length=1)
+    # Every hypothesis of every reasoner (up to 6 reasoners of 5 hypotheses).
+    scores: list[JudgeScore] = items(30, at_least=1)

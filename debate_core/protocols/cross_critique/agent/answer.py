@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....core.bounds import build
 from ....core.schemas import AgentOutput, Case, Claim
 from ....core.text import authority_score, best_sentence
 from ....providers.offline.agents import register
@@ -64,7 +65,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
         assumptions = [f"{short_source(ev)} applies to the facts in the question"]
         if ev.date:
             assumptions.append(f"{short_source(ev)} ({ev.date}) is still current")
-        claims.append(Claim(id=f"C{i}", statement=sentence, evidence=[pid], confidence=conf, assumptions=assumptions))
+        claims.append(build(Claim, id=f"C{i}", statement=sentence, evidence=[pid], confidence=conf, assumptions=assumptions))
     # The agent's own thesis. With relevant sources that its role claims it holds that they decide
     # the question (another agent will contest that if it has sources of its own); when the scope
     # hint places the question outside its role, it says so rather than pretending otherwise. An
@@ -75,7 +76,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     legal = legal_register(case, agents)
     sources = ", ".join(short_source(by_id[p]) for p in own[:2])
     if stance == "agree":
-        claims.append(Claim(
+        claims.append(build(Claim,
             id=f"C{len(claims) + 1}",
             statement=(f"On this question the sources of the {label} and the other sources in the evidence lead to "
                        "the same result." if legal else
@@ -85,7 +86,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
             assumptions=["The scope hint (consensus) is right for these facts"],
         ))
     elif stance == "defer":
-        claims.append(Claim(
+        claims.append(build(Claim,
             id=f"C{len(claims) + 1}",
             statement=f"None of the passages raises an issue within the role of the {label}; the question lies "
                       "outside it.",
@@ -94,7 +95,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
             assumptions=["The evidence provided is complete for this question"],
         ))
     elif own:
-        claims.append(Claim(
+        claims.append(build(Claim,
             id=f"C{len(claims) + 1}",
             statement=(f"The question should be decided primarily on the sources of the {label} ({sources})." if legal
                        else f"The passages closest to the {label}'s focus ({sources}) bear most directly on the question."),
@@ -110,7 +111,8 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
         open_questions.append(f"Does {other} override {first} here?" if legal
                               else f"Does {other} change what {first} says here?")
     claims, uncertainties = honest(case, agent, claims, uncertainties)
-    return AgentOutput(
+    return build(
+        AgentOutput,
         answer=compose_answer(agent, claims, case),
         claims=claims,
         uncertainties=uncertainties,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....core.bounds import build
 from ....core.schemas import REVIEWER_ISSUE, AgentOutput, Case
 from ....core.text import authority_score, best_sentence, bm25_rank, mentioned_ids, overlap, sentences
 from ....providers.offline.agents import register
@@ -151,7 +152,8 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
         note_parts.append("Revised: " + "; ".join(conceded) + ".")
     if maintained:
         note_parts.append("Maintained: " + "; ".join(maintained) + ".")
-    return AgentOutput(
+    return build(
+        AgentOutput,
         answer=compose_answer(agent, kept, case, " ".join(note_parts)),
         claims=kept,
         uncertainties=list(dict.fromkeys(uncertainties)),
