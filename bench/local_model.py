@@ -71,6 +71,9 @@ def one_run(base_url: str, model: str, limit_s: float) -> dict[str, Any]:
         "failed_step": out.get("failed_step"),
         "reason": out.get("error"),
         "confidence": (out.get("verdict") or {}).get("confidence"),
+        # A tiny model's verdict should go to a human: whether it did, and why.
+        "flagged": (out.get("verdict") or {}).get("needs_human_review"),
+        "reasons": ((out.get("verdict") or {}).get("escalation_reasons") or [])[:3],
         "structured_output": (out.get("provider") or {}).get("structured_output"),
         "steps_ok": sum(1 for s in steps if s["status"] == "ok"),
         "steps": len(steps),

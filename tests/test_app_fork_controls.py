@@ -20,7 +20,7 @@ from debate_core.providers.openai_provider import OpenAIProvider
 from debate_core.store import DebateStore
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "cases"
-CASE = CASES / "national_will_formalities.json"  # a cross critique case that runs two rounds
+CASE = CASES / "national_will_formalities.json"  # a cross critique case that runs three rounds offline
 
 
 def _ok(app: AppTest) -> AppTest:
@@ -56,11 +56,11 @@ def test_the_fork_form_starts_at_the_first_closed_round_with_controls_from_the_s
     parent = make_debate(load_case(CASE))
     _open(app, parent)
     rounds = app.selectbox(key=f"fork-round-{parent}")
-    assert rounds.options == ["1", "2"] and rounds.value == 1
+    assert rounds.options == ["1", "2", "3"] and rounds.value == 1
     assert not [t for t in app.text_area if (t.key or "").startswith("fork-options")]
     claims = app.number_input(key=_opt(parent, "max_claims"))
     assert claims.value == 10  # the debate's own value (the protocol's default here)
-    assert (claims.proto.min, claims.proto.max) == (1, 50)
+    assert (claims.proto.min, claims.proto.max) == (1, 10)  # the schema's bound: at most ten claims an answer
     mode = app.selectbox(key=_opt(parent, "convergence_mode"))
     assert mode.options == ["any", "all"] and mode.value == "any"
     assert app.number_input(key=_opt(parent, "unsupported_limit")).value == 0.3

@@ -211,7 +211,7 @@ def test_bad_options_and_agent_ids_are_named_and_keep_start_disabled(app, db_pat
     app.text_area(key="nd-options-cross_critique-default").set_value('max_claims="abc"')
     app.run()
     assert _errors(app) == [
-        "option 'max_claims' must be a whole number from 1 to 50, got 'abc'"]
+        "option 'max_claims' must be a whole number from 1 to 10, got 'abc'"]
     assert app.button(key="nd-start").disabled
 
     app.text_area(key="nd-options-cross_critique-default").set_value("max_claims=4")

@@ -407,15 +407,23 @@ def test_a_critique_without_suggested_fix_fails_the_debate_with_the_raw_output_k
     assert '"K1"' in failed.data["raw"]
 
 
-def test_more_than_ten_claims_are_cut_to_the_ten_most_confident():
-    many = agent_output("Many claims.", [claim(f"C{i}", ["E1"], confidence=i / 20) for i in range(1, 13)])
+def test_claims_over_max_claims_are_cut_to_the_most_confident():
+    # An answer may carry 10 claims (its output model's bound); max_claims keeps fewer.
+    many = agent_output("Many claims.", [claim(f"C{i}", ["E1"], confidence=i / 20) for i in range(1, 11)])
     calls = [("r1.answer.nla", many), ("r1.answer.ala", ALA_R1),
-             ("r1.critique.nla.ala", minor3()), ("r1.critique.ala.nla", minor3("C3")),
+             ("r1.critique.nla.ala", minor3("C5")), ("r1.critique.ala.nla", minor3("C3")),
              ("r2.revise.nla", many), ("r2.revise.ala", ALA_R1), ("final.supervisor", SUPERVISOR)]
-    result, sink = run(calls)
+    result, sink = run(calls, options={"max_claims": 8})
     out = [e for _, e in sink.events if e.kind == "turn_finished" and e.step_id == "r1.answer.nla"][0].data["output"]
-    assert [c["id"] for c in out["claims"]] == [f"C{i}" for i in range(3, 13)]
-    assert any("12 claims exceed the limit of 10" in w and "dropped C1, C2" in w for w in result.warnings)
+    assert [c["id"] for c in out["claims"]] == [f"C{i}" for i in range(3, 11)]
+    assert any("10 claims exceed the limit of 8" in w and "dropped C1, C2" in w for w in result.warnings)
+
+
+def test_an_answer_over_the_bound_of_ten_claims_is_refused_naming_it():
+    many = agent_output("Many claims.", [claim(f"C{i}", ["E1"], confidence=0.5) for i in range(1, 13)])
+    result, _ = run([("r1.answer.nla", many), ("r1.answer.ala", ALA_R1)])
+    assert result.status == "failed" and result.failed_step == "r1.answer.nla"
+    assert "claims: List should have at most 10 items" in result.error
 
 
 def test_a_step_missing_from_the_cassette_fails_naming_the_step():

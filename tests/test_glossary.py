@@ -49,9 +49,9 @@ def test_short_answer_is_the_first_sentence_without_citations():
 def test_escalation_reasons_keep_critique_descriptions_whole():
     from debate_core.core.schemas import Critique
 
+    # As long as a critique may be (160 characters, core/schemas.py).
     description = ("Claim C6 contradicts nla.C5, which rests on the UUPA recognition of the hak ulayat "
-                   "of customary law communities so far as it still exists and is consistent with the "
-                   "national interest, and on statute.")
+                   "of customary law communities, and on statute.")
     critique = Critique(id="K1", target_claim_id="C6", issue_type="conflict", severity="CRITICAL",
                         description=description, suggested_fix="fix")
     item = rules.AddressedCritique(critic="nla", target="ala", round=1, critique=critique)

@@ -839,7 +839,7 @@ def test_cli_defaults_against_a_local_server_say_what_they_chose(tmp_path: Any) 
             cwd=root, capture_output=True, text=True, timeout=120, env={**os.environ, "OPENAI_API_KEY": SECRET})
     assert proc.returncode == 0, proc.stderr
     assert f"concurrency: 1 call(s) at a time: {server.base_url} is a local server" in proc.stderr
-    assert "r1.answer.nla done:" in proc.stderr and "reply cap 1500" in proc.stderr
+    assert "r1.answer.nla done:" in proc.stderr and "reply cap 2000" in proc.stderr
     assert server.max_in_flight == 1
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fault_server import FaultServer, StepScript, step_of, structured
-from test_openai_faults import default_valid, probe, provider, run  # noqa: F401 - probe is a fixture
+from test_openai_faults import CASE, default_valid, probe, provider, run  # noqa: F401 - probe is a fixture
 
 from debate_core.cli import main
 from debate_core.core.bounds import (
@@ -20,8 +20,17 @@ from debate_core.core.bounds import (
     grammar_schema,
     output_bounds,
     unbounded_fields,
+    worst_case_chars,
 )
-from debate_core.core.schemas import AgentOutput, Claim
+from debate_core.core.schemas import (
+    ANSWER_CHARS,
+    CLAIM_CHARS,
+    CLAIM_ID_CHARS,
+    EVIDENCE_ID_CHARS,
+    MAX_CLAIMS,
+    AgentOutput,
+    Claim,
+)
 from debate_core.protocols import specs
 from debate_core.protocols.baselines import BaselineAnswer
 from debate_core.protocols.cross_critique.models import CritiqueOutput, SupervisorOutput
@@ -55,6 +64,40 @@ def test_every_output_model_bounds_its_text_and_lists(where: str, model: type) -
     assert max(lengths) <= MAX_TEXT_CHARS, where
 
 
+# Characters per token at the least: JSON punctuation and a small model's repetitions tokenize
+# densely (SmolLM2-135M's replies measured 2.6 to 4 characters a token).
+CHARS_PER_TOKEN = 2.6
+# Stages whose longest reply does not fit their cap: the refinement judge scores every hypothesis of
+# every reasoner (a list that grows with the team); the refinement reasoners' hypotheses and the
+# dialectic critic's issues keep room for the long reasoning and issues the protocols ask for.
+# A grammar still ends each string and list there; only their sum can pass the cap.
+OVER_THE_CAP = {"refinement.judge", "refinement.hypotheses", "dialectic.antithesis"}
+
+
+@pytest.mark.parametrize(("where", "stage"), [(f"{spec.name}.{stage.name}", stage) for spec in specs()
+                                              for stage in spec.stages if stage.output_model is not None],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_the_longest_reply_the_bounds_allow_fits_the_reply_cap(where: str, stage: Any) -> None:
+    # Under a grammar a model cannot write past the bounds, so a reply that fits them fits its cap:
+    # a small model that repeats itself to every bound still ends with complete JSON.
+    worst = worst_case_chars(stage.output_model)
+    if where in OVER_THE_CAP:
+        assert worst > CHARS_PER_TOKEN * stage.reply_cap
+        return
+    assert worst <= CHARS_PER_TOKEN * stage.reply_cap, f"{where}: {worst} characters, cap {stage.reply_cap} tokens"
+
+
+def test_worst_case_counts_every_bound() -> None:
+    # A reply with every bound filled is no longer than the worst case counted from the schema.
+    full = {"answer": "a" * ANSWER_CHARS,
+            "claims": [{"id": f"C{i}".ljust(CLAIM_ID_CHARS, "x"), "statement": "s" * CLAIM_CHARS,
+                        "evidence": ["e" * EVIDENCE_ID_CHARS] * 2, "confidence": 0.05, "assumptions": ["x" * 70]}
+                       for i in range(MAX_CLAIMS)],
+            "uncertainties": ["u" * 160] * 2, "open_questions": ["q" * 160]}
+    AgentOutput.model_validate(full)
+    assert worst_case_chars(AgentOutput) >= len(json.dumps(full, separators=(",", ":")))
+
+
 def test_the_engine_sets_claim_checks_the_model_never_sees() -> None:
     schema = json.dumps(AgentOutput.model_json_schema())
     assert "unverified_evidence" not in schema and "verified" not in schema
@@ -67,9 +110,9 @@ def test_protocols_json_shows_each_stage_bounds_and_cap(capsys: pytest.CaptureFi
     described = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
     answer = next(s for s in described["cross_critique"]["stages"] if s["name"] == "answer")
     assert answer["output"] == "AgentOutput" and answer["reply_cap"] > 0
-    # The source protocol's 8-10 main claims per agent.
+    # The source protocol limits an agent to 8-10 main claims.
     assert answer["bounds"]["claims"] == {"max_items": 10}
-    assert answer["bounds"]["claims[].statement"]["max_length"] == 600
+    assert answer["bounds"]["claims[].statement"]["max_length"] == CLAIM_CHARS
     assert answer["bounds"]["claims[].confidence"] == {"range": [0.0, 1.0]}
     critique = next(s for s in described["cross_critique"]["stages"] if s["name"] == "critique")
     assert critique["bounds"]["critiques[].severity"]["choices"] == ["CRITICAL", "MAJOR", "MINOR"]
@@ -107,7 +150,7 @@ def test_offline_outputs_are_fitted_to_the_bounds() -> None:
     data = {"answer": long, "claims": [{"id": f"C{i}", "statement": long, "confidence": 0.5} for i in range(14)]}
     fitted = fit_to_bounds(data, AgentOutput)
     output = AgentOutput.model_validate(fitted)
-    assert len(output.claims) == 10 and len(output.answer) <= 1000 and output.answer.endswith(".")
+    assert len(output.claims) == MAX_CLAIMS and len(output.answer) <= ANSWER_CHARS and output.answer.endswith(".")
 
 
 class Scripted(Provider):
@@ -139,13 +182,13 @@ def test_an_over_long_or_over_full_reply_is_re_asked_with_the_reason() -> None:
     result = asyncio.run(provider.complete(critique_request()))
     assert result.attempts == 3 and result.output.critiques[0].description == "fine"
     first, second = (m[-1]["content"] for m in provider.seen[1:])
-    assert "critiques.0.description" in first and "at most 800 characters" in first
-    assert "critiques" in second and "at most 12 items" in second
+    assert "critiques.0.description" in first and "at most 160 characters" in first
+    assert "critiques" in second and "at most 8 items" in second
 
 
 def test_a_reply_over_its_bounds_every_time_fails_naming_the_bound() -> None:
     provider = Scripted([critique("x" * 900)] * 3)
-    with pytest.raises(StepFailed, match="at most 800 characters"):
+    with pytest.raises(StepFailed, match="at most 160 characters"):
         asyncio.run(provider.complete(critique_request()))
 
 
@@ -208,8 +251,8 @@ def test_a_grammar_server_is_sent_levels_and_lengths(routes: dict[str, Any], met
     schema = sent_schema(bodies[0])
     claim = schema["$defs"]["Claim"]["properties"]
     assert claim["confidence"]["enum"][:3] == [0, 0.05, 0.1]
-    assert claim["statement"]["maxLength"] == 600
-    assert schema["properties"]["claims"]["maxItems"] == 10
+    assert claim["statement"]["maxLength"] == CLAIM_CHARS
+    assert schema["properties"]["claims"]["maxItems"] == MAX_CLAIMS
     stored = store.get_debate(result.debate_id, with_steps=False)["provider_config"]
     assert stored["method_in_use"] == method and method in stored["structured_output"]
 
@@ -257,3 +300,46 @@ def test_the_debate_page_names_the_structured_output(app: Any, db_path: Any) -> 
     assert not app.exception, [e.message for e in app.exception]
     captions = " ".join(c.value for c in app.caption)
     assert "Structured output: llama.cpp (llama-cpp-python): a forced tool call" in captions.replace("\\", "")
+
+
+# -- claim ids a small model repeats ------------------------------------------------------------
+
+
+def test_repeated_claims_are_kept_once_and_reused_ids_renumbered() -> None:
+    from debate_core.protocols.cross_critique.rules import distinct_claims
+
+    claims = [Claim(id="C1", statement="The will is valid.", confidence=0.5),
+              Claim(id="C1", statement="The  will is VALID.", confidence=0.5),
+              Claim(id="C2", statement="The deed was signed.", confidence=0.5),
+              Claim(id="C2", statement="The children keep their share.", confidence=0.5)]
+    kept, notes = distinct_claims(claims)
+    assert [(c.id, c.statement) for c in kept] == [
+        ("C1", "The will is valid."), ("C2", "The deed was signed."), ("C3", "The children keep their share.")]
+    assert notes == ["claim C1 was repeated word for word; kept once",
+                     "two different claims were numbered C2; the second is now C3"]
+
+
+def test_a_debate_whose_model_repeats_a_claim_completes_and_says_so(db_path: Any) -> None:
+    from fault_server import NameScript
+
+    from debate_core.jobs.debates import run_debate
+    from debate_core.store import DebateStore
+
+    repeated = {"answer": "Safe for light traffic.", "claims": [
+        {"id": "C1", "statement": "Load tests passed.", "evidence": ["e1"], "confidence": 0.6}] * 3}
+    valid = {"AgentOutput": repeated,
+             "CritiqueOutput": {"critiques": [], "shortfall": "no grounded critique"},
+             "SupervisorOutput": {"answer": "Safe for light traffic.", "confidence": 0.6, "rationale": "agreed"}}
+    with FaultServer(NameScript(valid)) as server:
+        store = DebateStore(db_path)
+        try:
+            result = run_debate(CASE, "cross_critique", provider=provider(server.base_url), store=store)
+            debate = store.get_debate(result.debate_id)
+            claims = [c for c in store.claims(result.debate_id) if c["step_id"] == "r1.answer.proponent"]
+        finally:
+            store.close()
+    assert result.status == "completed", result.error
+    # Asked once per step: a repeat is not a reason to ask again; the moderator keeps it once.
+    assert all(row["attempts"] == 1 for row in debate["steps"])
+    assert any("claim C1 was repeated word for word; kept once" in w for w in result.warnings)
+    assert [c["claim_id"] for c in claims] == ["C1"]

@@ -11,6 +11,7 @@ import pytest
 
 from debate_core.cli import main
 from debate_core.core.cases import load_case
+from debate_core.engine.runtime import DebateSettings
 from debate_core.evaluation import labels
 from debate_core.evaluation.harness import labelled_cases
 from debate_core.jobs.debates import run_debate
@@ -21,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "data" / "cases"
 # Offline cross-critique debates on these sample cases raise critiques whose worst is, in order:
 CRITICAL_CASE, MAJOR_CASE, MINOR_CASE = "adat_minangkabau_inheritance", "national_will_formalities", "adat_bali_daughter_heir"
+# With their sixth claims the agents of MINOR_CASE state opposing positions ("decided primarily on the
+# sources of" the other agent), a MAJOR conflict; five claims each keep its worst critique MINOR.
+MINOR_OPTIONS = {"max_claims": 5}
 
 
 def _debate(**fields):
@@ -127,15 +131,15 @@ def location(request, tmp_path):
     return request.getfixturevalue("pg_url")
 
 
-def _run(store: DebateStore, name: str, protocol: str = "cross_critique") -> str:
+def _run(store: DebateStore, name: str, protocol: str = "cross_critique", options: dict | None = None) -> str:
     return run_debate(load_case(CASES / f"{name}.json"), protocol, provider=make_provider("offline"),
-                      store=store).debate_id
+                      settings=DebateSettings(options=options or {}), store=store).debate_id
 
 
 def _reviewed(store: DebateStore) -> dict[str, str]:
     """Five debates: accepted (after an undo, by another), overridden, settled, escalated, pending."""
     ids = {"accepted": _run(store, CRITICAL_CASE), "overridden": _run(store, MAJOR_CASE),
-           "settled": _run(store, MINOR_CASE), "escalated": _run(store, MAJOR_CASE),
+           "settled": _run(store, MINOR_CASE, options=MINOR_OPTIONS), "escalated": _run(store, MAJOR_CASE),
            "pending": _run(store, CRITICAL_CASE)}
     store.review(ids["accepted"], action="accept", reviewer="ann")
     store.review(ids["accepted"], action="undo", reviewer="ann")

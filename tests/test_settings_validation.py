@@ -21,7 +21,7 @@ def test_every_option_is_typed_described_and_every_preset_validates(protocol):
 
 
 @pytest.mark.parametrize(("protocol", "options", "message"), [
-    ("cross_critique", {"max_claims": "abc"}, "option 'max_claims' must be a whole number from 1 to 50, got 'abc'"),
+    ("cross_critique", {"max_claims": "abc"}, "option 'max_claims' must be a whole number from 1 to 10, got 'abc'"),
     ("cross_critique", {"unsupported_limit": 1.5}, "option 'unsupported_limit' must be a number from 0 to 1, got 1.5"),
     ("refinement", {"plateau_points": "abc"}, "option 'plateau_points' must be a number from 0 to 100, got 'abc'"),
     ("refinement", {"escalate_without_convergence": "maybe"},

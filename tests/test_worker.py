@@ -156,7 +156,7 @@ def test_find_interrupted_works_on_a_read_only_store(db_path):
 
 
 @pytest.mark.parametrize(("settings", "message"), [
-    (DebateSettings(options={"max_claims": "abc"}), "option 'max_claims' must be a whole number from 1 to 50, got 'abc'"),
+    (DebateSettings(options={"max_claims": "abc"}), "option 'max_claims' must be a whole number from 1 to 10, got 'abc'"),
     (DebateSettings(options={"max_claim": 3}), "did you mean 'max_claims'?"),
     (DebateSettings(agents=[{"id": "n.la"}, {"id": "ala"}]), "agent id 'n.la' may contain only"),
 ])

@@ -144,9 +144,11 @@ def fit_text(text: str, limit: int) -> str:
     room = text[: max(1, limit - len(ELLIPSIS))]
     ends = [m.end() for m in _SENTENCE_END.finditer(room + " ")]
     if ends and ends[-1] >= len(room) // 2:
-        return room[: ends[-1]].rstrip()
+        cut = room[: ends[-1]].rstrip().rstrip(";:")
+        return cut if cut.endswith((".", "!", "?")) else cut + "."
     cut = room.rsplit(" ", 1)[0] if " " in room.strip() else room
-    return cut.rstrip(" ,;:") + ELLIPSIS
+    # A text cut once and added to keeps one ellipsis.
+    return cut.rstrip(" ,;:" + ELLIPSIS) + ELLIPSIS
 
 
 def fit_to_bounds(data: Any, model: type[BaseModel]) -> Any:
@@ -178,3 +180,35 @@ def build(model: type[BaseModel], **fields: Any) -> Any:
     from pydantic_core import to_jsonable_python
 
     return model.model_validate(fit_to_bounds(to_jsonable_python(fields), model))
+
+
+def worst_case_chars(model: type[BaseModel]) -> int:
+    """The longest JSON reply the bounds allow: every string at its `maxLength`, every list at its
+    `maxItems`, every optional field present. What a reply cap must leave room for, so that a model
+    generating under the grammar is never cut off (tests/test_output_bounds.py)."""
+    root = model.model_json_schema()
+
+    def size(schema: dict[str, Any]) -> int:
+        best = 0
+        for variant in _variants(schema, root):
+            kind = variant.get("type")
+            if "enum" in variant:
+                n = max(len(str(v)) + 2 for v in variant["enum"])
+            elif kind == "string":
+                n = int(variant.get("maxLength", MAX_TEXT_CHARS)) + 2
+            elif kind in ("number", "integer"):
+                n = 8
+            elif kind == "boolean":
+                n = 5
+            elif kind == "null":
+                n = 4
+            elif kind == "array":
+                n = 2 + int(variant.get("maxItems", 1)) * (size(variant.get("items", {})) + 2)
+            elif kind == "object" or "properties" in variant:
+                n = 2 + sum(len(name) + 4 + size(prop) for name, prop in variant.get("properties", {}).items())
+            else:
+                n = 0
+            best = max(best, n)
+        return best
+
+    return size(root)

@@ -41,15 +41,17 @@ def items(limit: int, *, at_least: int = 0) -> Any:
 
 # Sizes shared by the protocols, in characters: an id a step refers to, a passage id, a short line
 # (an assumption, a question), a longer line (an uncertainty, an issue).
-ID_CHARS = 40
-EVIDENCE_ID_CHARS = 120
-SHORT_LINE = 300
-LONG_LINE = 500
+ID_CHARS = 24
+EVIDENCE_ID_CHARS = 64
+SHORT_LINE = 160
+LONG_LINE = 240
 # Entries of lists of strings, bounded like any other free text.
 IdRef = Annotated[str, Field(max_length=ID_CHARS)]
 EvidenceRef = Annotated[str, Field(max_length=EVIDENCE_ID_CHARS)]
 ShortLine = Annotated[str, Field(max_length=SHORT_LINE)]
 LongLine = Annotated[str, Field(max_length=LONG_LINE)]
+# An assumption under a claim: a short clause.
+Assumption = Annotated[str, Field(max_length=70)]
 
 
 class StepOutput(BaseModel):
@@ -66,7 +68,8 @@ class StepOutput(BaseModel):
 class Evidence(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    id: str = Field(min_length=1)
+    # A passage id is what a claim cites: no longer than a model's reply may write one (EVIDENCE_ID_CHARS).
+    id: str = Field(min_length=1, max_length=EVIDENCE_ID_CHARS)
     source: str = Field(min_length=1)
     text: str = Field(min_length=1)
     authority: float | str | None = None
@@ -131,20 +134,23 @@ SEVERITIES: tuple[str, ...] = ("CRITICAL", "MAJOR", "MINOR")
 ISSUE_TYPES: tuple[str, ...] = ("evidence_gap", "logic_gap", "conflict", "domain_mismatch", "overclaim")
 
 
-# The cross-critique source protocol: 8-10 main claims per agent; the rest in characters.
+# The cross-critique source protocol limits an agent to 8-10 main claims (its mitigation of token
+# blow-up); the rest in characters. Sized so that the longest reply these bounds allow fits the
+# stage's reply cap (tests/test_output_bounds.py): a model generating under a grammar is never cut off.
 MAX_CLAIMS = 10
-CLAIM_CHARS = 600
-ANSWER_CHARS = 1000
-CRITIQUE_CHARS = 800
-FIX_CHARS = 500
+CLAIM_ID_CHARS = 8
+CLAIM_CHARS = 130
+ANSWER_CHARS = 300
+CRITIQUE_CHARS = 160
+FIX_CHARS = 100
 
 
 class Claim(StepOutput):
-    id: str = text(ID_CHARS, required=True)
+    id: str = text(CLAIM_ID_CHARS, required=True)
     statement: str = text(CLAIM_CHARS, required=True)
-    evidence: list[EvidenceRef] = items(6)
+    evidence: list[EvidenceRef] = items(2)
     confidence: float = confidence_field()
-    assumptions: list[ShortLine] = items(3)
+    assumptions: list[Assumption] = items(1)
     # Set by the engine after validation (never trusted from the model): evidence ids that are
     # not in the case, and whether every cited id exists. Left out of the schema a model is sent.
     verified: SkipJsonSchema[bool] = True
@@ -152,23 +158,20 @@ class Claim(StepOutput):
 
 
 class AgentOutput(StepOutput):
+    """An agent's answer with its claims. Claim ids a model repeats are made distinct by the
+    moderator's rule (cross_critique/rules.py `distinct_claims`), which says so in the debate's
+    warnings; they are not a reason to ask again: a small model repeats a claim word for word."""
+
     answer: str = text(ANSWER_CHARS, required=True)
     claims: list[Claim] = items(MAX_CLAIMS, at_least=1)
-    uncertainties: list[LongLine] = items(8)
-    open_questions: list[ShortLine] = items(5)
+    uncertainties: list[ShortLine] = items(2)
+    open_questions: list[ShortLine] = items(1)
 
-    @model_validator(mode="after")
-    def _unique_claim_ids(self) -> AgentOutput:
-        ids = [c.id for c in self.claims]
-        dupes = sorted({i for i in ids if ids.count(i) > 1})
-        if dupes:
-            raise ValueError(f"claim ids must be unique, repeated: {', '.join(dupes)}")
-        return self
 
 
 class Critique(StepOutput):
-    id: str = text(ID_CHARS, required=True)
-    target_claim_id: str = text(ID_CHARS, required=True)
+    id: str = text(CLAIM_ID_CHARS, required=True)
+    target_claim_id: str = text(CLAIM_ID_CHARS, required=True)
     issue_type: IssueType
     description: str = text(CRITIQUE_CHARS, required=True)
     severity: Severity

@@ -272,7 +272,7 @@ SPEC = ProtocolSpec(
     run=run,
     stages=(
         StageSpec("arbitrate", "Arbitration", Resolution, "one arbiter's ruling on one contradiction",
-                  reply_cap=600, noun="ruling"),
+                  reply_cap=750, noun="ruling"),
     ),
     presets=PRESETS,
     case_needs=(

@@ -39,7 +39,8 @@ class Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_claims: int = Field(rules.MAX_CLAIMS, ge=1, le=50,
+    # No more than an answer may carry (the output model's maxItems, which a grammar enforces).
+    max_claims: int = Field(rules.MAX_CLAIMS, ge=1, le=rules.MAX_CLAIMS,
                             description="most main claims kept per agent answer; extra claims are dropped")
     min_critiques: int = Field(rules.MIN_CRITIQUES, ge=0, le=20,
                                description="fewest critiques an agent must raise on each other agent in round 1")
@@ -197,15 +198,15 @@ SPEC = ProtocolSpec(
     run=run,
     stages=(
         StageSpec("answer", "Answers", AgentOutput, "each agent's first answer, with claims citing evidence",
-                  reply_cap=1500, noun="answer"),
+                  reply_cap=2000, noun="answer"),
         StageSpec("critique", "Cross critiques", CritiqueOutput,
                   "one agent's critiques of another's claims, and its word on its earlier critiques",
-                  reply_cap=1200, noun="critique"),
+                  reply_cap=1800, noun="critique"),
         StageSpec("revise", "Revisions", AgentOutput, "each agent's answer revised on the critiques it received",
-                  reply_cap=1500, noun="revision"),
+                  reply_cap=2000, noun="revision"),
         StageSpec("supervisor", "Supervisor", SupervisorOutput,
                   "the final answer, written from the final revisions and the debate summary",
-                  reply_cap=700, noun="supervisor's final answer"),
+                  reply_cap=850, noun="supervisor's final answer"),
     ),
     presets=PRESETS,
     case_needs=(

@@ -8,9 +8,8 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from ...core.schemas import (
-    ANSWER_CHARS,
-    ID_CHARS,
-    LONG_LINE,
+    CLAIM_ID_CHARS,
+    FIX_CHARS,
     REVIEWER_ISSUE,
     Critique,
     IdRef,
@@ -22,7 +21,8 @@ from ...core.schemas import (
 
 # A critic reviews its earlier critiques of one target and raises new ones; the source protocol asks
 # for at least 3 per agent in round 1 and a claim rarely draws more than one.
-MAX_CRITIQUES = 12
+MAX_CRITIQUES = 8
+SUPERVISOR_ANSWER_CHARS = 800
 
 
 class ReviewerCritique(Critique):
@@ -36,9 +36,9 @@ class CritiqueReview(StepOutput):
     """The critic's word on one of its own earlier critiques of the same target (from round 2 on):
     only the critic closes a CRITICAL or MAJOR critique, by marking it `resolved`."""
 
-    id: str = text(ID_CHARS, required=True)
+    id: str = text(CLAIM_ID_CHARS, required=True)
     status: Literal["resolved", "maintained"]
-    note: str = text(LONG_LINE)
+    note: str = text(FIX_CHARS)
 
     @field_validator("status", mode="before")
     @classmethod
@@ -50,13 +50,13 @@ class CritiqueOutput(StepOutput):
     critiques: list[Critique] = items(MAX_CRITIQUES)
     previous: list[CritiqueReview] = items(MAX_CRITIQUES)
     # Round 1: why the critic raised fewer critiques than asked (it found no more grounded ones).
-    shortfall: str = text(LONG_LINE)
+    shortfall: str = text(120)
 
 
 class SupervisorOutput(StepOutput):
-    answer: str = text(ANSWER_CHARS, required=True)
+    answer: str = text(SUPERVISOR_ANSWER_CHARS, required=True)
     confidence: float = confidence_field()
-    rationale: str = text(1000)
-    # Claim ids of every agent (up to 6 agents of 10 claims each).
-    agreed_claims: list[IdRef] = items(60)
-    disputed_claims: list[IdRef] = items(60)
+    rationale: str = text(300)
+    # Claim ids ("agent:C1"), the main ones the agents agree and dispute on.
+    agreed_claims: list[IdRef] = items(16)
+    disputed_claims: list[IdRef] = items(16)

@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.options import named_options, offered_options
-from ...core.schemas import REVIEWER_ISSUE, AgentOutput, Claim, Critique
+from ...core.schemas import MAX_CLAIMS, REVIEWER_ISSUE, AgentOutput, Claim, Critique
 from ...core.steering import Intervention
 from ...engine.convergence import answer_change, severity_counts
 from .. import common
+from .claim_rules import distinct_claims
 from .models import CritiqueOutput, CritiqueReview, ReviewerCritique
 
 # Section 5: "perubahan jawaban pada revision < 15%" (an answer is stable when a revision changes it by less than 15%).
 ANSWER_CHANGE_THRESHOLD = 0.15
 UNSUPPORTED_LIMIT = 0.30  # section 6: escalate when an agent has no evidence for > 30% of its claims
-MAX_CLAIMS = 10  # section 8: limit 8-10 main claims per agent
 MIN_CRITIQUES = 3  # section 8: at least 3 critiques per agent in round 1
 CONFIDENCE_DROP = 0.05
 DOMAIN_ISSUES = ("conflict", "domain_mismatch")
@@ -62,8 +62,9 @@ class AddressedCritique:
 
 
 def verify_claims(output: AgentOutput, evidence_ids: set[str], max_claims: int = MAX_CLAIMS) -> tuple[AgentOutput, list[str]]:
-    """Mark evidence ids not in the case as unverified; cut to the `max_claims` most confident."""
-    warnings: list[str] = []
+    """Make claim ids distinct; mark evidence ids not in the case as unverified; keep the `max_claims` most confident."""
+    distinct, warnings = distinct_claims(output.claims)
+    output = output.model_copy(update={"claims": distinct}) if warnings else output
     claims: list[Claim] = []
     for claim in output.claims:
         unknown = [e for e in claim.evidence if e not in evidence_ids]
@@ -74,10 +75,8 @@ def verify_claims(output: AgentOutput, evidence_ids: set[str], max_claims: int =
         ranked = sorted(range(len(claims)), key=lambda i: (-claims[i].confidence, i))[:max_claims]
         dropped = [claims[i].id for i in range(len(claims)) if i not in set(ranked)]
         claims = [claims[i] for i in sorted(ranked)]
-        warnings.append(
-            f"{len(output.claims)} claims exceed the limit of {max_claims}; kept the {max_claims} most confident, "
-            f"dropped {', '.join(dropped)}"
-        )
+        warnings.append(f"{len(output.claims)} claims exceed the limit of {max_claims}; kept the {max_claims} "
+                        f"most confident, dropped {', '.join(dropped)}")
     return output.model_copy(update={"claims": claims}), warnings
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core import profiles, prompts, steps
-from ...core.schemas import LongLine, items
+from ...core.schemas import ShortLine, items
 from ...engine.convergence import rule_jaccard
 from ...engine.runtime import DebateFailed, DebateRun, Outcome
 from ...engine.spec import CaseNeed, ProtocolSpec, StageSpec
@@ -62,15 +62,15 @@ DEFAULT_AGENTS: list[dict[str, Any]] = [
 class RuleThesis(Thesis):
     """A thesis, with what its author said it could not assess."""
 
-    uncertainties: list[LongLine] = items(8)
+    uncertainties: list[ShortLine] = items(3)
 
 
 class RuleAntithesis(Antithesis):
-    uncertainties: list[LongLine] = items(8)
+    uncertainties: list[ShortLine] = items(3)
 
 
 class RuleSynthesis(Synthesis):
-    uncertainties: list[LongLine] = items(8)
+    uncertainties: list[ShortLine] = items(3)
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -316,7 +316,7 @@ SPEC = ProtocolSpec(
     stages=(
         StageSpec("thesis", "Thesis", RuleThesis, "the first rule", reply_cap=1000, noun="thesis"),
         StageSpec("antithesis", "Antithesis", RuleAntithesis, "the critic's issues and recommendation",
-                  reply_cap=1000, noun="antithesis"),
+                  reply_cap=1150, noun="antithesis"),
         StageSpec("synthesis", "Synthesis", RuleSynthesis, "the rule merged from the thesis and its critique",
                   reply_cap=1000, noun="synthesis"),
     ),

@@ -9,8 +9,8 @@ from pydantic import Field, field_validator
 from ...core.schemas import LongLine, StepOutput, confidence_field, items, text
 
 RULE_CHARS = 1000
-ARGUMENT_CHARS = 1000
-Issue = Annotated[str, Field(max_length=800)]
+ARGUMENT_CHARS = 600
+Issue = Annotated[str, Field(max_length=700)]
 
 
 class Thesis(StepOutput):
@@ -20,9 +20,9 @@ class Thesis(StepOutput):
 
 
 class Antithesis(StepOutput):
-    issues: list[Issue] = items(8)
-    edge_cases: list[LongLine] = items(8)
-    contradictions: list[LongLine] = items(8)
+    issues: list[Issue] = items(6)
+    edge_cases: list[LongLine] = items(5)
+    contradictions: list[LongLine] = items(5)
     recommendation: Literal["accept", "revise", "reject"]
     argument: str = text(ARGUMENT_CHARS)
 

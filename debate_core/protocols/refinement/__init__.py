@@ -322,7 +322,7 @@ SPEC = ProtocolSpec(
     run=run,
     stages=(
         StageSpec("hypotheses", "Hypotheses", HypothesesOutput, "one reasoner's hypotheses for the round",
-                  reply_cap=1500, noun="hypotheses"),
+                  reply_cap=1800, noun="hypotheses"),
         StageSpec("judge", "Judge", JudgeOutput, "the judge's score and feedback for every hypothesis",
                   reply_cap=1200, noun="judge's scores"),
     ),

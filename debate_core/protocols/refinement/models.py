@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
+from ...core.bounds import MAX_TEXT_CHARS
 from ...core.schemas import (
     ID_CHARS,
-    LONG_LINE,
     EvidenceRef,
     ShortLine,
     StepOutput,
@@ -17,7 +17,7 @@ from ...core.schemas import (
     text,
 )
 
-Component = Annotated[str, Field(max_length=120)]
+Component = Annotated[str, Field(max_length=60)]
 
 Category = Literal["hardware", "software", "network", "config", "resource"]
 
@@ -25,12 +25,12 @@ Category = Literal["hardware", "software", "network", "config", "resource"]
 class Hypothesis(StepOutput):
     hypothesis: str = text(600, required=True)
     confidence: float = confidence_field()
-    reasoning: str = text(1000)
-    evidence: list[EvidenceRef] = items(10)
+    reasoning: str = text(MAX_TEXT_CHARS)
+    evidence: list[EvidenceRef] = items(8)
     category: Category
-    affected_components: list[Component] = items(10)
-    suggested_resolution: str = text(LONG_LINE)
-    changes_made: str = text(LONG_LINE)
+    affected_components: list[Component] = items(6)
+    suggested_resolution: str = text(400)
+    changes_made: str = text(240)
 
     @field_validator("category", mode="before")
     @classmethod
@@ -47,9 +47,9 @@ class JudgeScore(StepOutput):
     reasoner: str = text(ID_CHARS, required=True)
     index: int = Field(ge=0, le=9)
     score: float = Field(ge=0, le=100)
-    strengths: list[ShortLine] = items(6)
-    weaknesses: list[ShortLine] = items(6)
-    feedback: str = text(600)
+    strengths: list[ShortLine] = items(2)
+    weaknesses: list[ShortLine] = items(2)
+    feedback: str = text(240)
 
 
 class JudgeOutput(StepOutput):

@@ -134,15 +134,15 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
         if newer:
             pid, how = newer
             add(claim, "conflict", "CRITICAL",
-                f"Claim {claim.id} rests on {', '.join(valid)} ({short_source(by_id[valid[0]])}), {OUTDATED_MARK}: "
-                f"{pid} ({short_source(by_id[pid])}); {how}.",
+                f"Claim {claim.id} rests on {', '.join(valid)}, {OUTDATED_MARK}: {pid}; {how} "
+                f"({short_source(by_id[valid[0]])}; {short_source(by_id[pid])}).",
                 f"Rest the claim on {pid}, or withdraw it.")
         clash = _conflicting_passage(case, claim, own, target_out)
         if clash:
             pid, how = clash
             stronger = authority_score(by_id[pid].authority) > max(authority_score(by_id[e].authority) for e in valid)
             add(claim, "conflict", "CRITICAL" if stronger else "MAJOR",
-                f"Claim {claim.id} is contradicted by {pid} ({short_source(by_id[pid])}): {how}.",
+                f"Claim {claim.id} is contradicted by {pid}: {how} ({short_source(by_id[pid])}).",
                 f"Reconcile the claim with {pid} or explain why {', '.join(valid)} should prevail.")
         # A claim that defers to the critic's sources where they govern does not contradict them.
         for mine in ([] if yields_to(claim, critic) else own.claims):
@@ -154,8 +154,8 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
                 own_auth = max(authority_score(by_id[e].authority) for e in mine_ev)
                 their_auth = max(authority_score(by_id[e].authority) for e in valid)
                 add(claim, "conflict", "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
-                    f"Claim {claim.id} contradicts {critic['id']}.{mine.id}, which rests on {', '.join(mine_ev)} "
-                    f"({short_source(by_id[mine_ev[0]])}): {how}.",
+                    f"Claim {claim.id} contradicts {critic['id']}.{mine.id} (on {', '.join(mine_ev)}): {how}; "
+                    f"{short_source(by_id[mine_ev[0]])}.",
                     f"Justify why {', '.join(valid)} prevails over {', '.join(mine_ev)}, or qualify the claim.")
                 break
         rival = thesis_of(own)
@@ -169,9 +169,8 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
             strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
             opening = "Conflict of sources" if legal else "Conflicting passages"
             add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
-                f"{opening}: {target['id']} holds that {claim.statement.rstrip('.')}, while "
-                f"{critic['id']}.{rival.id} holds that {rival.statement.rstrip('.')}, and {a} and {b} contradict "
-                f"each other ({how}). Neither is shown to outweigh the other.",
+                f"{opening}: {a} and {b} contradict each other ({how}); {target['id']}.{claim.id} rests on one "
+                f"and {critic['id']}.{rival.id} on the other, and neither is shown to outweigh the other.",
                 f"Show why {', '.join(valid)} prevails over {', '.join(mine_ev)} on this question, or limit the claim "
                 "to the matters the other passages do not address.")
         if theses_meet:

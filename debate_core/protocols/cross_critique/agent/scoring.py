@@ -83,7 +83,8 @@ def counts(sentence: str) -> dict[str, list[float]]:
 def unit_mismatch(sa: str, sb: str) -> str | None:
     """Two sentences on the same point whose one quantity of a dimension differs once units and rates
     are read: another period ("per month" against "per year"), or another amount after conversion
-    ("5 mg" against "5 g"). The same figure in another unit or period is a conflict, not agreement."""
+    ("5 mg" against "5 g"). The same figure in another unit or period is a conflict, not agreement.
+    Said in few words: a critique holds 160 characters, and the figures are what a reviewer reads."""
     qa, qb = quantities(sa), quantities(sb)
     for dim in {d for _, d, _, _ in qa} & {d for _, d, _, _ in qb}:
         a = [q for q in qa if q[1] == dim]
@@ -92,16 +93,16 @@ def unit_mismatch(sa: str, sb: str) -> str | None:
             continue
         (va, _, wa, pa), (vb, _, wb, pb) = a[0], b[0]
         if pa and pb and pa != pb:
-            return f"\"{sa.strip()}\" gives {wa}, \"{sb.strip()}\" gives {wb}: not the same amount over another period"
+            return f"one gives {wa}, the other {wb}: not the same amount over another period"
         base = max(abs(va), abs(vb))
         if base and abs(va - vb) / base > 0.05 and wa.split()[1].lower() != wb.split()[1].lower():
-            return f"\"{sa.strip()}\" gives {wa}, \"{sb.strip()}\" gives {wb}: different amounts once the units are converted"
+            return f"one gives {wa}, the other {wb}: different amounts once the units are converted"
     ca, cb = counts(sa), counts(sb)
     for word in sorted(set(ca) & set(cb)):
         if len(ca[word]) == 1 and len(cb[word]) == 1:
             va, vb = ca[word][0], cb[word][0]
             if max(va, vb) and abs(va - vb) / max(va, vb) > 0.05:
-                return f"\"{sa.strip()}\" gives {va:g} {word}, \"{sb.strip()}\" gives {vb:g} {word}"
+                return f"one gives {va:g} {word}, the other {vb:g} {word}"
     return None
 
 
@@ -206,7 +207,7 @@ def contradiction(text_a: str, text_b: str) -> str | None:
                     va, vb = a_vals[0], b_vals[0]
                     base = max(abs(va), abs(vb))
                     if base and abs(va - vb) / base > 0.05:
-                        return f"\"{sa.strip()}\" gives {va:g}{unit}, \"{sb.strip()}\" gives {vb:g}{unit}"
+                        return f"one gives {va:g}{unit}, the other {vb:g}{unit}"
             if negative(sa) != negative(sb):
                 return f"one says \"{sa.strip()}\", the other denies it: \"{sb.strip()}\""
             sa_st, sb_st = {t.lower() for t in tokens(sa)}, {t.lower() for t in tokens(sb)}
