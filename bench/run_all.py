@@ -18,7 +18,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = ["simulated_latency.py", "critical_path.py", "prompt_growth.py", "many_debates.py", "store_scale.py",
-           "workers.py", "eval_concurrency.py"]
+           "workers.py", "eval_concurrency.py", "api_load.py"]
 
 
 def load_average() -> str:
