@@ -22,10 +22,12 @@ from tests.oidc_support import CHROMIUM, CHROMIUM_ARGS, free_port, start_streaml
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 ROOT = Path(__file__).resolve().parent.parent
-# A long answer, so that streamed at the pace below it takes many seconds: the page has time to
-# load and refresh (every second) while it is still being written.
+# A long answer (as long as an answer may be, 300 characters), so that streamed at the pace below
+# it takes many seconds: the page has time to load and refresh (every second) while it is still
+# being written.
 ANSWER = ("The sawah stays with the kaum: it is harta pusaka tinggi, which passes in the female line and is "
-          "managed by the mamak, not divided among the heirs of the deceased. " * 3).strip()
+          "managed by the mamak, not divided among the heirs of the deceased. The KAN letter says so, and no "
+          "heir has a share of it to sell.")
 REPLIES = {
     "AgentOutput": {"answer": ANSWER,
                     "claims": [{"id": "C1", "statement": "The KAN letter names the sawah pusaka tinggi.",
@@ -33,8 +35,8 @@ REPLIES = {
     "CritiqueOutput": {"critiques": []},
     "SupervisorOutput": {"answer": "The sawah stays with the kaum.", "confidence": 0.7, "rationale": "Both agree."},
 }
-# Seconds between chunks of about four characters each: some 40 characters a second.
-PACE = 0.1
+# Seconds between chunks of about four characters each: some 27 characters a second.
+PACE = 0.15
 
 
 def _slow_stream(body: dict) -> Reply:

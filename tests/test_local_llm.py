@@ -105,8 +105,9 @@ def test_full_debate_with_default_settings_completes(tmp_path: Path) -> None:
         # Every step keeps what the model said, and its tokens.
         assert row["raw_output"] is not None, row
         assert row["input_tokens"] > 0 and row["output_tokens"] > 0, row
-    # Two rounds of answers and critiques, and the supervisor, each ending valid.
-    assert {"r1.answer.nla", "r1.answer.ala", "r2.critique.nla.ala", "final.supervisor"} <= set(final_calls)
+    # Round 1's answers and critiques, round 2's revisions, and the supervisor, each ending valid.
+    assert {"r1.answer.nla", "r1.answer.ala", "r1.critique.nla.ala", "r1.critique.ala.nla", "r2.revise.nla",
+            "r2.revise.ala", "final.supervisor"} <= set(final_calls), sorted(final_calls)
     assert all(row["status"] == "ok" for row in final_calls.values()), final_calls
     dump = "\n".join(store.db.conn.iterdump())
     assert FAKE_KEY not in dump
