@@ -7,27 +7,17 @@ import hashlib
 import threading
 
 import pytest
+import test_store_conformance as conformance
 
 from debate_core.core import identity
 from debate_core.core.identity import PermissionRefused
 from debate_core.store import TOKEN_PREFIX, DebateStore, TokenError
 
-BACKENDS = ["sqlite", "postgres"]
 OPERATOR = identity.operator("ops")
 
 
-@pytest.fixture(params=BACKENDS)
-def location(request, tmp_path):
-    if request.param == "sqlite":
-        return str(tmp_path / "tokens.db")
-    return request.getfixturevalue("pg_url")
-
-
-@pytest.fixture
-def store(location):
-    s = DebateStore(location)
-    yield s
-    s.close()
+# The conformance suite's fixtures: each case runs once on SQLite and once on PostgreSQL.
+location, open_store, store = conformance.location, conformance.open_store, conformance.store
 
 
 def test_a_token_is_shown_once_and_stored_only_as_its_hash(store):

@@ -9,42 +9,21 @@ import threading
 from datetime import timedelta
 
 import pytest
+import test_store_conformance as conformance
 from helpers import small_case
 from test_store import completed
 
 from debate_core.core import webhooks as rules
 from debate_core.core.events import Event
 from debate_core.core.identity import PermissionRefused, local_label, operator
-from debate_core.store import DebateStore, ReviewConflict
+from debate_core.store import ReviewConflict
 
 ADMIN = operator("Olga")
 ALL = list(rules.WEBHOOK_EVENTS)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def location(request, tmp_path):
-    if request.param == "sqlite":
-        return str(tmp_path / "hooks.db")
-    return request.getfixturevalue("pg_url")
-
-
-@pytest.fixture
-def open_store(location):
-    opened: list[DebateStore] = []
-
-    def open_() -> DebateStore:
-        s = DebateStore(location)
-        opened.append(s)
-        return s
-
-    yield open_
-    for s in opened:
-        s.close()
-
-
-@pytest.fixture
-def store(open_store):
-    return open_store()
+# The conformance suite's fixtures: each case runs once on SQLite and once on PostgreSQL.
+location, open_store, store = conformance.location, conformance.open_store, conformance.store
 
 
 def test_the_migration_makes_the_tables(store):

@@ -32,22 +32,6 @@ def is_local_url(base_url: str | None) -> bool:
     return ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_link_local
 
 
-def probe_parallelism(base_url: str, timeout: float = 1.5) -> tuple[int, str]:
-    """How many requests a local server runs at once, and how that is known. Never fails.
-
-    llama-server reports its `--parallel` slots at /props (`total_slots`); Ollama's parallelism
-    (OLLAMA_NUM_PARALLEL) is read from this process's environment for a server on Ollama's port;
-    anything else (llama-cpp-python among them) is taken to serve one request at a time."""
-    # Like openai and langchain in openai_provider: loaded only when a server is called, so
-    # offline debates never load it.
-    import httpx
-
-    # Only the configured server, only once, briefly; a local address never goes through a proxy.
-    with httpx.Client(timeout=timeout, trust_env=False) as client:
-        props = _json(client, f"{_root(base_url)}/props")
-    return slots_from(base_url, props)
-
-
 def slots_from(base_url: str, props: Any) -> tuple[int, str]:
     """The server's parallel slots from llama-server's /props (None when it has none), else Ollama's
     setting, else one."""

@@ -55,7 +55,6 @@ from .openai_local import (
     UNKNOWN,
     default_method,
     is_local_url,
-    probe_parallelism,
     probe_server,
     slots_from,
 )
@@ -74,7 +73,6 @@ __all__ = [
     "default_method",
     "is_local_url",
     "parse_agent_models",
-    "probe_parallelism",
     "public_url",
     "redact",
     "retry_after_seconds",
