@@ -200,7 +200,8 @@ def stratified_sample(sentences: list[Sentence], n: int, seed: int) -> list[Sent
 def question_for(text: str) -> str:
     # The sentence is quoted in double quotes, so a double quote inside it becomes a single one.
     quoted = text.replace('"', "'")
-    return ("What is the overall sentiment (positive, negative, neutral or mixed) of the review sentence "
+    # The options are the raters' scale: one number per sentence cannot say "mixed".
+    return ("What is the overall sentiment (positive, negative or neutral) of the review sentence "
             f"\"{quoted}\"?")
 
 

@@ -14,10 +14,7 @@ from debate_core.store import DebateStore
 CASES = Path(__file__).resolve().parent.parent / "data" / "cases"
 # Offline cross-critique debates on these sample cases raise critiques whose worst is critical, major, minor.
 CRITICAL, MAJOR, MINOR = (load_case(CASES / f"{n}.json") for n in (
-    "adat_minangkabau_inheritance", "national_will_formalities", "adat_bali_daughter_heir"))
-# With their sixth claims the agents on MINOR state opposing positions ("decided primarily on the sources
-# of" the other agent), a MAJOR conflict; five claims each keep its worst critique minor.
-MINOR_OPTIONS = {"max_claims": 5}
+    "adat_minangkabau_inheritance", "documents_bill_of_rights", "adat_bali_daughter_heir"))
 
 
 def _section(app) -> tuple[list[str], list]:
@@ -52,8 +49,7 @@ def test_with_few_decided_debates_a_sentence_stands_in_for_the_table(app, make_d
 
 
 def test_the_table_per_severity_and_the_download(app, make_debate, db_path):
-    ids = [make_debate(case, **({"options": MINOR_OPTIONS} if case is MINOR else {}))
-           for case in (CRITICAL, CRITICAL, MAJOR, MAJOR, MINOR, MINOR)]
+    ids = [make_debate(case) for case in (CRITICAL, CRITICAL, MAJOR, MAJOR, MINOR, MINOR)]
     store = DebateStore(db_path)
     store.review(ids[0], action="accept", reviewer="ann")
     store.review(ids[0], action="undo", reviewer="ann")

@@ -20,7 +20,7 @@ from debate_core.providers.openai_provider import OpenAIProvider
 from debate_core.store import DebateStore
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "cases"
-CASE = CASES / "national_will_formalities.json"  # a cross critique case that runs three rounds offline
+CASE = CASES / "national_will_formalities.json"  # a cross critique case that converges after two rounds offline
 
 
 def _ok(app: AppTest) -> AppTest:
@@ -56,7 +56,7 @@ def test_the_fork_form_starts_at_the_first_closed_round_with_controls_from_the_s
     parent = make_debate(load_case(CASE))
     _open(app, parent)
     rounds = app.selectbox(key=f"fork-round-{parent}")
-    assert rounds.options == ["1", "2", "3"] and rounds.value == 1
+    assert rounds.options == ["1", "2"] and rounds.value == 1
     assert not [t for t in app.text_area if (t.key or "").startswith("fork-options")]
     claims = app.number_input(key=_opt(parent, "max_claims"))
     assert claims.value == 10  # the debate's own value (the protocol's default here)

@@ -23,7 +23,7 @@ from debate_core.providers import make_provider
 from debate_core.store import DebateStore
 
 ROOT = Path(__file__).resolve().parent.parent
-CASE = ROOT / "data" / "cases" / "national_will_formalities.json"  # runs all three rounds offline when left alone
+CASE = ROOT / "data" / "cases" / "national_will_formalities.json"  # converges after two rounds offline when left alone
 
 
 def _ok(app: AppTest) -> AppTest:
@@ -286,7 +286,7 @@ def _fork_form(app: AppTest, debate_id: str, round_no: int, convergence_mode: st
 def test_fork_from_round_one_opens_the_fork_with_its_lineage(app, db_path, make_debate):
     parent = make_debate(load_case(CASE))
     _open(app, parent)
-    assert app.selectbox(key=f"fork-round-{parent}").options == ["1", "2", "3"]
+    assert app.selectbox(key=f"fork-round-{parent}").options == ["1", "2"]
     # Without a name the fork is refused in words, nothing is created, and the form keeps its choices.
     app.session_state["reviewer_name"] = ""
     _fork_form(app, parent, 1, "all")

@@ -70,7 +70,9 @@ def test_stratified_sample_keeps_each_labels_share_and_is_deterministic():
 def test_answer_label_reads_the_first_named_option():
     q = bs.question_for('the "disposable" type')
     assert '"the \'disposable\' type"' in q
-    assert bs.answer_label(q, 'The overall sentiment is mixed: "a" positive; "b" negative.') == "mixed"
+    # The question offers the raters' scale (no "mixed"): the option named first is the label.
+    assert "(positive, negative or neutral)" in q
+    assert bs.answer_label(q, 'The overall sentiment is negative: "a" positive; "b" negative.') == "negative"
     assert bs.answer_label(q, "The overall sentiment is negative.") == "negative"
     assert bs.answer_label(q, "The panel could not assess the sentiment of the sentence.") is None
 

@@ -84,11 +84,11 @@ def test_readable_summary_names_rounds_and_reasons(tmp_path):
     proc = cli("run", str(CASE), "--protocol", "cross_critique", "--quiet", db=tmp_path / "d.db", check=True)
     assert "round 1; answer+critique; critiques" in proc.stdout
     assert "needs human review: YES" in proc.stdout
-    # The round budget is spent with nla's CRITICAL critique of ala's sawah area (2.0 ha against the
-    # certificate's 2.3 ha) still open: the summary says so in words.
-    assert "rounds: 3; converged: no (not converged: 1 CRITICAL critique(s) still open)" in proc.stdout
-    assert "CRITICAL critique on norm conflict left unresolved" in proc.stdout
-    assert "not converged after round 3 (limit 3)" in proc.stdout
+    # nla's CRITICAL critiques (ala's sawah area, 2.0 ha against the certificate's 2.3 ha) are answered in
+    # round 2; its MAJOR one on the certificate stays open, and the summary says what goes to a person.
+    assert "rounds: 2; converged: yes (no open CRITICAL critique and 1 open MAJOR (<= 1))" in proc.stdout
+    assert "round 1; answer+critique; critiques 2 critical / 1 major / 1 minor" in proc.stdout
+    assert "hard contradiction between agents left unresolved: nla vs ala on ala.C3" in proc.stdout
     assert "possible echo chamber" in proc.stdout  # the reason it goes to a person, in words
 
 
@@ -516,8 +516,9 @@ def test_a_damaged_database_is_refused_before_a_run_writes(tmp_path):
         fh.write(os.urandom(page_size))
     before = db.read_bytes()
     # A process checks a file once (debate_core/store/): a new process checks it again.
+    # Which check finds it (SQLite opening the file, or the quick check after) depends on the page hit.
     line = _one_error_line(cli_process("run", str(CASE), "--protocol", "cross_critique", db=db),
-                           "it is damaged (quick_check:")
+                           "it is damaged (")
     assert str(db) in line
     assert db.read_bytes() == before
 

@@ -80,32 +80,32 @@ def test_fewer_claims_removes_each_agents_last_two_and_their_critiques(stored):
     assert removed["nla.C6"] == ["ma_pusaka_tinggi_summary", "kuhperdata_830_852"]
 
     crit = d["critiques"]
-    assert crit["a"]["by_severity"] == {"CRITICAL": {"raised": 2, "open": 1, "resolved": 1},
-                                        "MAJOR": {"raised": 2, "open": 2, "resolved": 0},
-                                        "MINOR": {"raised": 3, "open": 0, "resolved": 3}}
-    assert crit["b"]["by_severity"] == {"CRITICAL": {"raised": 1, "open": 0, "resolved": 1},
-                                        "MAJOR": {"raised": 2, "open": 2, "resolved": 0},
+    assert crit["a"]["by_severity"] == {"CRITICAL": {"raised": 2, "open": 0, "resolved": 2},
+                                        "MAJOR": {"raised": 1, "open": 1, "resolved": 0},
+                                        "MINOR": {"raised": 1, "open": 0, "resolved": 1}}
+    assert crit["b"]["by_severity"] == {"CRITICAL": {"raised": 2, "open": 0, "resolved": 2},
+                                        "MAJOR": {"raised": 1, "open": 1, "resolved": 0},
                                         "MINOR": {"raised": 0, "open": 0, "resolved": 0}}
-    # Critiques of the claims B no longer makes (the fifth and sixth of each agent) exist only in A.
-    assert crit["only_a"] == ["ala->nla:K1", "nla->ala:K4", "nla->ala:K5", "nla->ala:K6"]
+    # The critique of a claim B no longer makes (ala's fifth) exists only in A.
+    assert crit["only_a"] == ["nla->ala:K4"]
     still_open_a = [it["ref"] for it in crit["a"]["items"] if it["open"]]
-    assert still_open_a == ["nla->ala:K2", "nla->ala:K3", "nla->ala:K6"]
+    assert still_open_a == ["nla->ala:K3"]
     # A critique is counted once even when its step was re-asked (A's ala->nla step ran twice: ala
-    # found fewer grounded critiques of nla's claims than asked and was asked again; both times it
-    # raised K1): nla->ala K1-K6 and ala->nla K1.
+    # found fewer grounded critiques of nla's claims than asked and was asked again, and raised none):
+    # nla->ala K1-K4.
     store, ids, _ = stored
     assert [st["step_id"] for st in store.get_debate(ids["base"])["steps"]].count("r1.critique.ala.nla") == 2
-    assert crit["a"]["total"] == 7
+    assert crit["a"]["total"] == 4
     # The end states agree with what the debate itself recorded for its last round.
-    assert crit["a"]["by_state"] == {"open": 1, "addressed_not_confirmed": 0, "maintained": 2, "resolved": 4}
+    assert crit["a"]["by_state"] == {"open": 0, "addressed_not_confirmed": 0, "maintained": 1, "resolved": 3}
     assert crit["a"]["by_state"] == store.get_debate(ids["base"])["trajectory"][-1]["critique_states"]
 
     verdict = d["verdict"]
-    assert verdict["a"]["converged"] is False and verdict["b"]["converged"] is True
+    assert verdict["a"]["converged"] is True and verdict["b"]["converged"] is True
     assert verdict["a"]["needs_human_review"] and verdict["b"]["needs_human_review"]
     # Both supervisors build the answer from the same leading claims, which B keeps.
     assert verdict["review_flag_changed"] is False and verdict["same_answer"] is True
-    assert "not converged after round 2 (limit 2)" in verdict["reasons_only_a"]
+    assert any(r.startswith("possible echo chamber") for r in verdict["reasons_only_a"])
     assert verdict["confidence_change"] == pytest.approx(verdict["b"]["confidence"] - verdict["a"]["confidence"])
 
 
@@ -122,16 +122,11 @@ def test_a_third_agent_adds_its_claims_and_a_renumbered_claim_is_the_same_claim(
     assert _refs(claims["removed"]) == ["nla.C4"]
     # nla's claim after the one it gave up to the third agent moved up one number, word for word.
     assert "nla.C5 = nla.C4" in claims["unchanged"]
-    # The third agent's critiques make the others revise a few claims: each is paired with the claim
-    # of the same id, and two of them only lose confidence.
-    changed = {pair["a"]["ref"]: pair for pair in claims["changed"]}
-    assert sorted(changed) == ["ala.C4", "ala.C6", "nla.C6"]
-    assert all(pair["matched_by"] == "id" and pair["b"]["ref"] == ref for ref, pair in changed.items())
-    assert changed["ala.C6"]["changes"] == changed["nla.C6"]["changes"] == ["confidence"]
-    assert changed["ala.C4"]["evidence_added"] == ["shm_certificate_extract"]
+    # The third agent's critiques are answered without changing the others' claims.
+    assert claims["changed"] == []
     assert d["settings"] == [{"setting": "agents", "a": "default", "b": "nla, ala, ila"}]
-    assert d["critiques"]["b"]["by_severity"]["MINOR"]["raised"] == 9
-    assert d["critiques"]["b"]["total"] == 24
+    assert d["critiques"]["b"]["by_severity"]["MINOR"]["raised"] == 5
+    assert d["critiques"]["b"]["total"] == 15
 
 
 def test_a_changed_passage_changes_the_claim_that_quotes_it(stored):
@@ -141,13 +136,12 @@ def test_a_changed_passage_changes_the_claim_that_quotes_it(stored):
     assert not d["same_case"]
     claims = d["claims"]
     assert claims["added"] == [] and claims["removed"] == []
-    # ala's first claim quotes the passage, and its sixth takes the passage's words in round 2.
-    assert [(pair["a"]["ref"], pair["b"]["ref"]) for pair in claims["changed"]] == [("ala.C1", "ala.C1"),
-                                                                                   ("ala.C6", "ala.C6")]
-    for changed in claims["changed"]:
-        assert changed["matched_by"] == "id" and changed["changes"] == ["statement"]
-        assert [s for s in changed["statement_diff"] if s["op"] != "="] == [{"op": "-", "text": "Gadang,"},
-                                                                            {"op": "+", "text": "Panjang,"}]
+    # ala's first claim quotes the passage (cut at a word to fit a claim, so the cut moves with the name).
+    assert [(pair["a"]["ref"], pair["b"]["ref"]) for pair in claims["changed"]] == [("ala.C1", "ala.C1")]
+    [changed] = claims["changed"]
+    assert changed["matched_by"] == "id" and changed["changes"] == ["statement"]
+    ops = [s for s in changed["statement_diff"] if s["op"] != "="]
+    assert ops[:2] == [{"op": "-", "text": "Gadang,"}, {"op": "+", "text": "Panjang,"}]
 
 
 def test_trajectories_of_both_debates_per_measure(stored):
@@ -268,7 +262,7 @@ def test_cli_diff_json_prints_the_comparison(stored):
                         "critiques", "trajectory", "usage", "cost"}
     assert out["a"]["id"] == ids["base"] and out["b"]["id"] == ids["fewer_claims"]
     assert _refs(out["claims"]["removed"]) == ["ala.C5", "ala.C6", "nla.C5", "nla.C6"]
-    assert out["critiques"]["b"]["by_severity"]["CRITICAL"] == {"raised": 1, "open": 0, "resolved": 1}
+    assert out["critiques"]["b"]["by_severity"]["CRITICAL"] == {"raised": 2, "open": 0, "resolved": 2}
     assert out["cost"] is None
 
 

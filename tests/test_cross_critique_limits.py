@@ -32,7 +32,7 @@ CASE = {
          "text": "Myocardial infarction prevention with aspirin offers little benefit for patients over 70."},
     ],
 }
-LEGAL_WORDS = ["precedence", "sources of the", "statute", "norm", "governs this dispute", "jurisprudence"]
+LEGAL_WORDS = ["precedence", "sources of the", "statute", "norm", "govern this dispute", "jurisprudence"]
 
 
 def _run(tmp_path: Path, case: dict, agents: list | None = None, extra: tuple = ()) -> dict:

@@ -219,7 +219,7 @@ def test_unresolved_norm_conflict_runs_round_three_then_escalates():
     assert set(asked(sink)[-4:-2]) == {"r3.revise.nla", "r3.revise.ala"}
     v = result.verdict
     assert v.needs_human_review
-    assert any(r.startswith("CRITICAL critique on norm conflict") for r in v.escalation_reasons)
+    assert any(r.startswith("CRITICAL critique on a conflict between sources") for r in v.escalation_reasons)
     assert any("hard contradiction" in r for r in v.escalation_reasons)
     assert any("not converged after round 3" in r for r in v.escalation_reasons)
     assert {"S6.critical_evidence_or_norm_conflict", "S6.hard_contradiction", "S5.not_converged"} <= set(v.applied_rules)

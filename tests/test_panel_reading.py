@@ -93,9 +93,13 @@ def test_without_aspects_the_mixed_sentence_gets_a_label_not_a_repeated_quote(tm
 def test_a_plain_positive_and_a_plain_negative_sentence_without_signals_name_their_label(tmp_path):
     (tmp_path / "p").mkdir()
     (tmp_path / "n").mkdir()
+    # One sentiment word ("patient"; VADER's lexicon has no "breathtaking"): positive, and weakly read,
+    # so a reviewer confirms it (sentence.py WEAK_READING).
     pos = _run(tmp_path / "p", _case("The guide was patient and the views were breathtaking."))
     assert pos["answer"].startswith("The overall sentiment is positive")
-    assert not pos["needs_human_review"]
+    assert pos["needs_human_review"]
+    assert any("its words carry little sentiment (VADER reads +0.46" in r for r in pos["escalation_reasons"])
+    # Reported failures read the negative one, whatever the lexicon's score: it stands alone.
     neg = _run(tmp_path / "n", _case("The handle snapped off on the first day and the seller refused a refund."))
     assert neg["answer"].startswith("The overall sentiment is negative")
     assert not neg["needs_human_review"]

@@ -12,23 +12,25 @@ from debate_core.jobs.debates import run_debate
 
 # case -> (sent to a human, right against `expected`, rounds, converged)
 # The cross-critique samples moved when claims were bounded to 130 characters (core/schemas.py, so
-# that a small local model's longest reply fits its cap): the offline agents' claims, which quote
-# their passages, are cut at a sentence end, and the answers change more from round to round. Each
-# is still sent to a human or right, as before.
+# that a small local model's longest reply fits its cap), and again when the offline agents learned
+# to state a claim that fits rather than cut one (core/text.py `best_span`) and the moderator to send
+# a final answer its writer gives less than 50% to a person (`unsure_verdict`). Each is still sent to
+# a human or right, as before.
 PINNED = {
-    # Critiques are raised only where passages contradict, so no CRITICAL one stays open after
-    # round 2; the agreed claims do not answer the question and the card says so, flagged.
-    "adat_bali_daughter_heir": (True, False, 3, True),
-    # A CRITICAL conflict of sources stays open after round 3, so the answers do not converge.
-    "adat_minangkabau_inheritance": (True, False, 3, False),
+    # The agreed claims do not answer the question and the card says so, flagged: the agents could not
+    # assess who inherits, and no critique was raised in round 1 by one agent (echo-chamber risk).
+    "adat_bali_daughter_heir": (True, False, 2, True),
+    # A MAJOR conflict over the certificate stays open and the agents are unsure: flagged after round 2.
+    "adat_minangkabau_inheritance": (True, False, 2, True),
     "arbitration_agreeing_reports": (False, True, 0, True),
     "arbitration_qatar_labour": (True, True, 1, False),
     "dialectic_contract_enforceability": (False, True, 2, True),
     # Built from a PDF (scripts/make_sample_document.py): the Third Amendment's passage answers it,
-    # but the agents could not say which of two Fourth Amendment passages prevails: right, and sent
-    # to a human.
-    "documents_bill_of_rights": (True, True, 2, True),
-    "national_will_formalities": (True, False, 3, False),
+    # but two Fourth Amendment passages stay in conflict: right, and sent to a human.
+    "documents_bill_of_rights": (True, True, 3, True),
+    # The legitieme portie is one half of the intestate share in the agents' claims, not the quarter of
+    # the estate the question needs; two conflicts stay open: wrong, and sent to a human.
+    "national_will_formalities": (True, False, 2, True),
     "panel_laptop_review": (False, True, 2, True),
     "panel_restaurant_review": (False, True, 2, True),
     # Two rounds: the knowledge-graph reasoner reads no log line, so the reasoners disagree in round 1;

@@ -25,6 +25,10 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _ABBREV = re.compile(r"\b(?:arts?|No|Nos|no|nr|para|paras|cf|e\.g|i\.e|vs|etc|Mr|Mrs|Dr|Prof|St|Jl|Kab|Kec|Tbk|PT|ha)\.$", re.IGNORECASE)
 
 # Function words and negations come from data/lexicons/ (their sources are listed there).
+# An item of a list inside a sentence ("only (a) for damage ..., or (b) for cleaning ..."): pysbd
+# splits before its mark, but until the text before it ends a sentence it is the same sentence.
+_LIST_ITEM = re.compile(r"\(([a-z]{1,4}|\d{1,3})\)\s")
+_ENDED = re.compile(r"[.!?…][\"'”’)\]]*$")
 STOPWORDS = lexicons.stopwords()
 NEGATIONS = lexicons.negations()
 
@@ -77,7 +81,7 @@ def _split(text: str) -> tuple[str, ...]:
     for piece in (s.strip() for s in _segmenter().segment(text)):
         if not piece:
             continue
-        if parts and _ABBREV.search(parts[-1]):
+        if parts and (_ABBREV.search(parts[-1]) or (_LIST_ITEM.match(piece) and not _ENDED.search(parts[-1]))):
             parts[-1] = f"{parts[-1]} {piece}"
         else:
             parts.append(piece)
@@ -182,6 +186,66 @@ def best_sentence(text: str, query: str) -> str:
         return text
     scored = [(overlap(query, s) + 0.001 * (len(sents) - i), s) for i, s in enumerate(sents)]
     return max(scored)[1]
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence cut after its commas, semicolons and colons, never inside brackets: the pieces a
+    shorter statement can be made of ("(class III: harm)" stays whole)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(sentence):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]" and depth:
+            depth -= 1
+        if depth == 0 and ch in ",;:" and sentence[i + 1: i + 2] == " ":
+            parts.append(sentence[start: i + 1].strip())
+            start = i + 1
+    parts.append(sentence[start:].strip())
+    return [p for p in parts if p]
+
+
+def _as_statement(span: str) -> str:
+    span = span.strip().rstrip(",;:").strip()
+    span = span[:1].upper() + span[1:]
+    return span if span.endswith((".", "!", "?")) else span + "."
+
+
+# A clause that starts with one of these words adds to what came before it (a contrast, a reason,
+# a qualification): a statement may end just before it and still say its point whole.
+_ADDED_CLAUSE = frozenset("""and but or nor which who whose while whereas although though because since unless
+except including largely mainly mostly so as yet where when after before then though""".split())
+
+
+def _may_end_before(clause: str) -> bool:
+    first = clause.split(" ", 1)[0].lower().strip("(")
+    return first in _ADDED_CLAUSE or clause.startswith("(")
+
+
+def best_span(text: str, query: str, limit: int) -> str:
+    """The passage's statement closest to `query` that fits `limit` characters: its best sentence
+    (`best_sentence`) when that fits; otherwise the run of that sentence's clauses closest to the query
+    that says a point whole (it starts the sentence or follows a semicolon or colon, and ends the
+    sentence or stops before a clause that only adds to it: "but ...", "which ..."); failing that, the
+    sentence cut at a word with an ellipsis, so that a shortened claim never reads as complete when it
+    is not. A rule-based writer states a shorter claim rather than cut a sentence in the middle."""
+    sent = best_sentence(text, query)
+    if len(sent) <= limit:
+        return sent
+    parts = clauses(sent)
+    candidates: list[tuple[float, int, str]] = []
+    for a in range(len(parts)):
+        if a and not parts[a - 1].endswith((";", ":")):
+            continue
+        for b in range(a + 1, len(parts) + 1):
+            span = _as_statement(" ".join(parts[a:b]))
+            if len(span) > limit:
+                break
+            if b == len(parts) or _may_end_before(parts[b]):
+                # Among spans as close to the query, the longer one says more of the sentence.
+                candidates.append((overlap(query, span), len(span), span))
+    if not candidates:
+        return clip_words(sent, limit)
+    return max(candidates)[2]
 
 
 def authority_score(value: float | str | None) -> float:

@@ -173,6 +173,7 @@ GLOSSARY = {
                        "even when asked again: its claims were not checked enough (the echo-chamber risk).",
     "S9.unsure_option": "The question offers answers, and the final answer does not choose exactly one of them "
                         "with enough confidence.",
+    "unsure_verdict": "The final answer's own confidence is too low for it to stand without a reviewer.",
     "low_confidence": "The agents' final revisions carry too little confidence for the verdict to stand unreviewed.",
     "unassessed": "The agents said, in their final revisions, what they could not assess.",
     "reviewer_critique_open": "A critique a human reviewer raised during the debate is still open; only that "

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.options import named_options, offered_options
 from ...core.schemas import MAX_CLAIMS, REVIEWER_ISSUE, AgentOutput, Claim, Critique
 from ...core.steering import Intervention
 from ...engine.convergence import answer_change, severity_counts
@@ -477,7 +476,7 @@ def escalation_reasons(
     if critical:
         rules.append("S6.critical_evidence_or_norm_conflict")
         for c in critical:
-            kind = "evidence validity" if c.critique.issue_type == "evidence_gap" else "norm conflict"
+            kind = "evidence validity" if c.critique.issue_type == "evidence_gap" else "a conflict between sources"
             reasons.append(f"CRITICAL critique on {kind} left unresolved: {c.ref()}: {c.critique.description.strip()}")
     hard = [c for c in assessment.open if c.critique.issue_type == "conflict" and c.critique.severity in ("CRITICAL", "MAJOR")]
     if hard:
@@ -526,21 +525,6 @@ def echo_chamber_reason(shortfalls: list[Shortfall]) -> str | None:
              f"{s.minimum} required, even when asked again" + (f" (it said: {'; '.join(s.said)})" if s.said else "")
              for s in shortfalls]
     return "possible echo chamber, the agents' claims were not checked enough: " + "; ".join(parts) if parts else None
-
-
-def option_reason(question: str, answer: str, confidence: float, threshold: float = common.LOW_CONFIDENCE) -> str | None:
-    """Rule: when the question offers answers, the final answer names exactly one, with enough confidence."""
-    options = offered_options(question)
-    if not options:
-        return None
-    listed, named = ", ".join(f'"{o}"' for o in options), named_options(answer, options)
-    if len(named) != 1:
-        what = "more than one of them (" + ", ".join(f'"{o}"' for o in named) + ")" if named else "none of them"
-        return f"the question offers {listed}, and the final answer names {what}"
-    if confidence < threshold:
-        return (f"the final answer chooses \"{named[0]}\" among {listed} with confidence {confidence:.0%}, too "
-                "little to stand without a reviewer")
-    return None
 
 
 def final_confidence(output: AgentOutput) -> float | None:

@@ -84,20 +84,45 @@ def _same_subject(a: str, b: str) -> bool:
     return len(ta & tb) >= SAME_SUBJECT * min(len(ta), len(tb))
 
 
+# An amendment's lead-in ("Section 12 is amended as follows.") says that changes follow, not what they are.
+_LEAD_IN = re.compile(r"\b(?:amended|changed)\s+as follows\b|\b(?:is|are) (?:hereby )?amended\s*:?\s*\W*$", re.I)
+# One lettered or numbered item deleted from a list ("paragraph (b) is deleted"), and the part it is in.
+_ITEM_DELETED = re.compile(r"\b(?:paragraph|point|item|letter|sub-?paragraph|limb)\s+\(([a-z]{1,4}|\d{1,3})\)\s+"
+                           r"(?:is|are|has been) (?:deleted|repealed|struck out|omitted|revoked|removed)\b", re.I)
+_IN_PART = re.compile(r"\b(?:sub-?section|section|paragraph|clause|article)\s+\((\d+[a-z]?)\)", re.I)
+_ITEM = re.compile(r"\(([a-z]{1,4}|\d{1,3})\)")
+
+
+def without_item(sentence: str, label: str) -> str:
+    """The sentence with its item `(label)` taken out of the list it is in: from the item's mark to the
+    next item of the list or the end of the sentence, with the "or"/"and" that joined it."""
+    mark = sentence.find(f"({label})")
+    if mark < 0:
+        return sentence
+    nxt = next((m.start() for m in _ITEM.finditer(sentence, mark + len(label) + 2)
+                if not m.group(1).isdigit() or label.isdigit()), None)
+    head = re.sub(r"[,;]?\s*(?:\b(?:or|and)\s*)?$", "", sentence[:mark])
+    if nxt is None:
+        return head.rstrip(" ,;") + "."
+    return f"{head} {sentence[nxt:]}".strip()
+
+
 @dataclass(frozen=True)
 class Supersession:
-    """One earlier sentence and the later amendment that supersedes it."""
+    """One earlier sentence and the later amendment that supersedes it. `kept` is what of the old
+    sentence still stands when the amendment only deletes an item of it ("paragraph (b) is deleted")."""
 
     old_id: str
     old_sentence: str
     new_id: str
     new_sentence: str
     new_date: str | None = None
+    kept: str = ""
 
     @property
     def old_terms(self) -> set[str]:
         """What only the old sentence says (an old figure, a dropped condition)."""
-        return set(terms(self.old_sentence)) - set(terms(self.new_sentence)) - _AMENDING_WORDS
+        return set(terms(self.old_sentence)) - set(terms(self.kept)) - set(terms(self.new_sentence)) - _AMENDING_WORDS
 
     @property
     def new_terms(self) -> set[str]:
@@ -110,9 +135,18 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
     out: list[Supersession] = []
     for amending in evidence:
         for sent in sentences(amending.text):
-            if not is_amendment(sent):
+            if not is_amendment(sent) or _LEAD_IN.search(sent):
                 continue
             others = [ev for ev in evidence if ev.id != amending.id]
+            deleted = _ITEM_DELETED.search(sent)
+            if deleted:
+                # One item of an earlier list goes; the rest of that sentence still stands.
+                label, part = deleted.group(1), _IN_PART.search(sent[:deleted.start()])
+                out += [Supersession(ev.id, old, amending.id, sent, amending.date, without_item(old, label))
+                        for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)
+                        if f"({label})" in old and not is_amendment(old)
+                        and (part is None or old.lstrip().startswith(f"({part.group(1)})"))]
+                continue
             named = set(mentioned_ids(sent, [ev.id for ev in others]))
             refs = _references(sent)
             targets = [ev for ev in others if ev.id in named or (refs and refs & _references(f"{ev.source} {ev.text}"))]

@@ -22,8 +22,11 @@ Component = Annotated[str, Field(max_length=60)]
 Category = Literal["hardware", "software", "network", "config", "resource"]
 
 
+HYPOTHESIS_CHARS = 600
+
+
 class Hypothesis(StepOutput):
-    hypothesis: str = text(600, required=True)
+    hypothesis: str = text(HYPOTHESIS_CHARS, required=True)
     confidence: float = confidence_field()
     reasoning: str = text(MAX_TEXT_CHARS)
     evidence: list[EvidenceRef] = items(8)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ....core.bounds import build
-from ....core.schemas import AgentOutput, Case, Claim
-from ....core.text import authority_score, best_sentence
+from ....core.schemas import CLAIM_CHARS, AgentOutput, Case, Claim
+from ....core.text import authority_score, best_span
 from ....providers.offline.agents import register
 from .scoring import (
     NEUTRAL_THESIS_MARK,
@@ -60,11 +60,11 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     claims: list[Claim] = []
     for i, pid in enumerate(chosen, start=1):
         ev = by_id[pid]
-        sentence = best_sentence(ev.text, query)
+        sentence = best_span(ev.text, query, CLAIM_CHARS)
         conf = round(min(0.95, 0.4 + 0.3 * rel[pid] + 0.25 * authority_score(ev.authority)), 2)
-        assumptions = [f"{short_source(ev)} applies to the facts in the question"]
-        if ev.date:
-            assumptions.append(f"{short_source(ev)} ({ev.date}) is still current")
+        # A claim carries one assumption: that its passage applies (and, when dated, is still current).
+        assumptions = [f"{short_source(ev)} applies to these facts" if not ev.date
+                       else f"{short_source(ev)} applies and is still current"]
         claims.append(build(Claim, id=f"C{i}", statement=sentence, evidence=[pid], confidence=conf, assumptions=assumptions))
     # The agent's own thesis. With relevant sources that its role claims it holds that they decide
     # the question (another agent will contest that if it has sources of its own); when the scope
@@ -74,7 +74,6 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     own = [pid for pid in chosen if domains[pid] == agent["id"] and rel[pid] >= OWN_DOMAIN_RELEVANCE]
     label = agent_label(agent)
     legal = legal_register(case, agents)
-    sources = ", ".join(short_source(by_id[p]) for p in own[:2])
     if stance == "agree":
         claims.append(build(Claim,
             id=f"C{len(claims) + 1}",
@@ -97,11 +96,13 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     elif own:
         claims.append(build(Claim,
             id=f"C{len(claims) + 1}",
-            statement=(f"The question should be decided primarily on the sources of the {label} ({sources})." if legal
-                       else f"The passages closest to the {label}'s focus ({sources}) bear most directly on the question."),
+            # The sources are the claim's evidence; the statement stays short enough to carry a
+            # concession in revision ("..., except where the passages of the X apply").
+            statement=(f"The question should be decided primarily on the sources of the {label}." if legal
+                       else f"The passages closest to the {label}'s focus bear most directly on the question."),
             evidence=own[:2],
             confidence=0.8,
-            assumptions=[f"{sources} {THESIS_MARK if legal else NEUTRAL_THESIS_MARK}"],
+            assumptions=[f"These sources {THESIS_MARK}" if legal else f"These passages {NEUTRAL_THESIS_MARK}"],
         ))
     others = [pid for pid in ranked if domains[pid] != agent["id"] and rel[pid] > 0][:2]
     uncertainties = [f"How {short_source(by_id[p])} ({p}) interacts with this position" for p in others]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ....core.bounds import build
-from ....core.schemas import REVIEWER_ISSUE, AgentOutput, Case
-from ....core.text import authority_score, best_sentence, bm25_rank, mentioned_ids, overlap, sentences
+from ....core.schemas import CLAIM_CHARS, REVIEWER_ISSUE, AgentOutput, Case
+from ....core.text import authority_score, best_span, bm25_rank, clip_words, mentioned_ids, overlap, sentences
 from ....providers.offline.agents import register
 from .critique import OUT_OF_SCOPE_MARK, OUTDATED_MARK
 from .scoring import (
@@ -28,6 +28,34 @@ from .scoring import (
 )
 
 CONCEDE_RATIO = 1.25
+
+
+def _qualified(statement: str, qualifiers: list[str], question: str) -> str:
+    """`statement` with the longest of `qualifiers` that fits a claim beside it whole; failing that,
+    the shortest qualifier after the statement's clauses closest to the question: the qualification
+    is what the revision is for, and a claim holds CLAIM_CHARS characters."""
+    body = statement.rstrip(".").rstrip()
+    for qualifier in qualifiers:
+        if len(body) + len(qualifier) <= CLAIM_CHARS:
+            return body + qualifier
+    qualifier = min(qualifiers, key=len)
+    room = CLAIM_CHARS - len(qualifier)
+    body = best_span(statement, question, room).rstrip(".").rstrip()
+    if len(body) > room:
+        body = clip_words(body, room)
+    return body + qualifier
+
+
+def _yielded_thesis(agent: dict[str, Any], other: dict[str, Any], named: list[str], legal: bool) -> str:
+    """A thesis that concedes precedence where the other agent's passages apply, said in a claim's
+    length: the passage ids are left out when the names alone fill it."""
+    own, theirs = agent_label(agent), agent_label(other)
+    for ids in (f" ({', '.join(named[:2])})", f" ({named[0]})" if named else "", ""):
+        text = (f"The sources of the {own} decide, {YIELD_MARK} {theirs}{ids} govern." if legal else
+                f"The {own}'s passages decide, {NEUTRAL_YIELD_MARK} {theirs}{ids} apply.")
+        if len(text) <= CLAIM_CHARS:
+            return text
+    return text
 
 
 @register("cross_critique", "revise")
@@ -70,7 +98,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             fitting = [sent for e in claim.evidence if e in by_id for sent in sentences(by_id[e].text)
                        if age_ranges(sent) and not outside_age(sent, case.question)]
             if fitting:
-                claim.statement = best_sentence(" ".join(fitting), case.question)
+                claim.statement = best_span(" ".join(fitting), case.question, CLAIM_CHARS)
                 claim.assumptions.append("Restated for the question's case")
                 conceded.append(f"{claim.id}: restated for the question's case")
             else:
@@ -85,10 +113,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             theirs_strength = domain_strength(case, critic_agent, named)
             mine_strength = domain_strength(case, agent, claim.evidence)
             if theirs_strength > CONCEDE_RATIO * mine_strength:
-                claim.statement = (f"{claim.statement.rstrip('.')}, {YIELD_MARK} "
-                                   f"{agent_label(critic_agent)} ({', '.join(named)}) govern." if legal else
-                                   f"{claim.statement.rstrip('.')}, {NEUTRAL_YIELD_MARK} "
-                                   f"{agent_label(critic_agent)} ({', '.join(named)}) apply.")
+                claim.statement = _yielded_thesis(agent, critic_agent, named, legal)
                 claim.evidence = claim.evidence + named[:1]
                 claim.confidence = round(max(0.2, claim.confidence - 0.2), 2)
                 conceded.append(f"{claim.id}: precedence limited in favour of {item.critic}" if legal
@@ -107,7 +132,10 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             mine = max((authority_score(by_id[e].authority) for e in claim.evidence if e in by_id), default=0.0)
             if named and theirs > mine:
                 src = short_source(by_id[named[0]])
-                claim.statement = f"{claim.statement.rstrip('.')}, subject to {src} ({named[0]}), which carries more authority."
+                claim.statement = _qualified(claim.statement, [
+                    f", subject to {src} ({named[0]}), which carries more authority.",
+                    f", subject to {named[0]}, which carries more authority.", f", subject to {named[0]}."],
+                    case.question)
                 claim.evidence = claim.evidence + [named[0]]
                 claim.confidence = round(max(0.2, claim.confidence - 0.15), 2)
                 conceded.append(f"{claim.id}: qualified by {named[0]}")
@@ -135,7 +163,7 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
             conceded.append(f"{claim.id}: confidence lowered after {item.critic}'s critique {k.id}")
         elif k.issue_type == "logic_gap":
             cited = " ".join(by_id[e].text for e in claim.evidence if e in by_id)
-            restated = best_sentence(cited, claim.statement) if cited else ""
+            restated = best_span(cited, claim.statement, CLAIM_CHARS) if cited else ""
             if restated and not is_thesis(claim) and all(restated != c.statement for c in claims.values()):
                 claim.statement = restated
                 claim.assumptions.append("Restated to follow the cited passage")

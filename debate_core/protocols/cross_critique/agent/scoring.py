@@ -12,6 +12,8 @@ from ....core.text import (
     NEGATIONS,
     authority_score,
     bm25_rank,
+    clauses,
+    clip_words,
     numbers,
     overlap,
     sentences,
@@ -21,7 +23,7 @@ from ....core.text import (
 )
 from ....providers.offline import reading
 
-THESIS_MARK = "governs this dispute"  # the legal register's thesis (see `legal_register`)
+THESIS_MARK = "govern this dispute"  # the legal register's thesis (see `legal_register`)
 NEUTRAL_THESIS_MARK = "bear most directly on this question"
 YIELD_MARK = "except where the sources of the"  # how a revised thesis concedes precedence to another agent
 NEUTRAL_YIELD_MARK = "except where the passages of the"
@@ -42,7 +44,15 @@ OPPOSITE_DIRECTIONS = (("increas", "decreas"), ("higher", "lower"), ("more", "le
 UNITS = {"mg": ("mass", 1e-3), "g": ("mass", 1.0), "kg": ("mass", 1e3), "mcg": ("mass", 1e-6), "µg": ("mass", 1e-6),
          "kb": ("data", 1e-6), "mb": ("data", 1e-3), "gb": ("data", 1.0), "tb": ("data", 1e3),
          "ml": ("volume", 1e-3), "l": ("volume", 1.0), "litres": ("volume", 1.0), "liters": ("volume", 1.0),
-         "mm": ("length", 1e-3), "cm": ("length", 1e-2), "m": ("length", 1.0), "km": ("length", 1e3)}
+         "mm": ("length", 1e-3), "cm": ("length", 1e-2), "m": ("length", 1.0), "km": ("length", 1e3),
+         # Money in one currency at a time: the same figure over another period is what matters there.
+         "eur": ("money:eur", 1.0), "euro": ("money:eur", 1.0), "euros": ("money:eur", 1.0),
+         "usd": ("money:usd", 1.0), "dollar": ("money:usd", 1.0), "dollars": ("money:usd", 1.0),
+         "gbp": ("money:gbp", 1.0), "pound": ("money:gbp", 1.0), "pounds": ("money:gbp", 1.0),
+         "cents": ("money:cent", 1.0), "pence": ("money:cent", 1.0)}
+# A currency sign before the figure ("€4.20") is read as the word after it ("4.20 eur").
+_CURRENCY_SIGN = re.compile(r"([€$£])\s?(\d[\d.,]*)")
+_SIGN_WORD = {"€": "eur", "$": "usd", "£": "gbp"}
 PERIODS = {"hour": "hour", "day": "day", "week": "week", "month": "month", "year": "year", "daily": "day",
            "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year", "annual": "year"}
 _QUANTITY = re.compile(
@@ -54,6 +64,7 @@ _QUANTITY = re.compile(
 def quantities(sentence: str) -> list[tuple[float, str, str, str | None]]:
     """(value in the base unit, dimension, the figure as written, period or None) for each quantity."""
     out = []
+    sentence = _CURRENCY_SIGN.sub(lambda m: f"{m.group(2)} {_SIGN_WORD[m.group(1)]}", sentence)
     for m in _QUANTITY.finditer(sentence):
         dim, factor = UNITS[m.group(2).lower()]
         period = next((PERIODS[p.lower()] for p in m.groups()[2:] if p), None)
@@ -86,6 +97,11 @@ def unit_mismatch(sa: str, sb: str) -> str | None:
     ("5 mg" against "5 g"). The same figure in another unit or period is a conflict, not agreement.
     Said in few words: a critique holds 160 characters, and the figures are what a reviewer reads."""
     qa, qb = quantities(sa), quantities(sb)
+    # The same figure in the same unit over another period, however many other figures are beside it.
+    for va, da, wa, pa in qa:
+        for vb, db, wb, pb in qb:
+            if da == db and va == vb and pa and pb and pa != pb:
+                return f"one gives {wa}, the other {wb}: not the same amount over another period"
     for dim in {d for _, d, _, _ in qa} & {d for _, d, _, _ in qb}:
         a = [q for q in qa if q[1] == dim]
         b = [q for q in qb if q[1] == dim]
@@ -291,8 +307,25 @@ def domain_strength(case: Case, agent: dict[str, Any], evidence_ids: list[str]) 
     return round(sum(rel.get(e, 0.0) * authority_score(by_id[e].authority) for e in evidence_ids if e in by_id), 4)
 
 
+SOURCE_NAME_CHARS = 48  # a source named in a claim or critique leaves room for what is said of it
+_TRAILING_REMARK = re.compile(r"\s*\((?:[^()]*)\)\s*$")
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+
+
 def short_source(ev: Evidence) -> str:
-    return ev.source if len(ev.source) <= 60 else ev.source[:57] + "..."
+    """The passage's source as a reader would name it in a sentence: a trailing remark such as
+    "(paraphrase)" dropped, the title cut after its first comma when it is long ("US Preventive
+    Services Task Force, Aspirin Use to ..." is the Task Force), with the year from the part cut
+    off, so that a 2016 and a 2022 statement of one body stay apart; at most SOURCE_NAME_CHARS."""
+    name = ev.source.strip()
+    while len(name) > SOURCE_NAME_CHARS and _TRAILING_REMARK.search(name):
+        name = _TRAILING_REMARK.sub("", name).strip()
+    parts = clauses(name)
+    if len(name) > SOURCE_NAME_CHARS and len(parts) > 1 and parts[0].endswith(",") and len(parts[0]) > 12:
+        head = parts[0].rstrip(",")
+        year = None if _YEAR.search(head) else (_YEAR.search(name[len(head):]) or _YEAR.search(ev.date or ""))
+        name = f"{head} ({year.group(1)})" if year else head
+    return clip_words(name, SOURCE_NAME_CHARS)
 
 
 def agents_from(payload: dict[str, Any]) -> list[dict[str, Any]]:

@@ -122,8 +122,16 @@ def matched_terms(wanted: set[str], words: set[str]) -> set[str]:
 def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
     """The passages' sentences, without those a later amendment supersedes (amendments.py)."""
     gone = superseded_sentences(case.evidence)
-    return [(ev.id, s) for ev in case.evidence if ev.id not in skip for s in sentences(ev.text)
-            if (ev.id, s) not in gone]
+    out = []
+    for ev in case.evidence:
+        if ev.id in skip:
+            continue
+        for s in sentences(ev.text):
+            if (ev.id, s) not in gone:
+                out.append((ev.id, s))
+            elif gone[(ev.id, s)].kept:
+                out.append((ev.id, gone[(ev.id, s)].kept))  # an item deleted: the rest still stands
+    return out
 
 
 def shortened(sentence: str, limit: int = 120) -> str:

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ....core import lexicons
+from ....core.options import offered_options
 from ....core.text import bm25_rank
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
+from .sentiment import COMPOUND_THRESHOLD, analyzer, read_clause
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
-from .sentiment import read_clause
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -195,6 +196,7 @@ class Reading:
     # Polarities of clauses of the text under review that name no aspect: still part of its sentiment.
     unattached: list[str] = field(default_factory=list)
     own_rating: float | None = None  # the reviewer's own rating of the whole review, out of 5
+    offers_mixed: bool = True  # the question's options include "mixed" (or it offers none)
 
     def by_name(self, name: str) -> AspectView | None:
         return next((a for a in self.aspects if a.aspect == name), None)
@@ -202,7 +204,11 @@ class Reading:
     @property
     def overall(self) -> str:
         labels = {a.label for a in self.aspects if a.determined} | set(self.unattached)
-        return overall_label(labels, self.own_rating)
+        label = overall_label(labels, self.own_rating)
+        if label == "mixed" and not self.offers_mixed:
+            # A scale without "mixed": the side VADER weighs more over the whole text.
+            return whole_text_label(self.text)
+        return label
 
     @property
     def weak(self) -> bool:
@@ -224,6 +230,13 @@ class Reading:
             notes += [n for n in self.measured.uncertainties()
                       if n not in notes and not n.startswith("could not assess: the aspects ")]
         return notes
+
+
+def whole_text_label(text: str) -> str:
+    """VADER's label for a whole text (its contrastive "but" weighing the clause after it more)."""
+    compound = float(analyzer().polarity_scores(text)["compound"])
+    return "positive" if compound >= COMPOUND_THRESHOLD else "negative" if compound <= -COMPOUND_THRESHOLD \
+        else "neutral"
 
 
 def overall_label(labels: set[str], own_rating: float | None = None) -> str:
@@ -473,8 +486,10 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
     aspects = list(views.values())
     if text and attach_by_elimination([views[a] for a in asked if a in views], loose):
         loose = []
+    options = offered_options(case.question or "")
     reading = Reading(lang, text, aspects, index, s1, issues, ranked,
-                      unattached=[m.polarity for m in loose], own_rating=own_rating(case.evidence))
+                      unattached=[m.polarity for m in loose], own_rating=own_rating(case.evidence),
+                      offers_mixed=not options or "mixed" in options)
     if aspects:
         _measure(reading, case, text, used, asked, target_read, context)
     return reading

@@ -125,6 +125,8 @@ def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReadin
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     cues = [f"not {t}" if _negated(tokens, i) else t for i, t in enumerate(tokens)
             if t in sia.lexicon and t not in skip and t != "thing"]
+    # Emoticons (":)", ":'(") carry sentiment in VADER's lexicon too; the word pattern above skips them.
+    cues += [t for t in text.split() if t in sia.lexicon and not t[:1].isalnum()]
     lex = "positive" if compound >= COMPOUND_THRESHOLD else "negative" if compound <= -COMPOUND_THRESHOLD else "neutral"
     neg, pos = failure_cues(text)
     event = "negative" if len(neg) > len(pos) else "positive" if pos else "neutral"

@@ -13,6 +13,7 @@ from typing import Any
 from ....providers.offline.agents import register
 from ..rules.review_context import normalize_text, strip_particle
 from .reading import AspectView, Reading, read_case
+from .sentence import read_sentence
 
 # A correction needs a reading at least as good as a contrast (reading.SOURCE_STRENGTH).
 MIN_STRENGTH = 0.6
@@ -99,8 +100,15 @@ def aspect_review(payload: dict[str, Any]) -> dict[str, Any]:
         if view.in_target and view.aspect not in covered:
             actions.append({"action": "add", "aspect": view.aspect,
                             "rationale": f"the sentence speaks about {view.aspect}"})
-    return {"aspect_review": actions, "label": reading.overall, "confidence": reading.confidence(),
-            "rationale": f"the sentence reads {reading.overall} over the aspects it names"}
+    label, confidence = reading.overall, reading.confidence()
+    why = f"the sentence reads {label} over the aspects it names"
+    if not reading.aspects:
+        # No aspect named: the sentence's own label, read clause by clause as the speakers read it.
+        sentence = read_sentence(payload["case"], reading)
+        if sentence.label:
+            label, confidence = sentence.label, sentence.confidence()
+            why = f"the sentence reads {label} clause by clause"
+    return {"aspect_review": actions, "label": label, "confidence": confidence, "rationale": why}
 
 
 @register("panel", "sentiment_review")

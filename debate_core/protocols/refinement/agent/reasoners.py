@@ -14,6 +14,7 @@ from typing import Any
 from ....core.schemas import Case, Evidence
 from ....core.text import bm25_rank, content_tokens, sentences, stem, terms
 from ....providers.offline.reading import question_terms, read
+from ..models import HYPOTHESIS_CHARS
 from .reading import (
     KINDS,
     LOG_SIDE,
@@ -149,6 +150,10 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
     change_ev = list({ev.id: ev for ev in [*(e.ev for e in tl.changes_before), *tl.linked_config]}.values())
     parts = [f"\"{change_quote(ev)}\" ({ev.id})" for ev in change_ev]
     text = "Root cause: the change just before the first anomaly, " + "; then ".join(parts) + "."
+    if len(text) > HYPOTHESIS_CHARS // 2:
+        # The changes leave room for the anomaly and the limit they led to: quoted shorter.
+        text = ("Root cause: the change just before the first anomaly, "
+                + "; then ".join(f"\"{quote(change_quote(ev), 80)}\" ({ev.id})" for ev in change_ev[:3]) + ".")
     cited = list(change_ev)
     reasoning = [f"{e.ev.id} reports a change ({', '.join(e.changes)}) at {e.when}." for e in tl.changes_before]
     gaps = []
@@ -163,8 +168,11 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
         cited.append(tl.limit.ev)
     effects = [ev for ev in symptom_passages(case) if ev.id not in {c.id for c in cited}]
     if effects:
-        text += " The reported effects: " + "; ".join(f"\"{quote(sentences(ev.text)[0], 120)}\" ({ev.id})"
+        # The effects are told when the hypothesis has room for them: the cause comes first.
+        told = " The reported effects: " + "; ".join(f"\"{quote(sentences(ev.text)[0], 120)}\" ({ev.id})"
                                                      for ev in effects) + "."
+        if len(text) + len(told) <= HYPOTHESIS_CHARS:
+            text += told
         cited += effects
     many = [e for e in tl.changes_before if len(e.changes) > 1]
     for e in many:
@@ -178,7 +186,8 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
     if with_history:
         past = _best_history(case, text)
         if past is not None:
-            text += f" A past incident or known pattern reads the same way ({past.id})."
+            if len(text) + 60 <= HYPOTHESIS_CHARS:
+                text += f" A past incident or known pattern reads the same way ({past.id})."
             cited.append(past)
     cause_kind = "config" if any(kind(ev) == "config" for ev in change_ev) else kind(change_ev[0])
     return _hypothesis(case, text, cited, _category(cause_kind, tl.limit is not None), reasoning, gaps,
