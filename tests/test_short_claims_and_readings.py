@@ -191,3 +191,39 @@ def test_an_emoticon_is_read_and_a_plain_fact_is_proposed_as_neutral(tmp_path):
                                          "positive, negative, neutral or mixed"), "panel")["verdict"]
     assert fact["answer"].startswith("The overall sentiment is neutral")
     assert fact["needs_human_review"] is True
+
+
+# -- bars, limits and grants in rule text ---------------------------------------------------------------
+
+def test_dialectic_reads_a_bar_a_limit_and_a_grant_to_a_person_who(tmp_path):
+    case = {"id": "tool_loan", "title": "tool loan", "question":
+            "Knowledge gap: write one ASP rule defining may_extend(L) with the knowledge-base predicates, so "
+            "that it agrees with the tool library's rules below.",
+            "domain_hint": "answer set programming; every party and document is fictitious",
+            "evidence": [
+                {"id": "KB", "source": "Knowledge-base vocabulary", "authority": "official",
+                 "text": "Predicates, all over a loan L: loan(L): L is a tool loan under review; "
+                         "member_paid_up(L): the borrower's membership fee is paid; "
+                         "extended_twice(L): the loan has already been extended twice; "
+                         "tool_booked(L): another member has booked the tool; "
+                         "power_tool(L): the tool is a power tool."},
+                {"id": "r1", "source": "Tool library rules, rule 2 (fictitious)", "authority": "primary",
+                 "text": "An extension is granted to a member whose membership fee is paid. A loan can be "
+                         "extended up to two times."},
+                {"id": "r2", "source": "Tool library rules, rule 3 (fictitious)", "authority": "primary",
+                 "text": "A loan cannot be extended if another member has booked the tool. Power tools are "
+                         "extended like any other tool."}]}
+    answer = _run(tmp_path, case, "dialectic")["verdict"]["answer"]
+    assert "member_paid_up(L)" in answer and "not member_paid_up" not in answer
+    assert "not tool_booked(L)" in answer and "not extended_twice(L)" in answer
+    assert "power_tool" not in answer
+
+
+def test_a_review_cut_off_mid_sentence_goes_to_a_person_saying_so(tmp_path):
+    sentence = "Delivery was quick and the packaging was lovely, but when I opened the box the"
+    case = _sentence_case("cut", sentence, "positive, negative, neutral or mixed")
+    case["question"] = case["question"][:-1] + ", and what is the sentiment towards each aspect (delivery, packaging)?"
+    verdict = _run(tmp_path, case, "panel")["verdict"]
+    assert verdict["needs_human_review"] is True
+    assert any("it is cut off mid-sentence (\"…when I opened the box the\")" in r
+               for r in verdict["escalation_reasons"])

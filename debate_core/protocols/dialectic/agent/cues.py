@@ -88,10 +88,16 @@ def split_exception(sentence: str) -> tuple[str, str]:
     return sentence[:m.start()], sentence[m.end():]
 
 
+# A grant stated as what is done for whom ("a permit is issued to a person whose main home is ..."):
+# who receives it is described by the conditions.
+_GRANTED_TO = re.compile(r"\b(?:is|are|shall be|will be) (?:issued|granted|given|awarded|paid|offered) to\b", re.I)
+
+
 def states_requirement(text: str) -> bool:
-    """Whether the text requires ("must", "only if", "on condition that") or grants ("may") something:
-    the predicates it names are the conditions of that requirement or grant, whatever provisos follow."""
-    return _has_cue(text, "obligation") or permits(text)
+    """Whether the text requires ("must", "only if", "on condition that") or grants ("may", "is issued
+    to a person who ...") something: the predicates it names are the conditions of that requirement or
+    grant, whatever provisos follow."""
+    return _has_cue(text, "obligation") or permits(text) or bool(_GRANTED_TO.search(text))
 
 
 def repeals(sentence: str) -> bool:

@@ -27,6 +27,15 @@ _LABEL = re.compile(r"([A-Z][A-Za-z ]{2,30}):\s")
 _HEAD = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*)\)")
 PRED_NAME = re.compile(r"\b([a-z][a-z0-9_]*)\s*\(")
 _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)", re.I)
+# A bar on what the rule grants ("cannot be renewed if ...", "a blocked account cannot renew") names
+# what defeats it; a second negation after the bar ("cannot ... unless", "... that was not") makes the
+# sentence a requirement instead, and it is left to the requirement reading.
+_BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted) to)\b"
+                  r"|^\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may be|shall be|will be|can be)\s+\w+", re.I)
+_SECOND_NEGATION = re.compile(r"\b(?:not|no|never|without|unless|except|fail\w*|until)\b", re.I)
+# A limit on how often or how much ("up to three times", "no more than 2"): reaching it defeats the rule.
+_LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than)\s+(?:\w+\s+)?"
+                    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+)?", re.I)
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,9 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
         return [replace(p, group="repealed") if p.name in withdrawn else p for p in preds], vocab_ids
     unless = [m.group(1) for p in preds for m in _UNLESS_CLAUSE.finditer(p.desc)]
     unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail]
+    unless += [s for s in sents if not repeals(s) and _bars(s)]
+    # A limit names its predicate whole ("renewed_three_times" in "renewed ... up to three times").
+    limits = [m.group(0) + " " + s[:m.start()] for s in sents if not repeals(s) for m in [_LIMIT.search(s)] if m]
     # A requirement ("must", "only if") or a grant ("may ..., provided that ...") names the conditions of
     # the rule in the part before any exception.
     required = [rule_part for s in sents if not repeals(s) for rule_part in [split_exception(s)[0]]
@@ -139,7 +151,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
             group = "subject"
         elif p.name in withdrawn:
             group = "repealed"
-        elif any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in unless):
+        elif any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in unless) or \
+                any(covers(set(terms(clause)), name_terms) for clause in limits):
             group = "defeater"
         elif any(matches(s, p, common) for s in required):
             group = "condition"
@@ -147,6 +160,18 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
             group = "other"
         grouped.append(replace(p, group=group))
     return grouped, vocab_ids
+
+
+def _bars(sentence: str) -> bool:
+    """A sentence that bars what the rule grants, with nothing after the bar that turns it into a
+    requirement ("cannot borrow or renew items until the charges are paid" is still a bar: "until"
+    says when it lifts, read as the same defeater)."""
+    m = _BAR.search(sentence)
+    if not m:
+        return False
+    after = sentence[m.end():]
+    second = _SECOND_NEGATION.search(after)
+    return second is None or second.group(0).lower() == "until"
 
 
 def is_type(pred: Pred) -> bool:
