@@ -14,8 +14,6 @@ processes (`python -m debate_core worker`) run them.
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -48,12 +46,6 @@ def _extra(parser: Any) -> None:
     parser.add_argument("--reads", type=int, default=None, help="reads of each route while debates run (default 300)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(benchlib.ROOT)}
 
@@ -66,16 +58,6 @@ def _start(cmd: list[str], ready: str) -> subprocess.Popen:
         proc.kill()
         raise SystemExit(f"{cmd[2]} did not start: {line.strip()}")
     return proc
-
-
-def _stop(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        proc.send_signal(signal.SIGINT)
-    for proc in procs:
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _wait_up(url: str) -> None:
@@ -109,7 +91,7 @@ def measure(db: str | Path, reads: int) -> dict[str, Any]:
     store = DebateStore(db)
     token = store.create_token(name=f"bench {time.time_ns()}", role="reviewer", actor=operator("bench"))
     store.close()
-    port = _free_port()
+    port = benchlib.free_port()
     url = f"http://127.0.0.1:{port}"
     procs = [_start(["--db", str(db), "api", "--port", str(port), "--log-level", "warning"], "serving the API")]
     try:
@@ -164,7 +146,7 @@ def measure(db: str | Path, reads: int) -> dict[str, Any]:
                     pass
             _wait_all(c, running_ids, timeout=300)
     finally:
-        _stop(procs)
+        benchlib.stop_processes(procs)
     return {
         "completed": sum(s == "completed" for s in statuses.values()), "statuses": sorted(set(statuses.values())),
         "wall_s": wall, "submit_p50": statistics.median(submit_ms), "submit_p95": _pct(submit_ms, 0.95),

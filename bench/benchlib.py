@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import socket
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -168,3 +171,21 @@ def report(figures: list[Figure], args: argparse.Namespace) -> None:
                 [[f.figure, f.value, f.goal or "-", verdict_mark(f.met)] for f in figures])
     if args.json:
         print(json.dumps([asdict(f) for f in figures], ensure_ascii=False))
+
+
+def free_port() -> int:
+    """A port on the loopback interface nothing listens on now, for a server a benchmark starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop_processes(procs: list[subprocess.Popen]) -> None:
+    """Ask each process to stop as Ctrl-C would, all at once, then wait; one that hangs is killed."""
+    for proc in procs:
+        proc.send_signal(signal.SIGINT)
+    for proc in procs:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -17,7 +17,6 @@ visit of a server pays for opening and checking the database once).
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -64,12 +63,6 @@ _READY_JS = """
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -85,7 +78,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120) -> Non
 
 
 def start_server(db: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = benchlib.free_port()
     env = {**os.environ, "DEBATE_DB": str(db)}
     out = open(log, "w")  # noqa: SIM115 - the server writes to it until it stops
     proc = subprocess.Popen(

@@ -14,7 +14,6 @@ the URL's user needs CREATEDB); without it a throwaway cluster is started as the
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -62,16 +61,6 @@ def _start_workers(url: str, count: int) -> list[subprocess.Popen]:
     return procs
 
 
-def _stop(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        proc.send_signal(signal.SIGINT)
-    for proc in procs:
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
 def one_count(server_url: str, workers: int, debates: int) -> dict[str, Any]:
     url = _new_database(server_url)
     queue.ensure_schema(url)
@@ -98,7 +87,7 @@ def one_count(server_url: str, workers: int, debates: int) -> dict[str, Any]:
             runner = store.get_debate(debate_id, with_steps=False)["settings"].get("runner") or {}
             by_worker[runner.get("worker", "?")] = by_worker.get(runner.get("worker", "?"), 0) + 1
     finally:
-        _stop(procs)
+        benchlib.stop_processes(procs)
         store.close()
     return {"workers": workers, "wall_s": wall, "per_s": debates / wall, "statuses": statuses, "by_worker": by_worker}
 

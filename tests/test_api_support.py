@@ -4,7 +4,6 @@ on SQLite), tokens of every role made through the CLI, and a small case."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -21,14 +20,9 @@ from debate_core.cli import main
 from debate_core.client import Client
 from debate_core.jobs import worker
 from debate_core.store import DebateStore
+from tests.oidc_support import free_port
 
 ROLES = ("viewer", "reviewer", "supervisor", "admin")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from test_cc_dialectic_traps import _rule_case
 from test_cli import cli
 
 from debate_core.core.schemas import CLAIM_CHARS, Evidence
@@ -142,22 +143,18 @@ def test_deleting_one_item_keeps_the_rest_of_its_sentence():
 
 
 def test_dialectic_keeps_the_list_item_an_amendment_did_not_delete(tmp_path):
-    case = {"id": "locker_fee", "title": "locker", "question":
-            "Knowledge gap: write one ASP rule defining may_charge(C) with the knowledge-base predicates, so that "
-            "it agrees with the gym's locker rules as they now stand.",
-            "domain_hint": "answer set programming; every party and document is fictitious",
-            "evidence": [
-                {"id": "KB", "source": "Knowledge-base vocabulary", "authority": "official",
-                 "text": "Predicates, all over a charge C: charge(C): C is a locker charge under review; "
-                         "lost_key(C): the member lost the locker key; overnight_use(C): the member left items in "
-                         "the locker overnight; notice_given(C): the member was told of the charge in writing."},
-                {"id": "rules", "source": "Gym locker rules, rule 3 (fictitious)", "authority": "primary",
-                 "date": "2020-01",
-                 "text": "(1) The gym may charge a member only (a) for a lost key, or (b) for overnight use of a "
-                         "locker. (2) A charge may be made only if the member was told of it in writing."},
-                {"id": "change", "source": "Notice changing the locker rules (fictitious)", "authority": "primary",
-                 "date": "2024-06",
-                 "text": "Rule 3 is amended as follows. In paragraph (1), item (b) is deleted."}]}
+    case = _rule_case(
+        "locker_fee",
+        "Knowledge gap: write one ASP rule defining may_charge(C) with the knowledge-base predicates, so that "
+        "it agrees with the gym's locker rules as they now stand.",
+        "Predicates, all over a charge C: charge(C): C is a locker charge under review; lost_key(C): the member "
+        "lost the locker key; overnight_use(C): the member left items in the locker overnight; notice_given(C): "
+        "the member was told of the charge in writing.",
+        [{"id": "rules", "source": "Gym locker rules, rule 3 (fictitious)", "authority": "primary", "date": "2020-01",
+          "text": "(1) The gym may charge a member only (a) for a lost key, or (b) for overnight use of a locker. "
+                  "(2) A charge may be made only if the member was told of it in writing."},
+         {"id": "change", "source": "Notice changing the locker rules (fictitious)", "authority": "primary",
+          "date": "2024-06", "text": "Rule 3 is amended as follows. In paragraph (1), item (b) is deleted."}])
     answer = _run(tmp_path, case, "dialectic")["verdict"]["answer"]
     assert "lost_key(C)" in answer and "notice_given(C)" in answer
     assert "overnight_use" not in answer
@@ -196,23 +193,19 @@ def test_an_emoticon_is_read_and_a_plain_fact_is_proposed_as_neutral(tmp_path):
 # -- bars, limits and grants in rule text ---------------------------------------------------------------
 
 def test_dialectic_reads_a_bar_a_limit_and_a_grant_to_a_person_who(tmp_path):
-    case = {"id": "tool_loan", "title": "tool loan", "question":
-            "Knowledge gap: write one ASP rule defining may_extend(L) with the knowledge-base predicates, so "
-            "that it agrees with the tool library's rules below.",
-            "domain_hint": "answer set programming; every party and document is fictitious",
-            "evidence": [
-                {"id": "KB", "source": "Knowledge-base vocabulary", "authority": "official",
-                 "text": "Predicates, all over a loan L: loan(L): L is a tool loan under review; "
-                         "member_paid_up(L): the borrower's membership fee is paid; "
-                         "extended_twice(L): the loan has already been extended twice; "
-                         "tool_booked(L): another member has booked the tool; "
-                         "power_tool(L): the tool is a power tool."},
-                {"id": "r1", "source": "Tool library rules, rule 2 (fictitious)", "authority": "primary",
-                 "text": "An extension is granted to a member whose membership fee is paid. A loan can be "
-                         "extended up to two times."},
-                {"id": "r2", "source": "Tool library rules, rule 3 (fictitious)", "authority": "primary",
-                 "text": "A loan cannot be extended if another member has booked the tool. Power tools are "
-                         "extended like any other tool."}]}
+    case = _rule_case(
+        "tool_loan",
+        "Knowledge gap: write one ASP rule defining may_extend(L) with the knowledge-base predicates, so that it "
+        "agrees with the tool library's rules below.",
+        "Predicates, all over a loan L: loan(L): L is a tool loan under review; member_paid_up(L): the borrower's "
+        "membership fee is paid; extended_twice(L): the loan has already been extended twice; tool_booked(L): "
+        "another member has booked the tool; power_tool(L): the tool is a power tool.",
+        [{"id": "r1", "source": "Tool library rules, rule 2 (fictitious)", "authority": "primary",
+          "text": "An extension is granted to a member whose membership fee is paid. A loan can be extended up to "
+                  "two times."},
+         {"id": "r2", "source": "Tool library rules, rule 3 (fictitious)", "authority": "primary",
+          "text": "A loan cannot be extended if another member has booked the tool. Power tools are extended like "
+                  "any other tool."}])
     answer = _run(tmp_path, case, "dialectic")["verdict"]["answer"]
     assert "member_paid_up(L)" in answer and "not member_paid_up" not in answer
     assert "not tool_booked(L)" in answer and "not extended_twice(L)" in answer

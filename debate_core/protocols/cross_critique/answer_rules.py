@@ -29,3 +29,13 @@ def unsure_verdict(confidence: float, threshold: float = common.LOW_CONFIDENCE) 
     if confidence < threshold:
         return f"the final answer is given with confidence {confidence:.0%}, too little to stand without a reviewer"
     return None
+
+
+def answer_reason(question: str, answer: str, confidence: float) -> tuple[str, str] | None:
+    """The reason the final answer goes to a person and the rule that gives it, or None: the option
+    rule for a question that offers answers, the confidence rule for any other."""
+    if offered_options(question):
+        reason = option_reason(question, answer, confidence)
+        return (reason, "S9.unsure_option") if reason else None
+    reason = unsure_verdict(confidence)
+    return (reason, "unsure_verdict") if reason else None

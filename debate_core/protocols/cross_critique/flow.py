@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from ...core import profiles, prompts, steps
-from ...core.options import offered_options
 from ...core.schemas import AgentOutput, Critique, Verdict
 from ...core.steering import Intervention, human_step_id, stage_end
 from ...core.text import mentioned_ids
@@ -461,13 +460,10 @@ class CrossCritiqueFlow:
             {"finals": current, "summary": summary, "agents": self.agents},
             stage="supervisor",
         )
-        choice = answer_rules.option_reason(run.case.question, sup.answer, sup.confidence)
-        if choice:
-            reasons = [*reasons, choice]
-            applied.append("S9.unsure_option")
-        elif not offered_options(run.case.question) and (unsure := answer_rules.unsure_verdict(sup.confidence)):
-            reasons = [*reasons, unsure]
-            applied.append("unsure_verdict")
+        found = answer_rules.answer_reason(run.case.question, sup.answer, sup.confidence)
+        if found:
+            reasons = [*reasons, found[0]]
+            applied.append(found[1])
         verdict = Verdict(
             answer=sup.answer,
             short_answer=short_answer(sup.answer),

@@ -22,8 +22,8 @@ from ....core.options import offered_options
 from ....core.text import STOPWORDS, bm25_rank
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
-from .sentiment import COMPOUND_THRESHOLD, analyzer, read_clause
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
+from .sentiment import compound, polarity_of, read_clause
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -234,9 +234,7 @@ class Reading:
 
 def whole_text_label(text: str) -> str:
     """VADER's label for a whole text (its contrastive "but" weighing the clause after it more)."""
-    compound = float(analyzer().polarity_scores(text)["compound"])
-    return "positive" if compound >= COMPOUND_THRESHOLD else "negative" if compound <= -COMPOUND_THRESHOLD \
-        else "neutral"
+    return polarity_of(compound(text))
 
 
 def overall_label(labels: set[str], own_rating: float | None = None) -> str:

@@ -21,7 +21,7 @@ from ..rules import TermIndex, normalize_text
 from .claims import QuotedSoFar, _last_turns
 from .phrasing import _LABEL_WORD, display_name, sentence_case
 from .reading import _RATING, SOURCE_STRENGTH, Reading, _read_clauses, _short, quote_text, whole_text_label
-from .sentiment import analyzer, failure_cues
+from .sentiment import compound, failure_cues
 
 # A question that asks for a sentiment label.
 _ASKS_LABEL = re.compile(r"\bsentiment|\b(?:positive|negative)\b|감성|감정|긍정|부정", re.IGNORECASE)
@@ -113,7 +113,7 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
                     f"\"mixed\", and its words taken together read {label}")
     elif label in ("positive", "negative") and all(c.source == "lexicon" and not any(failure_cues(c.clause))
                                                     for c in read):
-        whole = float(analyzer().polarity_scores(text)["compound"])
+        whole = compound(text)
         if abs(whole) < WEAK_READING:
             # Words alone, and few of them: the lexicon's polarity errors sit here (measured with
             # bench/sentiment.py on rated tweets and film-review sentences).

@@ -32,6 +32,15 @@ def analyzer() -> SentimentIntensityAnalyzer:
     return SentimentIntensityAnalyzer()
 
 
+def compound(text: str) -> float:
+    """VADER's compound score of a text, from -1 to +1 (its contrastive "but" weighing the clause after it)."""
+    return float(analyzer().polarity_scores(text)["compound"])
+
+
+def polarity_of(score: float) -> str:
+    return "positive" if score >= COMPOUND_THRESHOLD else "negative" if score <= -COMPOUND_THRESHOLD else "neutral"
+
+
 def _forms(base: str) -> set[str]:
     """A word's regular inflections: fail -> fails, failed, failing; drop -> dropped; die -> died."""
     out = {base, base + "s", base + "es", base + "ed", base + "ing"}
@@ -121,23 +130,23 @@ def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReadin
     reports. Words in `skip` are what is judged, not a judgement, and are not scored."""
     text = _mask(clause, skip)
     sia = analyzer()
-    compound = float(sia.polarity_scores(text)["compound"])
+    score = compound(text)
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     cues = [f"not {t}" if _negated(tokens, i) else t for i, t in enumerate(tokens)
             if t in sia.lexicon and t not in skip and t != "thing"]
     # Emoticons (":)", ":'(") carry sentiment in VADER's lexicon too; the word pattern above skips them.
     cues += [t for t in text.split() if t in sia.lexicon and not t[:1].isalnum()]
-    lex = "positive" if compound >= COMPOUND_THRESHOLD else "negative" if compound <= -COMPOUND_THRESHOLD else "neutral"
+    lex = polarity_of(score)
     neg, pos = failure_cues(text)
     event = "negative" if len(neg) > len(pos) else "positive" if pos else "neutral"
     cues = list(dict.fromkeys(cues))
     if event == "neutral":
-        return ClauseReading(lex, cues, "lexicon" if cues else "none", compound)
+        return ClauseReading(lex, cues, "lexicon" if cues else "none", score)
     if lex == "neutral" or lex == event:
         found = list(dict.fromkeys((neg if event == "negative" else pos) + cues))
-        return ClauseReading(event, found, "event" if lex != event else "lexicon", compound)
+        return ClauseReading(event, found, "event" if lex != event else "lexicon", score)
     # Praise next to a reported failure (or the reverse) in one clause: mixed or ironic.
-    return ClauseReading("neutral", list(dict.fromkeys(cues + neg + pos)), "conflict", compound)
+    return ClauseReading("neutral", list(dict.fromkeys(cues + neg + pos)), "conflict", score)
 
 
 def clause_polarity(clause: str, skip: frozenset[str] = frozenset()) -> tuple[str, list[str]]:

@@ -142,18 +142,22 @@ def _hypothesis(case: Case, text: str, cited: list[Evidence], category: str, rea
     }
 
 
+def _changes_told(changes: list[Evidence], limit: int | None = None) -> str:
+    quoted = (change_quote(ev) if limit is None else quote(change_quote(ev), limit) for ev in changes)
+    return ("Root cause: the change just before the first anomaly, "
+            + "; then ".join(f"\"{q}\" ({ev.id})" for q, ev in zip(quoted, changes, strict=True)) + ".")
+
+
 def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] | None:
     """The root cause is what changed just before the earliest anomaly."""
     if not tl.changes_before:
         return None
     first = tl.first_anomaly
     change_ev = list({ev.id: ev for ev in [*(e.ev for e in tl.changes_before), *tl.linked_config]}.values())
-    parts = [f"\"{change_quote(ev)}\" ({ev.id})" for ev in change_ev]
-    text = "Root cause: the change just before the first anomaly, " + "; then ".join(parts) + "."
+    text = _changes_told(change_ev)
     if len(text) > HYPOTHESIS_CHARS // 2:
         # The changes leave room for the anomaly and the limit they led to: quoted shorter.
-        text = ("Root cause: the change just before the first anomaly, "
-                + "; then ".join(f"\"{quote(change_quote(ev), 80)}\" ({ev.id})" for ev in change_ev[:3]) + ".")
+        text = _changes_told(change_ev[:3], 80)
     cited = list(change_ev)
     reasoning = [f"{e.ev.id} reports a change ({', '.join(e.changes)}) at {e.when}." for e in tl.changes_before]
     gaps = []
