@@ -76,7 +76,7 @@ def test_pair_from_the_address_bar_side_by_side(app, make_debate):
     assert severity["severity"].tolist() == ["CRITICAL", "MAJOR", "MINOR"]
     # A ends with one critique still open; B, with fewer claims, too.
     open_a, open_b = _frames(app, "on claim")[:2]
-    assert open_a["critique"].tolist() == ["nla->ala:K3"] and len(open_b) == 1
+    assert open_a["critique"].tolist() == ["nla->ala:K2"] and len(open_b) == 1
     # Both trajectories are on one plot: a line per agent for each debate.
     [chart] = app.get("plotly_chart")
     names = [t["name"] for t in json.loads(chart.proto.spec)["data"]]

@@ -204,15 +204,15 @@ def test_the_cross_critique_counts_are_the_still_open_rows_counted():
 
 
 def test_the_protocol_view_metric_matches_its_table(app, make_debate):
-    # This sample ends, offline, with two critiques maintained and none in the state "open": the
-    # view once said "open 0" above a "Still open" table of such rows.
-    debate_id = make_debate(load_case("data/cases/documents_bill_of_rights.json"))
+    # This sample ends, offline, with a critique maintained and none in the state "open": the view
+    # once said "open 0" above a "Still open" table of such rows.
+    debate_id = make_debate(load_case("data/cases/adat_minangkabau_inheritance.json"))
     app.run()
     app.switch_page("pages/debate.py")
     app.query_params["id"] = debate_id
     _ok(open_tab(_ok(app.run()), "Protocol view"))
     metrics = {m.label: int(m.value) for m in app.metric}
     rows = app.dataframe[0].value
-    assert metrics["still open"] == len(rows) == 2
-    assert metrics["maintained"] == 2 and "open" not in metrics
-    assert rows["state"].tolist() == ["maintained", "maintained"]
+    assert metrics["still open"] == len(rows) == 1
+    assert metrics["maintained"] == 1 and "open" not in metrics
+    assert rows["state"].tolist() == ["maintained"]

@@ -92,10 +92,16 @@ def _from_family(text: str) -> list[str]:
     return []
 
 
+# Material a question quotes at length (a claim to check, a review sentence) is what it asks about,
+# not what it offers: a claim's "French Montana and Fetty Wap" is no list of answers. A quoted
+# label ("positive") is short and stays.
+_QUOTED_MATERIAL = re.compile(r'"[^"]{25,}"|\u201c[^\u201d]{25,}\u201d')
+
+
 def offered_options(question: str) -> list[str]:
     """The options `question` explicitly offers, lower-cased, in the order it lists them; [] when
     it offers none (or none this module can read with confidence)."""
-    text = " ".join((question or "").split())
+    text = " ".join(_QUOTED_MATERIAL.sub(" ", question or "").split())
     if not text:
         return []
     for match in _CUED.finditer(text):

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ...core.text import content_tokens, stem
+from ...core.text import content_tokens, sentences, stem
 
 # Below these the reading is weak: the agent used less than half of what the question asks about,
 # or found no passage to stand on.
@@ -62,6 +62,38 @@ def covered(terms: Sequence[str], texts: Iterable[str]) -> list[str]:
     """The terms that appear (stemmed) in any of the texts."""
     present = {stem(t) for text in texts for t in content_tokens(text)}
     return [t for t in terms if t in present]
+
+
+# Support for a statement must be found together: in a few sentences running, not scattered over a page.
+SUPPORT_WINDOW = 3
+
+
+@dataclass(frozen=True)
+class Support:
+    """Where the evidence comes closest to saying a statement: the passage, the sentences running
+    there that carry the most of the statement's terms, and the share they carry."""
+
+    evidence_id: str
+    share: float
+    sentences: str
+
+
+def support(statement_terms: Sequence[str], passages: dict[str, str], window: int = SUPPORT_WINDOW) -> Support | None:
+    """The best run of up to `window` consecutive sentences, within one passage, by the share of
+    `statement_terms` (stemmed) it carries; None when there are no terms or no passages."""
+    wanted = list(dict.fromkeys(statement_terms))
+    if not wanted or not passages:
+        return None
+    best: Support | None = None
+    for eid, text in passages.items():
+        sents = sentences(text) or [text]
+        stems = [{stem(t) for t in content_tokens(s)} for s in sents]
+        for i in range(len(sents)):
+            present = set().union(*stems[i:i + window])
+            share = sum(t in present for t in wanted) / len(wanted)
+            if best is None or share > best.share:
+                best = Support(eid, share, " ".join(sents[i:i + window]))
+    return best
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import Any
 from ....core.schemas import AgentOutput, Case, Claim, Evidence
 from ....core.text import (
     NEGATIONS,
+    STOPWORDS,
     authority_score,
     bm25_rank,
     clauses,
@@ -176,10 +177,19 @@ _QUALIFYING = {"who", "that", "which", "whose", "whom", "at", "with", "without",
                "where", "when", "whether"}
 
 
+# A negation hyphenated into a compound ("never-say-die", "no-fault", "not-for-profit") names a
+# thing; it denies nothing.
+_COMPOUND = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+
+
+def _plain(sentence: str) -> str:
+    return _COMPOUND.sub(lambda m: m.group(0).replace("-", ""), sentence)
+
+
 def asserts_negation(sentence: str) -> bool:
     """Whether the sentence denies what it states: a negation word that is not inside a qualifying
     clause or phrase (a relative pronoun or preposition at most two words before it)."""
-    toks = tokens(sentence)
+    toks = tokens(_plain(sentence))
     for i, t in enumerate(toks):
         if t in NEGATIONS and not any(w in _QUALIFYING for w in toks[max(0, i - 2):i]):
             return True
@@ -195,6 +205,26 @@ def negative(sentence: str) -> bool:
     """Whether the sentence takes the negative side of its point: it denies it (`asserts_negation`) or
     stands against it ("recommends against", "avoid", "contraindicated")."""
     return asserts_negation(sentence) or bool(_AGAINST.search(sentence))
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s(?:but|which|while|whereas|although)\s", re.IGNORECASE)
+
+
+def denied_terms(sentence: str) -> set[str]:
+    """The terms a negative sentence denies or stands against: those after the negation (or after
+    "recommends against", "avoid") to the end of its clause. "Her chain will have nothing to do with
+    Starbucks" denies a tie to Starbucks, not that the chain exists."""
+    out: set[str] = set()
+    for clause in _CLAUSE_BREAK.split(_plain(sentence)):
+        toks = tokens(clause)
+        for i, t in enumerate(toks):
+            if t in NEGATIONS and not any(w in _QUALIFYING for w in toks[max(0, i - 2):i]):
+                out |= {stem(w) for w in toks[i + 1:] if w not in STOPWORDS}
+                break
+        m = _AGAINST.search(clause)
+        if m:
+            out |= set(terms(clause[m.end():]))
+    return out
 
 
 def contradiction(text_a: str, text_b: str) -> str | None:
@@ -224,7 +254,9 @@ def contradiction(text_a: str, text_b: str) -> str | None:
                     base = max(abs(va), abs(vb))
                     if base and abs(va - vb) / base > 0.05:
                         return f"one gives {va:g}{unit}, the other {vb:g}{unit}"
-            if negative(sa) != negative(sb):
+            # Opposite sides of the same point: what the negative sentence denies is something the
+            # other one says, not a side matter it adds.
+            if negative(sa) != negative(sb) and denied_terms(sa if negative(sa) else sb) & shared:
                 return f"one says \"{sa.strip()}\", the other denies it: \"{sb.strip()}\""
             sa_st, sb_st = {t.lower() for t in tokens(sa)}, {t.lower() for t in tokens(sb)}
             for up, down in OPPOSITE_DIRECTIONS:

@@ -16,10 +16,11 @@ from .scoring import NEUTRAL_YIELD_MARK, YIELD_MARK, asked, contradiction
 # The opening claim must carry at least this share of the question's terms; otherwise the verdict
 # says the agreed claims do not answer it rather than quote a passage about something else.
 OPENING_COVERAGE = 0.2
-# A claim checked against the evidence counts as supported when the agreed claims carry this share
-# of its terms, and as partly supported from PARTLY_COVERED on.
-FULLY_COVERED = 0.6
-PARTLY_COVERED = 0.3
+# A statement checked against the evidence counts as supported when a few sentences running in one
+# passage carry this share of its terms, and as partly supported from PARTLY_COVERED on (set on the
+# WiCE dev split, bench/claims.py).
+FULLY_COVERED = 0.7
+PARTLY_COVERED = 0.2
 UNSURE_CONFIDENCE = 0.45  # the supervisor's confidence in an option it chose without clear grounds
 
 
@@ -44,7 +45,11 @@ def _opening(claims: list[dict[str, Any]], question: str, case: Case) -> dict[st
 
 
 def _checked_statement(question: str) -> str:
-    """What a question with options asks to check: its statements (the claim), or the question itself."""
+    """What a question with options asks to check: the statement it quotes ('Claim: "..." Is it
+    supported?'), else its statements, else the question itself."""
+    quoted = reading.quoted_material(question)
+    if quoted:
+        return " ".join(quoted)
     stated = [s for s in sentences(question) if not s.rstrip().endswith("?")]
     return " ".join(stated) or question
 
@@ -75,19 +80,20 @@ def choose_option(question: str, options: list[str], agreed: list[dict[str, Any]
         checked = _checked_statement(question)
         cited = list(dict.fromkeys(e for r in [*agreed, *disputed] for e in r.get("evidence", []) if e in by_id))
         against = next(((e, how) for e in cited if (how := contradiction(checked, by_id[e].text))), None)
-        c_terms = list(dict.fromkeys(terms(checked)))
-        covered = len(reading.covered(c_terms, [r["statement"] for r in supported])) / len(c_terms) if c_terms else 0.0
         pick = {v: k for k, v in scale.items()}
         if against and "negative" in pick:
             return pick["negative"], f"{against[0]} contradicts it: {against[1]}", True
-        if covered >= FULLY_COVERED and not disputed:
-            return pick["positive"], f"the agreed claims carry {covered:.0%} of its terms and none is disputed", True
-        if covered >= PARTLY_COVERED and "partial" in pick:
-            return pick["partial"], f"the agreed claims carry {covered:.0%} of its terms", covered >= FULLY_COVERED
-        if covered >= FULLY_COVERED:
-            return pick["positive"], f"the agreed claims carry {covered:.0%} of its terms, though some are disputed", False
-        return (pick.get("negative") or options[-1],
-                f"the agreed claims carry only {covered:.0%} of its terms", covered < PARTLY_COVERED)
+        # What the statement says must be found together in the evidence, not scattered over it.
+        found = reading.support(terms(checked), {e.id: e.text for e in case.evidence})
+        share = found.share if found else 0.0
+        where = f"{found.evidence_id} carries {share:.0%} of its terms in a few sentences" if found else \
+            "no passage carries its terms"
+        if share >= FULLY_COVERED:
+            # The agents' disputes are about their own claims; the check is of the statement itself.
+            return pick["positive"], where + (", though some claims are disputed" if disputed else ""), not disputed
+        if share >= PARTLY_COVERED and "partial" in pick:
+            return pick["partial"], where, False
+        return pick.get("negative") or options[-1], f"only {where}" if found else where, False
     scores = {}
     for option in options:
         scores[option] = sum(r["confidence"] * (0.5 + _authority(case, r))
