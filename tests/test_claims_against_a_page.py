@@ -15,7 +15,7 @@ from test_cli import cli
 from debate_core.core.options import offered_options
 from debate_core.core.text import terms
 from debate_core.protocols.cross_critique.agent.scoring import contradiction, denied_terms
-from debate_core.providers.offline.reading import support
+from debate_core.providers.offline.reading import read, support
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -138,3 +138,12 @@ def test_bench_claims_says_plainly_when_the_data_cannot_be_read(tmp_path, capsys
     empty.write_text("", encoding="utf-8")
     assert bc.main(["--data", str(empty)]) == 2
     assert "no claims could be read" in capsys.readouterr().err
+
+
+def test_the_answers_a_question_offers_are_not_parts_a_passage_must_cover():
+    question = "Is the grinder review positive, negative, neutral or mixed?"
+    found = read(question, ["The grinder review praises its burrs."], passages=1)
+    assert found.coverage == 1.0 and not found.gaps
+    # Without the options its subject still counts: a passage about something else covers none of it.
+    off = read(question, ["The kettle boils fast."], passages=1)
+    assert off.coverage == 0.0 and off.gaps == ["the parts of the question about grinder, review"]

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ...core.options import offered_options
 from ...core.text import content_tokens, sentences, stem
 
 # Below these the reading is weak: the agent used less than half of what the question asks about,
@@ -129,7 +130,10 @@ def read(question: str, used_texts: Sequence[str], *, passages: int, numbers_com
          aspects_asked: Sequence[str] = (), aspects_matched: Sequence[str] = (),
          gaps: Sequence[str] = ()) -> Reading:
     """Measure a reading: `used_texts` are the passages (and claims) the agent actually relied on."""
-    terms = question_terms(question)
+    # The answers a question offers ("positive, negative or neutral") are what it asks to choose
+    # between, not parts of its subject a passage must cover.
+    offered = {stem(w) for option in offered_options(question) for w in content_tokens(option)}
+    terms = [t for t in question_terms(question) if t not in offered]
     hit = covered(terms, [*used_texts, *quoted_material(question)])
     coverage = len(hit) / len(terms) if terms else 1.0
     missing = [t for t in terms if t not in hit]
