@@ -131,9 +131,14 @@ def stop_reason(
     return None
 
 
+# Dates say when, not what: two lines of the same day are not the same message.
+_CALENDAR = frozenset(terms("january february march april may june july august september october november "
+                            "december monday tuesday wednesday thursday friday saturday sunday"))
+
+
 def message_words(text: str) -> set[str]:
-    """The content words of a message, stemmed, without figures and clock times."""
-    return {t for t in terms(text) if not any(ch.isdigit() for ch in t)}
+    """The content words of a message, stemmed, without figures, clock times and dates."""
+    return {t for t in terms(text) if not any(ch.isdigit() for ch in t) and t not in _CALENDAR}
 
 
 def same_message(a: str, b: str) -> bool:
@@ -151,16 +156,21 @@ def nothing_fails(sentence: str) -> str | None:
     return m.group(0) if m else None
 
 
+# A sentence that speaks of the one before it ("It does so every night") opens with a word that
+# points back; one that opens otherwise speaks of something else, however close it stands.
+_ANAPHOR = re.compile(r"\s*(?:it|this|that|they|these|those|the same|such|so)\b", re.IGNORECASE)
+
+
 def seen_when_nothing_fails(message: str, passages: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
     """The first passage, as (id, sentence), that shows `message` where nothing fails: a sentence (or
-    a sentence with the one before it) that reports the same thing and says it recurs routinely or
-    happened without an outage. The message's own sentence counts ("..., as it does most days")."""
+    a sentence that points back to the one before it) that reports the same thing and says it recurs
+    routinely or happened without an outage. The message's own sentence counts ("..., as it does most days")."""
     for pid, text in passages:
         sents = sentences(text)
         for i, s in enumerate(sents):
             if not nothing_fails(s):
                 continue
-            if same_message(message, s) or (i and same_message(message, f"{sents[i - 1]} {s}")):
+            if same_message(message, s) or (i and _ANAPHOR.match(s) and same_message(message, f"{sents[i - 1]} {s}")):
                 return pid, s
     return None
 

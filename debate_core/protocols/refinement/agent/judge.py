@@ -93,10 +93,11 @@ def assess(case: Case, h: dict[str, Any]) -> dict[str, Any]:
 
     # Time order (15): a change cited as a cause must come before the first anomaly.
     order_pts = 15.0
-    if first is not None and first.time is not None:
+    if first is not None and (first.time is not None or first.day is not None):
         for ev in cited:
-            late = [e for e in events_of(ev) if e.changes and e.time is not None and e.time > first.time
-                    and not any(x.time is not None and x.time <= first.time for x in events_of(ev) if x.changes)]
+            changes = [e for e in events_of(ev) if e.changes]
+            late = [e for e in changes if tl.precedes(e, first) is False
+                    and not any(tl.precedes(x, first) for x in changes)]
             if late and ev.id in text and kind(ev) != "history":
                 order_pts = 0.0
                 weak.append((15, f"{ev.id} happened at {late[0].when}, after the first anomaly at {first.when}, "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from functools import lru_cache
 
 from ....core.lexicons import LEXICON_DIR
@@ -78,6 +79,9 @@ _NOT = frozenset({"not", "never", "no", "nothing", "wasn't", "weren't", "isn't",
 _OBJECT = frozenset({"the", "a", "an", "its", "their", "his", "her", "our", "all", "every", "each", "both", "them",
                      "it", "this", "that", "these", "those"})
 _PARTICLE = frozenset({"from", "to", "out", "over", "off", "back", "down", "into", "onto"})
+# Verbs that report how something turned out, not a change made to it ("every write has failed the
+# same way since").
+_OUTCOME = frozenset({"failed", "crashed", "errored", "stalled", "succeeded", "worked", "timed"})
 _HEDGE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately", "over", "under", "up"})
 
 
@@ -105,7 +109,8 @@ def change_verbs(sentence: str) -> list[tuple[int, str]]:
     words = [t.strip("()[]\"',;:").rstrip(".") for _, t in toks]
     out = []
     for i, w in enumerate(words):
-        if not _WORD.fullmatch(w) or not _participle(w) or found("limit", w) or found("normal", w):
+        if not _WORD.fullmatch(w) or not _participle(w) or found("limit", w) or found("normal", w) \
+                or w.lower() in _OUTCOME:
             continue
         before = [x.lower() for x in words[max(0, i - 3):i]]
         if any(x in _NOT or x.endswith("n't") for x in before):
@@ -121,12 +126,18 @@ def change_verbs(sentence: str) -> list[tuple[int, str]]:
     return out
 
 
+# A log line tagged as routine information reports what a system did while it ran ("INFO token
+# issued to ..."): only a change cue ("deployed", "restarted") makes it a change.
+_ROUTINE_TAG = re.compile(r"(?<![\w-])(?:INFO|DEBUG|TRACE|NOTICE)(?![\w-])")
+
+
 def changes_in(sentence: str) -> tuple[str, ...]:
     """What a sentence reports as changed: the change cues and the change verbs, in the order they
     appear, without repeats."""
     cued = [(m.start(), m.group(0).lower()) for m in _pattern("change").finditer(sentence)]
+    verbs = [] if _ROUTINE_TAG.search(sentence) else change_verbs(sentence)
     seen: dict[str, int] = {}
-    for pos, w in sorted([*cued, *change_verbs(sentence)]):
+    for pos, w in sorted([*cued, *verbs]):
         if not any(w in k or k in w for k in seen):
             seen[w] = pos
     return tuple(seen)
@@ -165,6 +176,51 @@ def kind(ev: Evidence) -> str:
     return "other"
 
 
+_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
+                                        "september", "october", "november", "december"), start=1)}
+_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
+         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})\s+{_MONTH}\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def _month(name: str) -> int:
+    name = name.lower().rstrip(".")
+    return next(n for m, n in _MONTHS.items() if m.startswith(name))
+
+
+def day_of(text: str) -> int | None:
+    """The calendar day a sentence names ("19 January 2026", "January 19, 2026", "2026-01-19"), as a
+    day number that orders days; None when it names none (or more than one, which says nothing of
+    when it happened)."""
+    days = set()
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        days.add((int(m.group(3)), _month(m.group(2)), int(m.group(1))))
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        days.add((int(m.group(3)), _month(m.group(1)), int(m.group(2))))
+    for m in _ISO_DAY.finditer(text):
+        days.add((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    out = set()
+    for y, mo, d in days:
+        try:
+            out.add(date(y, mo, d).toordinal())
+        except ValueError:
+            continue
+    return out.pop() if len(out) == 1 else None
+
+
+def _stamp(ev: Evidence) -> tuple[int | None, float | None]:
+    """The day and the clock time of a passage's `date` field ("2026-01-19T20:00:00"), where given."""
+    raw = (ev.date or "").strip()
+    try:
+        when = datetime.fromisoformat(raw)
+    except ValueError:
+        return day_of(raw), None
+    timed = "T" in raw or " " in raw
+    return when.date().toordinal(), (when.hour * 60 + when.minute + when.second / 60) if timed else None
+
+
 def clock_minutes(text: str) -> list[float]:
     return [int(h) * 60 + int(m) + (int(s) / 60 if s else 0) for h, m, s in _CLOCK.findall(text)]
 
@@ -186,6 +242,7 @@ class Event:
     changes: tuple[str, ...]
     limits: tuple[str, ...]
     normal: bool
+    day: int | None = None  # the calendar day, when the sentence or its passage gives one
 
     @property
     def anomaly(self) -> bool:
@@ -200,14 +257,30 @@ def events_of(ev: Evidence) -> list[Event]:
     out = []
     # A sentence without a clock time of its own takes its passage's source time (a change record
     # often dates itself in its source line).
-    fallback = clock_minutes(ev.source)
+    # Failing that, its `date` field, which may carry a day and a time.
+    day, time = _stamp(ev)
+    fallback = clock_minutes(ev.source) or ([time] if time is not None else [])
     for s in sentences(ev.text):
         times = clock_minutes(s) or fallback
         severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
         normal = bool(found("normal", s)) and not severity
+        own_day = day_of(s)
         out.append(Event(ev, s, min(times) if times else None, severity, () if normal else changes_in(s),
-                         tuple(found("limit", s)), normal))
+                         tuple(found("limit", s)), normal, own_day if own_day is not None else day))
     return out
+
+
+def precedes(a: Event, b: Event, incident_day: int | None = None) -> bool | None:
+    """Whether `a` happened no later than `b`: by their days when both are known (an event with no
+    day of its own is on the incident's day) and differ, else by their clock times; None when
+    nothing tells."""
+    da = a.day if a.day is not None else incident_day
+    db = b.day if b.day is not None else incident_day
+    if da is not None and db is not None and da != db:
+        return da < db
+    if a.time is not None and b.time is not None:
+        return a.time <= b.time
+    return None
 
 
 @dataclass
@@ -222,6 +295,10 @@ class Timeline:
     # Anomalies and changes the case shows also happen when nothing fails, each with the passage id
     # and sentence that shows it: none of them marks the start of the incident.
     routine: list[tuple[Event, str, str]] = field(default_factory=list)
+    incident_day: int | None = None  # the latest day an anomaly names: an event without a day is on it
+
+    def precedes(self, a: Event, b: Event) -> bool | None:
+        return precedes(a, b, self.incident_day)
 
 
 def distinct(text: str) -> set[str]:
@@ -245,14 +322,24 @@ def timeline(case: Case) -> Timeline:
             kept.append(e)
         else:
             routine.append((e, *seen))
-    dated = sorted((e for e in kept if e.anomaly and e.time is not None), key=lambda e: e.time)
+    # Anomalies are ordered by day, then clock time; an event with no day is on the incident's day,
+    # the latest day an anomaly names (older days belong to changes and history leading up to it).
+    incident_day = max((e.day for e in kept if e.anomaly and e.day is not None), default=None)
+
+    def when(e: Event) -> tuple[int, float]:
+        return (e.day if e.day is not None else incident_day or 0, e.time if e.time is not None else 0.0)
+
+    dated = sorted((e for e in kept if e.anomaly and e.time is not None), key=when)
     first = dated[0] if dated else next((e for e in kept if e.anomaly), None)
-    if first is not None and first.time is not None:
-        before = [e for e in kept if e.changes and e.time is not None and e.time <= first.time and not e.anomaly]
+    if first is not None and (first.time is not None or first.day is not None):
+        before = [e for e in kept if e.changes and not e.anomaly and precedes(e, first, incident_day)]
     else:
         before = [e for e in kept if e.changes and not e.anomaly]
-    before.sort(key=lambda e: -(e.time or 0))
-    before = sorted(before[:2], key=lambda e: e.time or 0)
+    # The latest change of each passage, for the two passages that changed last: two sentences of
+    # one change record are one change.
+    before.sort(key=when, reverse=True)
+    latest = list({e.ev.id: e for e in reversed(before)}.values())[::-1]
+    before = sorted(latest[:2], key=when)
     # A configuration record that names what a dated change shipped (same version, same service)
     # is the content of that change.
     named = set().union(*(distinct(e.text) for e in before)) if before else set()
@@ -262,7 +349,7 @@ def timeline(case: Case) -> Timeline:
     # A limit a change set ("lowered the limit") is part of that change, not a limit crossed.
     limits = [e for e in events if e.limits and not e.changes and re.search(r"\d", e.text) and e is not first]
     limit = max(limits, key=lambda e: (len(set(terms(e.text)) & set(terms(anchor))), -(e.time or 0)), default=None)
-    return Timeline(events, first, before, linked, limit, routine)
+    return Timeline(events, first, before, linked, limit, routine, incident_day)
 
 
 def unseparated(tl: Timeline, question: str = "") -> list[Event]:
