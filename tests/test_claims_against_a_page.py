@@ -15,6 +15,7 @@ from test_cli import cli
 from debate_core.core.options import offered_options
 from debate_core.core.text import terms
 from debate_core.protocols.cross_critique.agent.scoring import contradiction, denied_terms
+from debate_core.protocols.cross_critique.agent.supervisor import restates
 from debate_core.providers.offline.reading import read, support
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -147,3 +148,16 @@ def test_the_answers_a_question_offers_are_not_parts_a_passage_must_cover():
     # Without the options its subject still counts: a passage about something else covers none of it.
     off = read(question, ["The kettle boils fast."], passages=1)
     assert off.coverage == 0.0 and off.gaps == ["the parts of the question about grinder, review"]
+
+
+def test_a_passage_that_only_restates_the_claim_is_not_evidence_for_it(tmp_path):
+    claim = "The club's women's eight won the national championship in 1994 with a crew of former dock workers."
+    case = _case(claim)
+    # The leaflet the claim was copied from says it word for word; the history page says only part of it.
+    case["evidence"].append({"id": "leaflet", "source": "Club open-day leaflet", "text": claim})
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    proc = cli("run", str(path), "--protocol", "cross_critique", "--json", db=tmp_path / "d.db", check=True)
+    answer = json.loads(proc.stdout)["verdict"]["answer"]
+    assert answer.startswith("Partially supported: P2 carries"), answer
+    assert restates(claim, claim) and not restates(" ".join(PAGE[3:]), claim)

@@ -54,6 +54,15 @@ def _checked_statement(question: str) -> str:
     return " ".join(stated) or question
 
 
+RESTATES = 0.9  # share of a passage's terms that are the statement's, for a passage that only restates it
+
+
+def restates(passage: str, statement: str) -> bool:
+    """The passage says nothing but the statement: nearly all its terms are the statement's."""
+    p_terms, s_terms = set(terms(passage)), set(terms(statement))
+    return bool(p_terms) and len(p_terms & s_terms) >= RESTATES * len(p_terms)
+
+
 def _scale(options: list[str]) -> dict[str, str]:
     """Options on one scale of support: the base label, the ones that contain it with a negation
     ("not supported") and the ones that contain it with a qualifier ("partially supported").
@@ -78,16 +87,22 @@ def choose_option(question: str, options: list[str], agreed: list[dict[str, Any]
     scale = _scale(options)
     if scale:
         checked = _checked_statement(question)
-        cited = list(dict.fromkeys(e for r in [*agreed, *disputed] for e in r.get("evidence", []) if e in by_id))
-        against = next(((e, how) for e in cited if (how := contradiction(checked, by_id[e].text))), None)
+        # A passage that only restates the statement (the worksheet the claim was copied from) is its
+        # source, not evidence for it.
+        sources = {e.id: e.text for e in case.evidence if not restates(e.text, checked)}
+        cited = list(dict.fromkeys(e for r in [*agreed, *disputed] for e in r.get("evidence", []) if e in sources))
+        against = next(((e, how) for e in cited if (how := contradiction(checked, sources[e]))), None)
         pick = {v: k for k, v in scale.items()}
-        if against and "negative" in pick:
-            return pick["negative"], f"{against[0]} contradicts it: {against[1]}", True
         # What the statement says must be found together in the evidence, not scattered over it.
-        found = reading.support(terms(checked), {e.id: e.text for e in case.evidence})
+        found = reading.support(terms(checked), sources)
         share = found.share if found else 0.0
         where = f"{found.evidence_id} carries {share:.0%} of its terms in a few sentences" if found else \
             "no passage carries its terms"
+        if against and "negative" in pick:
+            if share >= PARTLY_COVERED and "partial" in pick and found.evidence_id != against[0]:
+                # One passage denies part of it while another says the rest: partly supported.
+                return pick["partial"], f"{where}, but {against[0]} contradicts part of it: {against[1]}", False
+            return pick["negative"], f"{against[0]} contradicts it: {against[1]}", True
         if share >= FULLY_COVERED:
             # The agents' disputes are about their own claims; the check is of the statement itself.
             return pick["positive"], where + (", though some claims are disputed" if disputed else ""), not disputed
