@@ -251,6 +251,7 @@ async def run(run: DebateRun) -> Outcome:
         superseded=rules.superseded_rule(final["rule"], run.case.evidence),
         withdrawn=rules.withdrawn_kept(final["rule"], run.case.evidence),
         conflicts=rules.conflicting_passages(final["rule"], run.case.evidence),
+        not_in_force=rules.amendment_not_in_force(run.case.evidence),
     )
     result = {
         "initial_proposal": initial,
@@ -294,6 +295,8 @@ GLOSSARY = {
     "kept_superseded_rule": "The final rule keeps what a later amendment in the passages changed.",
     "kept_withdrawn_rule": "The final rule keeps a condition or an exception a passage says no longer applies.",
     "conflicting_passages": "Passages set different figures on the rule's subject and neither amends the other.",
+    "amendment_not_in_force": "An amendment in the passages takes effect only on a day still to be appointed, "
+                              "and no passage says it has.",
 }
 
 SPEC = ProtocolSpec(
@@ -327,7 +330,7 @@ SPEC = ProtocolSpec(
     ),
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
                rules.low_confidence, rules.not_assessed, rules.superseded_rule, rules.withdrawn_kept,
-               rules.conflicting_passages,
+               rules.conflicting_passages, rules.amendment_not_in_force,
                rules.rule_in_words,
                rules.verdict),
     glossary=GLOSSARY,

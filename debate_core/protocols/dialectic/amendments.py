@@ -147,6 +147,10 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
                         if f"({label})" in old and not is_amendment(old)
                         and (part is None or old.lstrip().startswith(f"({part.group(1)})"))]
                 continue
+            if withdraws(sent) and not _references(withdrawn_part(sent)):
+                # It lifts one provision ("rule 5 is amended: the ban on selfie sticks no longer
+                # applies"): what it names goes (withdrawn_names), the rest of the rule stands.
+                continue
             named = set(mentioned_ids(sent, [ev.id for ev in others]))
             refs = _references(sent)
             targets = [ev for ev in others if ev.id in named or (refs and refs & _references(f"{ev.source} {ev.text}"))]
@@ -215,7 +219,8 @@ def _has(words: set[str], term: str) -> bool:
 
 
 # Words that say what kind of provision is withdrawn, not which one ("the X exception no longer applies").
-_PROVISION_WORDS = set(terms("exception exemption condition requirement rule proviso clause"))
+_PROVISION_WORDS = set(terms("exception exemption condition requirement rule proviso clause ban prohibition "
+                             "restriction"))
 # Share of what a sentence withdraws that a predicate's name and description must carry to be the one meant.
 WITHDRAWN_SHARE = 0.6
 
@@ -232,9 +237,13 @@ def declarations(evidence: Sequence[Evidence]) -> dict[str, str]:
 
 
 def withdrawn_part(sentence: str) -> str:
-    """What a withdrawing sentence withdraws: its words before "no longer applies", "is repealed"; "" if none."""
+    """What a withdrawing sentence withdraws: its words before "no longer applies", "is repealed", from
+    the start of that clause ("rule 5.1 is amended: the ban on selfie sticks no longer applies"
+    withdraws the ban on selfie sticks); "" if none."""
     m = WITHDRAWAL.search(sentence)
-    return sentence[:m.start()] if m else ""
+    if not m:
+        return ""
+    return re.split(r"[:;]\s", sentence[:m.start()])[-1]
 
 
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
@@ -338,5 +347,34 @@ def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
                 reasons.append(
                     f"{ev_a.id} and {ev_b.id} disagree and neither amends the other: {ev_a.id} says \"{_quote(sa)}\" "
                     f"and {ev_b.id} says \"{_quote(sb)}\"; a person must decide which governs before the rule is relied on")
+                break
+    return reasons
+
+
+# How a text says it takes effect only later, on a day someone has still to fix, and how another
+# text says that day came.
+_NOT_YET = re.compile(
+    r"\b(?:comes?|come) into (?:force|effect|operation) on (?:a|such) (?:day|date)s? (?:to be )?(?:appointed|fixed|"
+    r"specified|set)|\bon a (?:day|date) to be (?:appointed|fixed|specified|set)\b|\bnot yet (?:in force|commenced|"
+    r"in effect)\b|\b(?:has|have) not (?:yet )?(?:commenced|come into force|taken effect)\b", re.I)
+_CAME_INTO_FORCE = re.compile(
+    r"\b(?:came|comes|come) into (?:force|effect|operation) on \d|\bcame into (?:force|effect|operation)\b|"
+    r"\bcommenced on\b|\bcommencement order\b[^.]*\bwas made\b|\bin force (?:since|from) \d|"
+    r"\b(?:has|have) (?:now )?(?:come into force|commenced|taken effect)\b", re.I)
+
+
+def not_in_force(evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: an amendment that comes into force only on a day still to be appointed, with no passage
+    saying that day has come, leaves open which version of the rule applies: one plain-words reason
+    per such passage, naming it and quoting the words that say so."""
+    if any(_CAME_INTO_FORCE.search(ev.text) for ev in evidence):
+        return []
+    reasons = []
+    for ev in evidence:
+        for sent in sentences(ev.text):
+            if _NOT_YET.search(sent) and (is_amendment(ev.text) or "amend" in ev.source.lower()):
+                reasons.append(f"{ev.id} changes the rule but says it takes effect only later (\"{_quote(sent)}\"), "
+                               "and no passage says it has come into force: a person must check which version "
+                               "applies")
                 break
     return reasons

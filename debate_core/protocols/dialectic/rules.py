@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ...core.schemas import Evidence, Verdict
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
-from .amendments import kept_superseded, kept_withdrawn, unsettled_conflicts
+from .amendments import kept_superseded, kept_withdrawn, not_in_force, unsettled_conflicts
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -199,6 +199,12 @@ def conflicting_passages(final_rule: str, evidence: Sequence[Evidence]) -> list[
     return unsettled_conflicts(final_rule, evidence)
 
 
+def amendment_not_in_force(evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: "an amendment that takes effect only on a day still to be appointed, with no passage
+    saying it has, sends the rule to a human"; one reason per such passage (amendments.py)."""
+    return not_in_force(evidence)
+
+
 def verdict(
     *,
     final_rule: str,
@@ -215,13 +221,15 @@ def verdict(
     superseded: Sequence[str] = (),
     withdrawn: Sequence[str] = (),
     conflicts: Sequence[str] = (),
+    not_in_force: Sequence[str] = (),
 ) -> Verdict:
     """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
     the critic never accepted it within the round budget, its confidence is below `min_confidence`,
     the agents said what they could not assess, or it keeps what a later amendment changed
     (`superseded`: the reasons amendments.kept_superseded gives, each naming both passages), or keeps
     what a passage says no longer applies (`withdrawn`: amendments.kept_withdrawn), or rests on passages
-    that disagree with neither amending the other (`conflicts`: amendments.unsettled_conflicts)."""
+    that disagree with neither amending the other (`conflicts`: amendments.unsettled_conflicts), or the
+    passages hold an amendment not yet in force (`not_in_force`: amendments.not_in_force)."""
     reasons: list[str] = []
     rules: list[str] = []
     if superseded:
@@ -233,6 +241,9 @@ def verdict(
     if conflicts:
         reasons.extend(conflicts)
         rules.append("conflicting_passages")
+    if not_in_force:
+        reasons.extend(not_in_force)
+        rules.append("amendment_not_in_force")
     if not final_check.ok:
         reasons.append(f"The final rule is not valid ASP: {final_check.error}")
         rules.append("final_rule_unparsable")

@@ -30,9 +30,11 @@ _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)",
 # A bar on what the rule grants ("cannot be renewed if ...", "a blocked account cannot renew") names
 # what defeats it; a second negation after the bar ("cannot ... unless", "... that was not") makes the
 # sentence a requirement instead, and it is left to the requirement reading.
-_BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted) to)\b"
+_BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted)|"
+                  r"(?:is|are) (?:prohibited|forbidden|banned))\b"
                   r"|^\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may be|shall be|will be|can be)\s+\w+", re.I)
-_SECOND_NEGATION = re.compile(r"\b(?:not|no|never|without|unless|except|fail\w*|until)\b", re.I)
+# A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
+_SECOND_NEGATION = re.compile(r"(?<![\w-])(?:not|no|never|without|unless|except|fail\w*|until)(?![\w-])", re.I)
 # A limit on how often or how much ("up to three times", "no more than 2"): reaching it defeats the rule.
 _LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than)\s+(?:\w+\s+)?"
                     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+)?", re.I)
