@@ -452,8 +452,33 @@ def build_consensus(
 # ---------------------------------------------------------------------------
 
 
-def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult) -> Verdict:
-    """The consensus narrative as the answer; any flagged contradiction sends it to a human."""
+# A question that asks for one figure ("Which figure belongs in that sentence?").
+_ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
+                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b", re.I)
+
+
+# ... unless it offers both as an answer ("Which figure should the report use, or do both stand?").
+_BOTH_OFFERED = re.compile(r"\bboth (?:stand|valid|hold|apply|correct|right)|\bor both\b|\bor neither\b", re.I)
+
+
+def one_figure_asked(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision]) -> str | None:
+    """Rule: a question that asks for one figure is not answered by figures that are each valid in
+    their own context; the verdict goes to a person, naming the metric, to choose the one it means."""
+    if not _ONE_FIGURE.search(question or "") or _BOTH_OFFERED.search(question or ""):
+        return None
+    both = sorted({c.metric_name for c in contradictions
+                   if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"})
+    if not both:
+        return None
+    return (f"the question asks for one figure, and the arbiters found several figures for "
+            f"{', '.join(_metric_words(m) for m in both)} each valid in its own context: a person must choose "
+            "the one the question means")
+
+
+def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult,
+            question: str = "") -> Verdict:
+    """The consensus narrative as the answer; any flagged contradiction sends it to a human, and so does
+    a question asking for one figure answered with several (`one_figure_asked`)."""
     by_index = {c.index: c for c in contradictions}
     flagged = [d for d in decisions.values() if not d.resolved]
     reasons = [
@@ -461,6 +486,9 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         f"({by_index[d.index].agent1_name} vs {by_index[d.index].agent2_name}): {d.review_reason}"
         for d in sorted(flagged, key=lambda d: d.index)
     ]
+    several = one_figure_asked(question, contradictions, decisions)
+    if several:
+        reasons.append(several)
     resolved = [d for d in decisions.values() if d.resolved]
     mean = sum(d.confidence for d in resolved) / len(resolved) if resolved else 0.0
     # Flagged contradictions carry no confidence: the verdict is as sure as its resolved share.
@@ -475,6 +503,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("consensus.metric_split_flagged")
     if flagged:
         rules.append("escalate.flagged_for_review")
+    if several:
+        rules.append("escalate.one_figure_asked")
     said = " ".join(d.review_reason or "" for d in flagged)
     rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),
                                       ("escalate.weak_tie_break", "weak tie-break:")) if mark in said]
@@ -483,7 +513,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         answer=consensus.consensus_narrative,
         short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
-        needs_human_review=bool(flagged),
+        needs_human_review=bool(flagged) or bool(several),
         escalation_reasons=reasons,
         rationale=(f"{len(contradictions)} contradiction(s) arbitrated; rulings: "
                    + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
