@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ....core.text import stem
 from .signals import AspectSentiment
 
 STANCE_WEIGHTS = {"neutral": 0.6, "pro": 1.0, "con": 1.0}
@@ -84,6 +85,11 @@ FALLBACK_MAPPING_POLICY = (
 FAIL_REASONS = ("no_aspects", "no_match", "neutral_stance", "fallback_used")
 
 
+MIN_STEM = 4  # shorter stems ("art", "bag") would match inside unrelated words
+# What may follow a stem in a word of the text: an inflection, not another word ("bill" is not "billion").
+_INFLECTED = r"(?:s|es|e|ed|d|ing|er|ers|ies|y)?(?![a-z])"
+
+
 @dataclass
 class TermIndex:
     """Normalised surface forms (terms, particle-stripped terms, synonyms) -> canonical aspect term."""
@@ -91,6 +97,9 @@ class TermIndex:
     aspect_terms: list[str]
     synonym_hints: dict[str, list[str]]
     forms: dict[str, str] = field(default_factory=dict)
+    # An English term also matches other forms of its words ("toilets" in "the toilet block", "billing"
+    # in "billed us"): each word by its stem, at a word start, the words in order.
+    stemmed: list[tuple[re.Pattern[str], str]] = field(default_factory=list)
 
     @classmethod
     def build(cls, aspect_terms: Iterable[str], extra_synonyms: Mapping[str, Sequence[str]] | None = None) -> TermIndex:
@@ -108,7 +117,14 @@ class TermIndex:
                 key = normalize_text(strip_particle(cand))
                 if key and key not in forms:
                     forms[key] = t
-        return cls(terms, hints, forms)
+        stemmed = []
+        for t in terms:
+            words = normalize_text(t).split()
+            if words and all(re.fullmatch(r"[a-z]+", w) for w in words):
+                stems = [stem(w) for w in words]
+                if all(len(x) >= MIN_STEM for x in stems):
+                    stemmed.append((re.compile(r"(?<![a-z])" + (_INFLECTED + r"\W+").join(map(re.escape, stems)) + _INFLECTED), t))
+        return cls(terms, hints, forms, stemmed)
 
     def find(self, text: str) -> list[str]:
         blob = normalize_text(text)
@@ -117,6 +133,11 @@ class TermIndex:
             pos = blob.find(key)
             if pos != -1:
                 hits.append((pos, term))
+        low = (text or "").lower()
+        for pattern, term in self.stemmed:
+            m = pattern.search(low)
+            if m:
+                hits.append((len(normalize_text(low[:m.start()])), term))  # its place in the blob
         hits.sort()
         return list(dict.fromkeys(term for _, term in hits))
 
