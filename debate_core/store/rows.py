@@ -9,7 +9,10 @@ from typing import Any
 
 
 def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
+    # One reading of the clock for the seconds and the milliseconds: two readings could straddle a
+    # second and date a later row before an earlier one (lists order by this stamp).
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
 
 
 def dump(value: Any) -> str:
