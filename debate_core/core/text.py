@@ -31,6 +31,10 @@ _LIST_ITEM = re.compile(r"\(([a-z]{1,4}|\d{1,3})\)\s")
 _ENDED = re.compile(r"[.!?…][\"'”’)\]]*$")
 STOPWORDS = lexicons.stopwords()
 NEGATIONS = lexicons.negations()
+# The calendar's names, in order, for the readers of dates and periods.
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def tokens(text: str) -> list[str]:

@@ -27,7 +27,7 @@ from itertools import combinations
 from typing import Any
 
 from ...core.schemas import AgentReport
-from ...core.text import NEGATIONS, numbers, tokens
+from ...core.text import MONTHS, NEGATIONS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3
@@ -141,8 +141,6 @@ def exceeds(diff: float, threshold: float = VALUE_THRESHOLD) -> bool:
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _QUARTER = re.compile(r"(?<![a-z])q([1-4])(?!\d)|(?<!\d)([1-4])q(?![a-z])", re.IGNORECASE)
 _HALF = re.compile(r"(?<![a-z])h([12])(?![a-z0-9])", re.IGNORECASE)
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
 
 
 def period_key(period: str | None) -> tuple[int, str] | None:
@@ -161,7 +159,7 @@ def period_key(period: str | None) -> tuple[int, str] | None:
     if h:
         return int(year.group(1)), "H" + h.group(1)
     words = set(re.findall(r"[a-z]+", rest))
-    for i, name in enumerate(_MONTHS, start=1):
+    for i, name in enumerate(MONTHS, start=1):
         if name in words or name[:3] in words or name[:4] in words:
             return int(year.group(1)), f"M{i:02d}"
     return int(year.group(1)), ""

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...core.schemas import Verdict
-from ...core.text import jaccard, sentences, terms
+from ...core.text import MONTHS, WEEKDAYS, jaccard, sentences, terms
 from ...engine.convergence import Stop, score_plateau
 from .. import common
 from ..common import short_answer
@@ -132,8 +132,7 @@ def stop_reason(
 
 
 # Dates say when, not what: two lines of the same day are not the same message.
-_CALENDAR = frozenset(terms("january february march april may june july august september october november "
-                            "december monday tuesday wednesday thursday friday saturday sunday"))
+_CALENDAR = frozenset(terms(" ".join([*MONTHS, *WEEKDAYS])))
 
 
 def message_words(text: str) -> set[str]:

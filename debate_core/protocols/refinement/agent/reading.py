@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ....core.lexicons import LEXICON_DIR
 from ....core.schemas import Case, Evidence
-from ....core.text import bm25_rank, sentences, terms
+from ....core.text import MONTHS, bm25_rank, sentences, terms
 from ..rules import seen_when_nothing_fails
 
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
@@ -176,8 +176,6 @@ def kind(ev: Evidence) -> str:
     return "other"
 
 
-_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                        "september", "october", "november", "december"), start=1)}
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
          r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})\s+{_MONTH}\s+(\d{{4}})\b", re.IGNORECASE)
@@ -187,7 +185,7 @@ _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 def _month(name: str) -> int:
     name = name.lower().rstrip(".")
-    return next(n for m, n in _MONTHS.items() if m.startswith(name))
+    return next(n for n, m in enumerate(MONTHS, start=1) if m.startswith(name))
 
 
 def day_of(text: str) -> int | None:
