@@ -12,7 +12,8 @@ import pytest
 from test_api_support import api, case_json, finished  # noqa: F401  (api is a fixture)
 
 from debate_core.cli import main
-from debate_core.client import ApiError
+from debate_core.client import ApiError, Client
+from debate_core.store import DebateStore
 
 
 def test_submit_answers_202_with_a_location_then_completes_and_a_review_names_the_token(api):  # noqa: F811
@@ -186,3 +187,34 @@ def test_control_pauses_and_stops_and_a_fork_starts_from_a_closed_round(api):  #
         with pytest.raises(ApiError) as err:
             c.control(debate_id, "pause")
         assert (err.value.status, err.value.code) == (409, "not_now")
+
+
+def test_a_restarted_server_reports_a_debate_its_predecessor_left_running_as_interrupted(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    from helpers import small_case
+    from test_api_support import create_token, serve
+
+    from debate_core.jobs import worker
+
+    db = tmp_path / "api.db"
+    token = create_token(db, "viewer bot", "viewer", capsys)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    store = DebateStore(db)
+    try:
+        left = store.create_debate(small_case(), "cross_critique", {"provider": "offline"},
+                                   {"rounds": 2, "runner": {"pid": dead.pid, "host": worker.runner_info()["host"]}})
+        assert store.get_debate(left, with_steps=False)["status"] == "running"
+    finally:
+        store.close()
+    gen = serve(db)
+    url = next(gen)
+    try:
+        with Client(url, token) as c:
+            debate = c.get(left)
+    finally:
+        gen.close()
+    assert debate["status"] == "failed"
+    assert debate["error"].startswith("interrupted:") and f"pid {dead.pid}" in debate["error"]

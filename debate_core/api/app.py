@@ -14,10 +14,12 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
+from ..core.app_settings import AppSettingsError, load_settings
 from ..core.identity import Actor, PermissionRefused, require
 from ..core.webhooks import WEBHOOK_EVENTS, check_endpoint
 from ..evaluation.labels import export_labels
 from ..jobs import webhooks as webhook_jobs
+from ..jobs.worker import DEFAULT_STALE_AFTER_S, recover_interrupted
 from ..protocols import UnknownProtocol, get_spec, specs
 from ..store import DebateStore, actor_key, db_location, is_postgres_url
 from . import debates, errors
@@ -104,13 +106,30 @@ def create_app(db: str | Path | None = None, *, dispatch_webhooks: bool = True) 
                               "and subscribe to signed webhooks. Every route but /v1/health needs "
                               "`Authorization: Bearer <token>` (python -m debate_core token create).")
     app.state.db = location
-    DebateStore(location).close()  # created and migrated now: a store that cannot open fails the start
+    _prepare(location)
     app.state.stores = Stores(location)
     errors.install(app)
     app.add_middleware(BodyLimit)
     app.include_router(router)
     app.include_router(debates.router)
     return app
+
+
+def _prepare(location: str | Path) -> None:
+    """Create and migrate the store now, so a store that cannot open fails the start, and mark the
+    debates a previous server left running as interrupted (failed, resumable), as the app and the
+    command line do: a restarted server would otherwise report them running for ever."""
+    store = DebateStore(location)
+    try:
+        try:
+            stale = load_settings(location).stale_after_minutes * 60
+        except (AppSettingsError, OSError):
+            stale = DEFAULT_STALE_AFTER_S
+        found = recover_interrupted(store, stale_after=stale)
+        for debate_id, reason in found.items():
+            log.warning("debate %s marked interrupted: %s", debate_id, reason)
+    finally:
+        store.close()
 
 
 router = APIRouter(prefix="/v1", responses=debates.ERRORS)
