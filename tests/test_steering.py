@@ -159,9 +159,12 @@ def wait_for(db: Path, debate_id_sql: str, predicate, timeout: float = 60.0):
 
 
 def start_slow_run(db: Path) -> subprocess.Popen:
+    """The case's debate ends in round 2; a pause asked during round 2 comes too late to take effect.
+    Another process's request takes a Python start-up (a second or two on a busy machine) to arrive,
+    so round 1 (three stages) must last well beyond that: 2.5 s per call."""
     env = {**os.environ, "DEBATE_DB": str(db)}
     return subprocess.Popen(
-        [sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--latency-ms", "300",
+        [sys.executable, "-m", "debate_core", "run", str(CASE), "--protocol", "cross_critique", "--latency-ms", "2500",
          "--json", "--quiet"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
