@@ -141,6 +141,23 @@ def has_negation(text: str) -> bool:
     return any(t in NEGATIONS for t in tokens(text))
 
 
+# A sentence in which its own author says the point is not settled ("I cannot rule out ...", "it is
+# unclear whether ...", "the tests were inconclusive"): explicit doubt, not the hedges ("may",
+# "likely") every careful text uses.
+_DOUBT = re.compile(
+    r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
+    r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
+    r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
+    r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:say|tell|determine|establish|confirm)"
+    r" (?:whether|if|which|for certain|for sure)\b"
+    r"|\b(?:can ?not|could not) be (?:determined|established|confirmed)\b|\binconclusive\b", re.I)
+
+
+def states_doubt(sentence: str) -> bool:
+    """Whether the sentence's author says the point is not settled (see _DOUBT)."""
+    return bool(_DOUBT.search(sentence))
+
+
 def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     sa, sb = set(a), set(b)
     if not sa and not sb:

@@ -142,7 +142,7 @@ FLAGGING_RULES = frozenset({
     "low_confidence", "final_score_below_threshold", "no_convergence_at_max_rounds", "unverified_evidence",
     "no_verified_evidence", "unassessed", "not_assessed", "low_reasoner_confidence", "reasoner_could_not_assess",
     "cause_seen_when_nothing_fails", "reasoners_disagree_unseparated", "kept_superseded_rule",
-    "kept_withdrawn_rule", "conflicting_passages", "amendment_not_in_force",
+    "kept_withdrawn_rule", "conflicting_passages", "amendment_not_in_force", "unsure_verdict", "dropped_condition",
 })
 _REASON_CODE = re.compile(r"^[a-z]+(?:_[a-z]+)+:\s*")
 _CRITIQUE_REF = re.compile(r"\b([\w-]+)->([\w-]+):(K\d+)\b")

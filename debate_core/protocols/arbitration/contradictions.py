@@ -27,7 +27,7 @@ from itertools import combinations
 from typing import Any
 
 from ...core.schemas import AgentReport
-from ...core.text import MONTHS, NEGATIONS, numbers, tokens
+from ...core.text import MONTHS, NEGATIONS, STOPWORDS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3
@@ -209,12 +209,45 @@ def polarity(text: str | None) -> dict[str, tuple[int, str]]:
     return {axis: next(iter(signs.items())) for axis, signs in seen.items() if len(signs) == 1}
 
 
+# A reading that places the figure against a reference ("above the 92% level", "below target").
+_SIDES = {"above": +1, "exceeds": +1, "exceed": +1, "exceeding": +1, "exceeded": +1,
+          "below": -1, "beneath": -1, "under": -1}
+# How far after the side word its reference is looked for ("below the 92% level": 3 words).
+_REFERENCE_WINDOW = 4
+
+
+def sides(text: str | None) -> dict[str, tuple[int, str]]:
+    """Per reference (the first figure or content word after "above"/"below"), the side a reading puts
+    the figure on and the words that say so; a reference read on both sides is left out."""
+    toks = tokens(text or "")
+    seen: dict[str, dict[int, str]] = {}
+    for i, tok in enumerate(toks):
+        sign = _SIDES.get(tok)
+        if sign is None:
+            continue
+        after = [t for t in toks[i + 1:i + 1 + _REFERENCE_WINDOW] if t not in STOPWORDS]
+        if not after:
+            continue
+        negated = any(t in NEGATIONS for t in toks[max(0, i - _NEGATION_WINDOW):i])
+        side = -sign if negated else sign
+        said = re.search(rf"\b{tok}\b(?:\W+\w+){{0,{_REFERENCE_WINDOW - 1}}}?\W+{re.escape(after[0])}\S*(?:\s+[a-z]+)?",
+                         text or "", re.I)
+        words = " ".join(said.group(0).split()) if said else f"{tok} {after[0]}"
+        seen.setdefault(after[0], {}).setdefault(side, ("not " if negated else "") + words)
+    return {ref: next(iter(signs.items())) for ref, signs in seen.items() if len(signs) == 1}
+
+
 def interpretation_conflict(a: str | None, b: str | None) -> tuple[str, str, str] | None:
-    """(axis, word in a, word in b) when the two readings take opposite signs on one axis."""
+    """(axis, word in a, word in b) when the two readings take opposite signs on one axis, or put the
+    figure on opposite sides of one reference ("above the 92% level" against "below the 92% level")."""
     pa, pb = polarity(a), polarity(b)
     for axis in ("direction", "assessment"):
         if axis in pa and axis in pb and pa[axis][0] == -pb[axis][0]:
             return axis, pa[axis][1], pb[axis][1]
+    sa, sb = sides(a), sides(b)
+    for ref in sa:
+        if ref in sb and sa[ref][0] == -sb[ref][0]:
+            return "reference", sa[ref][1], sb[ref][1]
     return None
 
 

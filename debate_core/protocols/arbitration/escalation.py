@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 
 from ...core.schemas import Evidence
-from ...core.text import authority_score
+from ...core.text import authority_score, sentences
 from .contradictions import (
     LOW_BAND,
     Contradiction,
@@ -154,3 +154,24 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
             f"same period and their sources carry the same authority{dates}; only a tie-break (a newer "
             f"publication, a fuller citation or a surer agent) chose between them, so a person must decide "
             f"which figure is right")
+
+
+def both_figures_sentence(c: Contradiction, leader: str | None, evidence: Sequence[Evidence]) -> str | None:
+    """Where the source that won gives the rejected figure too, in one sentence with its own
+    ("93.4%, up from 89.0% in the same quarter of 2024"), that sentence says what the rejected figure
+    is: quoted for the reviewer, or None. Only a ruling for one side is explained this way."""
+    if leader not in ("agent1_correct", "agent2_correct"):
+        return None
+    won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
+    lost = c.agent2_value if leader == "agent1_correct" else c.agent1_value
+    if won is None or lost is None or relative_difference(won, lost) <= MATCH_TOLERANCE:
+        return None
+    citation = c.agent1_citation if leader == "agent1_correct" else c.agent2_citation
+    source = c.agent1_source if leader == "agent1_correct" else c.agent2_source
+    for ev in _carries(source_passages(source, citation, evidence), won):
+        for sent in sentences(ev.text):
+            found = quoted_numbers(sent)
+            if any(relative_difference(won, v) <= MATCH_TOLERANCE for v in found) and \
+                    any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in found):
+                return f"{ev.source} gives both figures in one sentence: \"{' '.join(sent.split()).rstrip('.')}\""
+    return None

@@ -35,7 +35,7 @@ from .contradictions import (
     relative_difference,
     shown_value,
 )
-from .escalation import units_mismatch_reason, weak_tie_break_reason
+from .escalation import both_figures_sentence, units_mismatch_reason, weak_tie_break_reason
 from .models import Resolution
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
@@ -69,6 +69,8 @@ class Decision:
     review_reason: str | None = None
     votes: dict[str, float] = field(default_factory=dict)
     arbiters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A passage of the winning source that gives the rejected figure too, quoted (escalation.py).
+    context: str | None = None
 
     @property
     def resolved(self) -> bool:
@@ -189,6 +191,7 @@ def decide(
     tie = weak_tie_break_reason(c, leader, evidence, order)
     if tie:
         d.flag(tie)
+    d.context = both_figures_sentence(c, leader, evidence)
     return d
 
 
@@ -346,6 +349,7 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
         parts.append(f"{metric}: " + " and ".join(f"{reports[p].agent}'s {_finding(reports[p], reading)}" for p in kept)
                      + " accepted over "
                      + " and ".join(f"{reports[p].agent}'s {_finding(reports[p], reading)}" for p in superseded) + ".")
+        parts.extend(dict.fromkeys(f"{d.context}." for c in cs for d in [decisions[c.index]] if d.resolved and d.context))
     valid = [c for c in cs if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"]
     if valid:
         members = sorted({p for c in valid for p in (c.report1, c.report2)} - set(superseded))

@@ -3,8 +3,18 @@ offers, and its writer is confident enough in it to stand without a reviewer."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
+
 from ...core.options import named_options, offered_options
+from ...core.schemas import AgentOutput, Evidence
 from .. import common
+
+# The words with which a sentence makes what it grants depend on something ("provided the leak is
+# repaired within 30 days", "only if", "unless").
+_CONDITION = re.compile(r"\b(?:provided(?: that)?|providing|only if|only where|only when|as long as|so long as|"
+                        r"on condition that|unless|subject to|except|if|where|when)\b", re.I)
+_OPENING_REF = re.compile(r"\[([\w-]+)\.(C\d+)\]")
 
 
 def option_reason(question: str, answer: str, confidence: float, threshold: float = common.LOW_CONFIDENCE) -> str | None:
@@ -39,3 +49,30 @@ def answer_reason(question: str, answer: str, confidence: float) -> tuple[str, s
         return (reason, "S9.unsure_option") if reason else None
     reason = unsure_verdict(confidence)
     return (reason, "unsure_verdict") if reason else None
+
+
+def dropped_condition(answer: str, finals: Mapping[str, AgentOutput], evidence: Sequence[Evidence]) -> str | None:
+    """Rule: an answer whose opening claim is cut off before the condition its passage sets ("we will
+    reduce your bill..." without "provided the leak is repaired within 30 days") answers without
+    the condition: whether the case meets it is for a person to check. The reason quotes the
+    condition and names the passage."""
+    ref = _OPENING_REF.search(answer or "")
+    out = finals.get(ref.group(1)) if ref else None
+    claim = next((c for c in out.claims if c.id == ref.group(2)), None) if out else None
+    if claim is None or not claim.statement.rstrip().endswith(("…", "...")):
+        return None
+    kept = " ".join(claim.statement.rstrip().rstrip("….").split())
+    by_id = {ev.id: ev for ev in evidence}
+    for eid in claim.evidence:
+        text = " ".join(by_id[eid].text.split()) if eid in by_id else ""
+        at = text.find(kept)
+        if at < 0:
+            continue
+        rest = re.split(r"(?<=[.!?])\s", text[at + len(kept):], maxsplit=1)[0]
+        cue = _CONDITION.search(rest)
+        if cue:
+            left_out = rest[cue.start():].strip().rstrip(".")
+            left_out = left_out if len(left_out) <= 160 else left_out[:157].rsplit(" ", 1)[0] + "..."
+            return (f"the answer quotes {eid} without the condition it sets (\"{left_out}\"): whether the case "
+                    "meets it is for a person to check")
+    return None

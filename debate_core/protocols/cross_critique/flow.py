@@ -464,6 +464,10 @@ class CrossCritiqueFlow:
         if found:
             reasons = [*reasons, found[0]]
             applied.append(found[1])
+        dropped = answer_rules.dropped_condition(sup.answer, current, run.case.evidence)
+        if dropped:
+            reasons = [*reasons, dropped]
+            applied.append("dropped_condition")
         verdict = Verdict(
             answer=sup.answer,
             short_answer=short_answer(sup.answer),

@@ -554,7 +554,9 @@ def debate_summary(
 ) -> dict[str, Any]:
     """The source protocol's section 7 debate_summary.json: conflict summary, agreed claims, disputed claims, and
     every critique with its state over time."""
-    disputed_refs = {f"{c.target}.{c.critique.target_claim_id}" for c in assessment.open}
+    # A claim is disputed while a CRITICAL or MAJOR critique of it is open; a MINOR one is a remark.
+    disputed_refs = {f"{c.target}.{c.critique.target_claim_id}" for c in assessment.open
+                     if c.critique.severity in ("CRITICAL", "MAJOR")}
     agreed, disputed = [], []
     for agent, out in finals.items():
         for claim in out.claims:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence
-from ...core.text import authority_score, mentioned_ids, sentences, terms
+from ...core.text import STOPWORDS, authority_score, mentioned_ids, sentences, terms
 
 # General English wording by which a text changes an earlier one (no case's own words).
 AMENDMENT_CUES = (
@@ -31,6 +31,8 @@ AMENDMENT_CUES = (
     "is substituted", "substituted by", "substituted for", "supersedes", "is superseded", "are superseded",
     "is repealed", "are repealed", "repeals", "is revoked", "revokes", "is deleted", "is struck out",
     "no longer", "instead of", "in place of", "notwithstanding", "with effect from", "now reads", "shall now",
+    "be deleted", "be repealed", "be revoked", "be struck out", "be omitted", "is withdrawn", "are withdrawn",
+    "substitute",
 )
 # Words of the amending act itself, not of what the rule says.
 _AMENDING_WORDS = set(terms(" ".join(AMENDMENT_CUES)) + terms("clause section article paragraph amendment read"))
@@ -40,7 +42,8 @@ _REFERENCE = re.compile(
 # A text withdrawing a condition or an exception ("the X exception no longer applies", "X is repealed"):
 # what it names before the cue no longer counts, in either direction.
 WITHDRAWAL = re.compile(
-    r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant)|ceases? to apply|"
+    r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
+    r"banned|forbidden|restricted)|ceases? to apply|"
     r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished))\b", re.I)
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
 # Share of the shorter sentence's content terms two sentences must share to be on the same subject.
@@ -89,6 +92,11 @@ _LEAD_IN = re.compile(r"\b(?:amended|changed)\s+as follows\b|\b(?:is|are) (?:her
 # One lettered or numbered item deleted from a list ("paragraph (b) is deleted"), and the part it is in.
 _ITEM_DELETED = re.compile(r"\b(?:paragraph|point|item|letter|sub-?paragraph|limb)\s+\(([a-z]{1,4}|\d{1,3})\)\s+"
                            r"(?:is|are|has been) (?:deleted|repealed|struck out|omitted|revoked|removed)\b", re.I)
+# A provision deleted by its number ("rule 12.4 of the Allotment Rules be deleted").
+_NUMBERED_DELETED = re.compile(
+    r"\b(?:rule|section|paragraph|clause|article|standard|regulation|byelaw|bylaw|item|point)\s+(\d+(?:\.\d+)+)\b"
+    r"[^.;:]*?\b(?:is|are|be|has been|have been|shall be|will be)\s+(?:deleted|repealed|revoked|withdrawn|"
+    r"struck out|omitted|removed)\b", re.I)
 _IN_PART = re.compile(r"\b(?:sub-?section|section|paragraph|clause|article)\s+\((\d+[a-z]?)\)", re.I)
 _ITEM = re.compile(r"\(([a-z]{1,4}|\d{1,3})\)")
 
@@ -146,6 +154,14 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
                         for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)
                         if f"({label})" in old and not is_amendment(old)
                         and (part is None or old.lstrip().startswith(f"({part.group(1)})"))]
+                continue
+            number = _NUMBERED_DELETED.search(sent)
+            if number:
+                # A numbered provision goes whole ("rule 12.4 ... be deleted"): the earlier sentence
+                # that carries that number.
+                out += [Supersession(ev.id, old, amending.id, sent, amending.date)
+                        for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)
+                        if re.match(rf"\s*{re.escape(number.group(1))}(?![\d.]\d)", old) and not is_amendment(old)]
                 continue
             if withdraws(sent) and not _references(withdrawn_part(sent)):
                 # It lifts one provision ("rule 5 is amended: the ban on selfie sticks no longer
@@ -246,16 +262,27 @@ def withdrawn_part(sentence: str) -> str:
     return re.split(r"[:;]\s", sentence[:m.start()])[-1]
 
 
+def withdrawn_parts(sentence: str) -> list[str]:
+    """What each withdrawal in a sentence withdraws, in order: "the last sentence of standard 5 is
+    withdrawn: flavoured milks are no longer excluded" names the sentence by its place, then by what
+    it said."""
+    return [re.split(r"[:;]\s", sentence[:m.start()])[-1] for m in WITHDRAWAL.finditer(sentence)]
+
+
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
     """The predicates a withdrawing sentence names: those whose name and description carry most of what
-    it withdraws (the best such share, at least WITHDRAWN_SHARE)."""
-    wanted = set(terms(withdrawn_part(sentence))) - _AMENDING_WORDS - _PROVISION_WORDS
-    if not wanted:
-        return []
-    share = {name: sum(any(_same_word(w, t) for t in terms(f"{name.replace('_', ' ')} {desc}")) for w in wanted)
-             / len(wanted) for name, desc in described.items()}
-    best = max(share.values(), default=0.0)
-    return [n for n, v in share.items() if v == best] if best >= WITHDRAWN_SHARE else []
+    one of its withdrawals withdraws (the best such share, at least WITHDRAWN_SHARE)."""
+    best, names = 0.0, []
+    for part in withdrawn_parts(sentence):
+        wanted = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS
+        if not wanted:
+            continue
+        share = {name: sum(any(_same_word(w, t) for t in terms(f"{name.replace('_', ' ')} {desc}")) for w in wanted)
+                 / len(wanted) for name, desc in described.items()}
+        top = max(share.values(), default=0.0)
+        if top > best:
+            best, names = top, [n for n, v in share.items() if v == top]
+    return names if best >= WITHDRAWN_SHARE else []
 
 
 def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
@@ -299,14 +326,31 @@ _MEASURES = {"minute": ("time", 1 / 1440), "hour": ("time", 1 / 24), "day": ("ti
 _DECLARATION = re.compile(r"\b[a-z][a-z0-9_]*\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:")
 
 
+_NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+# A count of things ("at least three club time trials", "four or more club time trials", "6 birds"): the
+# number, an "or more"-style bound, and the word counted.
+_COUNT = re.compile(r"(?<![\w.])(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:or (?:more|fewer|less|over|under)\s+)?"
+                    r"([a-z][a-z-]+)", re.I)
+
+
 def _figures(sentence: str) -> dict[str, set[float]]:
-    """The sentence's figures by dimension, converted to the dimension's base unit."""
+    """The sentence's figures by dimension, converted to the dimension's base unit; a count of things
+    is a dimension of its own, one per word counted ("count:club")."""
     out: dict[str, set[float]] = {}
     for m in _FIGURE.finditer(sentence):
         unit = m.group(2).lower().rstrip("s'") if m.group(2).lower() not in ("%",) else "%"
         if unit in _MEASURES:
             dim, size = _MEASURES[unit]
             out.setdefault(dim, set()).add(round(float(m.group(1)) * size, 6))
+    for m in _COUNT.finditer(sentence):
+        number, word = m.group(1).lower(), m.group(2).lower()
+        counted = word.rstrip("s'")
+        if counted in _MEASURES or counted in STOPWORDS or word in STOPWORDS:
+            continue
+        if number.isdigit() and not word.endswith("s"):
+            continue  # "rule 9 says", "Article 3 of": a digit counts things only before a plural
+        value = float(number) if number.isdigit() else float(_NUMBER_WORDS[number])
+        out.setdefault(f"count:{counted}", set()).add(value)
     return out
 
 

@@ -57,6 +57,9 @@ _REPLACES = re.compile(r"\b(replac\w*|supersed\w*|amend\w*|revis\w*|withdrawn|no
 _YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:-(\d\d))?(?:-(\d\d))?")
 # Share of the claim's terms the later passage must carry to be on the same point.
 SAME_POINT_SHARE = 0.3
+# Passages whose authority differs by this much (primary or official against a blog or a forum post)
+# are not a conflict of equals: the stronger one settles the point (as the arbitration arbiter rules).
+DECISIVE_AUTHORITY_GAP = 0.3
 
 
 def _dated(ev: Evidence) -> tuple[int, int, int] | None:
@@ -140,8 +143,10 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
         clash = _conflicting_passage(case, claim, own, target_out)
         if clash:
             pid, how = clash
-            stronger = authority_score(by_id[pid].authority) > max(authority_score(by_id[e].authority) for e in valid)
-            add(claim, "conflict", "CRITICAL" if stronger else "MAJOR",
+            theirs, mine = authority_score(by_id[pid].authority), max(authority_score(by_id[e].authority) for e in valid)
+            stronger = theirs > mine
+            add(claim, "conflict", "MINOR" if mine - theirs >= DECISIVE_AUTHORITY_GAP else
+                "CRITICAL" if stronger else "MAJOR",
                 f"Claim {claim.id} is contradicted by {pid}: {how} ({short_source(by_id[pid])}).",
                 f"Reconcile the claim with {pid} or explain why {', '.join(valid)} should prevail.")
         # A claim that defers to the critic's sources where they govern does not contradict them.
@@ -153,7 +158,8 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
                     continue
                 own_auth = max(authority_score(by_id[e].authority) for e in mine_ev)
                 their_auth = max(authority_score(by_id[e].authority) for e in valid)
-                add(claim, "conflict", "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
+                add(claim, "conflict", "MINOR" if their_auth - own_auth >= DECISIVE_AUTHORITY_GAP else
+                    "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
                     f"Claim {claim.id} contradicts {critic['id']}.{mine.id} (on {', '.join(mine_ev)}): {how}; "
                     f"{short_source(by_id[mine_ev[0]])}.",
                     f"Justify why {', '.join(valid)} prevails over {', '.join(mine_ev)}, or qualify the claim.")
@@ -168,6 +174,17 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
             mine_ev = [e for e in rival.evidence if e in by_id]
             strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
             opening = "Conflict of sources" if legal else "Conflicting passages"
+            weight = {e: authority_score(by_id[e].authority) for e in (a, b)}
+            heavier, lighter = sorted((a, b), key=lambda e: -weight[e])
+            if weight[heavier] - weight[lighter] >= DECISIVE_AUTHORITY_GAP:
+                # A primary or official text against a forum post is not a conflict of equals: the
+                # stronger source settles it, and the claim should rest on it.
+                add(claim, "conflict", "MINOR",
+                    f"{opening}: {a} and {b} contradict each other ({how}); {heavier} "
+                    f"({short_source(by_id[heavier])}) carries far more authority than {lighter} "
+                    f"({short_source(by_id[lighter])}), so it settles the point.",
+                    f"Rest the claim on {heavier}, not on {lighter}.")
+                continue
             add(claim, "conflict", "CRITICAL" if strong else "MAJOR",
                 f"{opening}: {a} and {b} contradict each other ({how}); {target['id']}.{claim.id} rests on one "
                 f"and {critic['id']}.{rival.id} on the other, and neither is shown to outweigh the other.",

@@ -9,7 +9,7 @@ from ....core.bounds import build
 from ....core.schemas import CLAIM_CHARS, REVIEWER_ISSUE, AgentOutput, Case
 from ....core.text import authority_score, best_span, bm25_rank, clip_words, mentioned_ids, overlap, sentences
 from ....providers.offline.agents import register
-from .critique import OUT_OF_SCOPE_MARK, OUTDATED_MARK
+from .critique import DECISIVE_AUTHORITY_GAP, OUT_OF_SCOPE_MARK, OUTDATED_MARK
 from .scoring import (
     NEUTRAL_YIELD_MARK,
     YIELD_MARK,
@@ -130,7 +130,13 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
         elif k.issue_type == "conflict":
             theirs = max((authority_score(by_id[m].authority) for m in named), default=0.0)
             mine = max((authority_score(by_id[e].authority) for e in claim.evidence if e in by_id), default=0.0)
-            if named and theirs > mine:
+            if named and theirs - mine >= DECISIVE_AUTHORITY_GAP:
+                # A claim resting on a forum post that a primary text contradicts is not qualified but
+                # given up: the stronger passage settles the point.
+                dropped.add(claim.id)
+                conceded.append(f"{claim.id}: withdrawn, {named[0]} carries far more authority than "
+                                f"{', '.join(e for e in claim.evidence if e in by_id)}")
+            elif named and theirs > mine:
                 src = short_source(by_id[named[0]])
                 claim.statement = _qualified(claim.statement, [
                     f", subject to {src} ({named[0]}), which carries more authority.",

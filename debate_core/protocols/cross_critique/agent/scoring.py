@@ -18,6 +18,7 @@ from ....core.text import (
     numbers,
     overlap,
     sentences,
+    states_doubt,
     stem,
     terms,
     tokens,
@@ -464,11 +465,25 @@ def own_contradictions(claims: list[Claim], case: Case) -> list[str]:
     return gaps
 
 
+def doubted(claims: list[Claim], case: Case) -> list[str]:
+    """What the passages the claims cite say is not settled, in their own words ("I cannot rule out
+    that it was an early partial tear"): the evidence itself leaves the point open, one gap per
+    passage, quoting the sentence."""
+    by_id = case.evidence_by_id()
+    cited = dict.fromkeys(e for c in claims for e in c.evidence if e in by_id)
+    gaps = []
+    for e in cited:
+        said = next((s for s in sentences(by_id[e].text) if states_doubt(s)), None)
+        if said:
+            gaps.append(f"what {e} leaves open: it says \"{' '.join(said.split()).rstrip('.')}\"")
+    return gaps
+
+
 def honest(case: Case, agent: dict[str, Any], claims: list[Claim], uncertainties: list[str],
            gaps: list[str] = ()) -> tuple[list[Claim], list[str]]:
     """Claims with confidence capped by the reading, and the uncertainties with the reading's own
     notes (earlier reading notes are replaced, not repeated)."""
-    read = measured(case, agent, claims, [*gaps, *own_contradictions(claims, case)])
+    read = measured(case, agent, claims, [*gaps, *own_contradictions(claims, case), *doubted(claims, case)])
     capped = [c.model_copy(update={"confidence": read.cap(c.confidence)}) for c in claims]
     kept = [u for u in uncertainties
             if not u.startswith(("could not assess:", "weak reading:"))]

@@ -33,7 +33,8 @@ _EXTRA_CUES = {
 # Where a sentence carves something out of its rule: what follows is the exception ("... unless X",
 # "does not apply to X", "Nor does it apply to X"), what precedes it the rule and its conditions.
 _EXCEPTION_TAIL = re.compile(
-    r"\b(?:unless|except(?:\s+(?:in so far as|where|when|if|for))?|(?:does|do|shall) not apply to|"
+    r"\b(?:unless|except(?:\s+(?:in so far as|where|when|if|for))?|(?:does|do|shall) not (?:apply|extend) to|"
+    r"(?:doesn't|don't) (?:apply|extend) to|"
     r"nor (?:does|do|shall|will) (?:it|this|they|that|these|the \w+) apply to|other than|save (?:where|for|that))\b",
     re.I)
 # Words of a predicate name match a sentence's words when one is a prefix of the other at least
@@ -78,10 +79,18 @@ def cue_kind(sentence: str) -> str | None:
     return None
 
 
+# An exception set in brackets inside the rule ("Hens (but not cockerels) may be kept ..."): the
+# rest of the sentence is the rule, with its conditions after the bracket.
+_BRACKETED_EXCEPTION = re.compile(r"\(\s*(?:but not|except|excluding|other than|not)\s+([^()]+)\)", re.I)
+
+
 def split_exception(sentence: str) -> tuple[str, str]:
     """(the rule part, the exception part) of a sentence; the exception part is "" without one. An
     "except where/if" that states the only way a prohibition is lifted ("cannot ... except in so far
     as X") stays in the rule part: it is a condition, not an exception."""
+    bracket = _BRACKETED_EXCEPTION.search(sentence)
+    if bracket:
+        return sentence[:bracket.start()] + sentence[bracket.end():], bracket.group(1)
     m = _EXCEPTION_TAIL.search(sentence)
     if not m or re.match(r"except\s+in so far as", m.group(0), re.I):
         return sentence, ""

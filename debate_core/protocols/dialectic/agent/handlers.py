@@ -193,6 +193,14 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
                 issues.append(f"Unhandled defeater: add not {p.literal(var)}; {eid} says \"{sent}\"")
                 edge_cases.append(f"A case where {p.desc} ({eid}).")
                 reported.add(p.name)
+    # A condition no passage sets (a fact of the case the question mentions, "a tenant of a half plot
+    # has asked") narrows the rule to that case: the rule keeps only what the passages require.
+    for name in sorted(positive):
+        p = by_name.get(name)
+        if p is not None and p.group == "other" and name not in reported:
+            issues.append(f"Over-restrictive condition {p.literal(var)}: no passage makes it a condition of "
+                          f"{head_name}; remove it.")
+            reported.add(name)
     # Defeaters the vocabulary itself states ("... unless the consumer cancels"), not backed by a passage sentence.
     for p in preds:
         if p.group == "defeater" and p.name not in reported and p.name not in negated:

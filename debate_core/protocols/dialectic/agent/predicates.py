@@ -32,11 +32,18 @@ _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)",
 # sentence a requirement instead, and it is left to the requirement reading.
 _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted)|"
                   r"(?:is|are) (?:prohibited|forbidden|banned))\b"
-                  r"|^\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may be|shall be|will be|can be)\s+\w+", re.I)
+                  r"|^\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
+                  # "must contain no added sugars", "none may contain caffeine": what may not be there.
+                  r"|\b(?:must|shall|should|may)\s+(?:contain|have|include|carry|use|hold)\s+no\b"
+                  r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b", re.I)
+# A provision's number ("12.2", "(b)", "4.") before its text: not part of what it says.
+_NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
 _SECOND_NEGATION = re.compile(r"(?<![\w-])(?:not|no|never|without|unless|except|fail\w*|until)(?![\w-])", re.I)
 # A limit on how often or how much ("up to three times", "no more than 2"): reaching it defeats the rule.
-_LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than)\s+(?:\w+\s+)?"
+_LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than|limited to|capped at|"
+                    r"(?:must|may|shall|should|does|do) not exceed|no (?:larger|bigger|longer|higher|heavier) than)"
+                    r"\s+(?:\w+\s+)?"
                     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+)?", re.I)
 
 
@@ -99,8 +106,18 @@ def common_terms(preds: list[Pred]) -> set[str]:
 OWN_TERM_LENGTH = 6
 
 
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
 def _numbers(text: str) -> set[str]:
-    return set(re.findall(r"\d+", text))
+    """The figures a text names, in digits or as a number word ("six hens" and "6 hens" both give 6)."""
+    words = re.findall(r"[a-z]+", text.lower().replace("_", " "))
+    return set(re.findall(r"\d+", text)) | {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
+
+
+def _is_figure(term: str) -> bool:
+    return bool(_numbers(term)) and (term.isdigit() or term in _NUMBER_WORDS or bool(re.fullmatch(r"\d+[a-z]*", term)))
 
 
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
@@ -113,7 +130,10 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     # A name made only of common terms (the subject predicate itself) would match every sentence.
     if name_terms - common and covers(words, name_terms):
         return True
-    if matched_terms({t for t in pred.own if len(t) >= OWN_TERM_LENGTH}, words):
+    # A figure no other predicate names ("six" of more_than_six_hens) identifies its predicate as a
+    # long name term does: the sentence has passed the figure check above.
+    if matched_terms({t for t in pred.own if len(t) >= OWN_TERM_LENGTH or (figures and _is_figure(t))}, words) \
+            or (figures and any(_is_figure(t) for t in pred.own)):
         return True
     desc = set(terms(pred.desc)) - common - name_terms
     hit = matched_terms(desc, words)
@@ -140,21 +160,26 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     unless = [m.group(1) for p in preds for m in _UNLESS_CLAUSE.finditer(p.desc)]
     unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail]
     unless += [s for s in sents if not repeals(s) and _bars(s)]
+    head = head_of(case.question, preds)
+    if head is not None and requirement_head(head[0]):
+        # The rule defines when something is required: what the passages say does not need it defeats it.
+        unless += [s for s in sents if not repeals(s) and cue_kind(s) == "not_required"]
     # A limit names its predicate whole ("renewed_three_times" in "renewed ... up to three times").
     limits = [m.group(0) + " " + s[:m.start()] for s in sents if not repeals(s) for m in [_LIMIT.search(s)] if m]
     # A requirement ("must", "only if") or a grant ("may ..., provided that ...") names the conditions of
     # the rule in the part before any exception.
     required = [rule_part for s in sents if not repeals(s) for rule_part in [split_exception(s)[0]]
                 if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)]
+    subject = subject_predicate(case, preds)
     grouped: list[Pred] = []
     for p in preds:
         name_terms = set(terms(p.name.replace("_", " ")))
-        if is_type(p):
+        if p.name == subject:
             group = "subject"
         elif p.name in withdrawn:
             group = "repealed"
         elif any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in unless) or \
-                any(covers(set(terms(clause)), name_terms) for clause in limits):
+                any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in limits):
             group = "defeater"
         elif any(matches(s, p, common) for s in required):
             group = "condition"
@@ -168,17 +193,51 @@ def _bars(sentence: str) -> bool:
     """A sentence that bars what the rule grants, with nothing after the bar that turns it into a
     requirement ("cannot borrow or renew items until the charges are paid" is still a bar: "until"
     says when it lifts, read as the same defeater)."""
+    sentence = _NUMBERING.sub("", sentence)
     m = _BAR.search(sentence)
     if not m:
         return False
     after = sentence[m.end():]
+    # A list of what may not be there ("no added sugars ... and no sweeteners") goes on negating: only
+    # a negation that is not another item of the list turns the bar into a requirement.
+    after = re.sub(r"(?:,|\band\b|\bor\b)\s+(?:no|none|nor)\b", " ", after, flags=re.I)
     second = _SECOND_NEGATION.search(after)
     return second is None or second.group(0).lower() == "until"
 
 
 def is_type(pred: Pred) -> bool:
-    """The predicate that says what the rule is about ("record(R): R is a customer record under review")."""
+    """A predicate that says what kind of thing its argument is ("record(R): R is a customer record under review")."""
     return bool(re.match(rf"{re.escape(pred.args)}\s+is\s+an?\b", pred.desc.strip()))
+
+
+# How a vocabulary names what every predicate is about ("Predicates, all over a tenant T:").
+_OVER = re.compile(r"\b(?:all |each )?(?:over|about|of|for) (?:an?|the|each|every) ([a-z][a-z ]{1,40}?) ([A-Z])\s*[:;,.]")
+
+
+def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
+    """The one predicate that names what the rule is about: the one named after the kind of thing the
+    vocabulary says its predicates are over ("all over a tenant T" -> tenant(T)), else the first that
+    says what kind of thing its argument is. Other "X is a ..." predicates ("D is a flavoured milk
+    drink") are kinds within it: conditions or defeaters like any other."""
+    names = {p.name for p in preds}
+    for ev in case.evidence:
+        for m in _OVER.finditer(ev.text):
+            words = m.group(1).split()
+            for n in range(len(words)):
+                name = "_".join(words[n:])
+                if name in names:
+                    return name
+    return next((p.name for p in preds if is_type(p)), None)
+
+
+_REQUIREMENT_HEAD = frozenset({"required", "require", "requires", "due", "must", "need", "needed", "needs",
+                               "obliged", "mandatory", "compulsory"})
+
+
+def requirement_head(name: str) -> bool:
+    """The rule defines when something is required ("licence_required", "hearing_test_due"), not
+    when something is allowed."""
+    return bool(_REQUIREMENT_HEAD & set(name.lower().split("_")))
 
 
 def own_terms(pred: Pred, preds: list[Pred]) -> set[str]:

@@ -82,6 +82,9 @@ _PARTICLE = frozenset({"from", "to", "out", "over", "off", "back", "down", "into
 # Verbs that report how something turned out, not a change made to it ("every write has failed the
 # same way since").
 _OUTCOME = frozenset({"failed", "crashed", "errored", "stalled", "succeeded", "worked", "timed"})
+# In a change record, "fan replaced with a quieter model", "valve fitted by the installer": the
+# record's subject was changed (a record says what was done, not what happened by itself).
+_RECORD_LINK = frozenset({"with", "by", "in", "on", "at", "as"})
 _HEDGE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately", "over", "under", "up"})
 
 
@@ -102,9 +105,12 @@ def _named(token: str) -> bool:
     return bool(re.search(r"[A-Za-z]", token)) and bool(re.search(r"\d|[-./_]\w", token) or token.startswith("/"))
 
 
-def change_verbs(sentence: str) -> list[tuple[int, str]]:
+def change_verbs(sentence: str, record: bool = False) -> list[tuple[int, str]]:
     """The verbs with which a sentence reports a change made, with their positions, read from its
-    structure (see the module notes), whatever the verb: "was re-keyed", "remounted /data"."""
+    structure (see the module notes), whatever the verb: "was re-keyed", "remounted /data". In a
+    change record (`record`) a verb that takes a figure from one value to another reports a change
+    made ("array extended from 16 to 22 panels"); elsewhere it is a reading that moved ("latency rose
+    from 20 to 80 ms")."""
     toks = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", sentence)]
     words = [t.strip("()[]\"',;:").rstrip(".") for _, t in toks]
     out = []
@@ -120,7 +126,8 @@ def change_verbs(sentence: str) -> list[tuple[int, str]]:
                                                           and before[-1].endswith("ly")))
         nxt = after[0].lower() if after else ""
         acted = bool(after) and (nxt in _OBJECT or _named(after[0])
-                                 or (nxt in _PARTICLE and not _figure(after[1:])))
+                                 or (nxt in _PARTICLE and (record or not _figure(after[1:])))
+                                 or (record and nxt in _RECORD_LINK))
         if passive or acted:
             out.append((toks[i][0], w.lower()))
     return out
@@ -131,11 +138,11 @@ def change_verbs(sentence: str) -> list[tuple[int, str]]:
 _ROUTINE_TAG = re.compile(r"(?<![\w-])(?:INFO|DEBUG|TRACE|NOTICE)(?![\w-])")
 
 
-def changes_in(sentence: str) -> tuple[str, ...]:
+def changes_in(sentence: str, record: bool = False) -> tuple[str, ...]:
     """What a sentence reports as changed: the change cues and the change verbs, in the order they
-    appear, without repeats."""
+    appear, without repeats (`record`: the sentence is from a change record, see change_verbs)."""
     cued = [(m.start(), m.group(0).lower()) for m in _pattern("change").finditer(sentence)]
-    verbs = [] if _ROUTINE_TAG.search(sentence) else change_verbs(sentence)
+    verbs = [] if _ROUTINE_TAG.search(sentence) else change_verbs(sentence, record)
     seen: dict[str, int] = {}
     for pos, w in sorted([*cued, *verbs]):
         if not any(w in k or k in w for k in seen):
@@ -258,12 +265,16 @@ def events_of(ev: Evidence) -> list[Event]:
     # Failing that, its `date` field, which may carry a day and a time.
     day, time = _stamp(ev)
     fallback = clock_minutes(ev.source) or ([time] if time is not None else [])
+    record = kind(ev) == "config"
     for s in sentences(ev.text):
         times = clock_minutes(s) or fallback
         severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
         normal = bool(found("normal", s)) and not severity
         own_day = day_of(s)
-        out.append(Event(ev, s, min(times) if times else None, severity, () if normal else changes_in(s),
+        # "unchanged" says so of its own clause: "array extended ...; inverter settings unchanged" reports a change.
+        changed = tuple(dict.fromkeys(c for part in s.split(";") if not found("normal", part)
+                                      for c in changes_in(part, record)))
+        out.append(Event(ev, s, min(times) if times else None, severity, changed,
                          tuple(found("limit", s)), normal, own_day if own_day is not None else day))
     return out
 
