@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from test_cc_dialectic_traps import _cc_case, _rule_case, _run
 
-from debate_core.core.schemas import Case, Evidence
+from debate_core.core.schemas import AgentOutput, Case, Claim, Evidence
 from debate_core.core.text import states_doubt
 from debate_core.protocols.arbitration.contradictions import interpretation_conflict
+from debate_core.protocols.cross_critique.answer_rules import dropped_condition
 from debate_core.protocols.refinement.agent.reading import events_of, timeline
 
 
@@ -224,3 +225,115 @@ def test_two_changes_before_the_first_failure_with_nothing_to_tell_them_apart_go
     assert verdict["needs_human_review"] is True
     assert any("which of the changes before the first anomaly caused it" in r and "C1" in r and "C2" in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+# -- a second round of the same kind ---------------------------------------------------------------
+
+def test_a_quality_controlled_release_is_quoted_where_it_says_it_replaces_the_provisional_figure(tmp_path):
+    evidence = [
+        {"id": "provisional", "source": "Tarn Water Board monthly summary (fictitious)", "authority": "official",
+         "date": "2026-02-02", "text": "Kelder reservoir received 84 mm of rain in January. Figures are provisional."},
+        {"id": "final", "source": "Tarn Water Board station data release (fictitious)", "authority": "official",
+         "date": "2026-03-20",
+         "text": "Kelder reservoir, January 2026: 97.5 mm. This value supersedes the provisional figure after the "
+                 "gauge's logger fault was corrected."},
+    ]
+    reports = [
+        {"agent": "Reporter", "metric": "kelder_rainfall", "value": 84, "unit": "mm",
+         "citation": "[Per extraction: '84 mm of rain in January' from the monthly summary]",
+         "source": "Tarn Water Board", "period": "January 2026", "confidence": 0.8, "interpretation": "a wet month"},
+        {"agent": "Hydrologist", "metric": "kelder_rainfall", "value": 97.5, "unit": "mm",
+         "citation": "[Per extraction: 'January 2026: 97.5 mm' from the station data release of 20 March 2026]",
+         "source": "Tarn Water Board", "period": "January 2026", "confidence": 0.85,
+         "interpretation": "a very wet month"},
+    ]
+    case = {"id": "kelder", "title": "Kelder rainfall", "protocol": "arbitration",
+            "question": "Which January 2026 rainfall figure for the (fictitious) Kelder reservoir should the review use?",
+            "evidence": evidence, "reports": reports,
+            "agents": [{"id": "arbiter", "name": "Hydrologist", "role": "Neutral arbiter."}]}
+    verdict = _run(tmp_path, case, "arbitration")
+    assert verdict["answer"].startswith("Use 97.5 mm"), verdict["answer"]
+    assert 'says: "Kelder reservoir, January 2026: 97.5 mm' in verdict["answer"] or \
+        "This value supersedes the provisional figure" in verdict["answer"], verdict["answer"]
+
+
+def test_a_condition_in_the_sentence_after_the_cut_counts_too():
+    terms = Evidence(id="terms", source="Lido Club membership terms, clause 6 (fictitious)", authority="primary",
+                     text="6.2: if you move home more than 15 miles by road from the nearest Lido Club pool, you may "
+                          "end your membership by giving one month's written notice with proof of your new address. "
+                          "For this purpose a pool counts if it is open, or due to open, within two months.")
+    cut = "6.2: if you move home more than 15 miles by road from the nearest Lido Club pool, you may end your…"
+    finals = {"member": AgentOutput(answer=cut, claims=[Claim(id="C1", statement=cut, evidence=["terms"],
+                                                                confidence=0.8)])}
+    reason = dropped_condition(f"{cut} [member.C1]", finals, [terms])
+    assert reason is not None and "due to open, within two months" in reason
+    # Cut where only the manner of giving notice follows, the claim leaves no condition out.
+    plain = terms.model_copy(update={"text": terms.text.split(" For this purpose")[0]})
+    assert dropped_condition(f"{cut} [member.C1]", finals, [plain]) is None
+
+
+FOSTER = ("Predicates, all over an applicant A: applicant(A): A has applied for a foster carer's allowance; "
+          "approved_carer(A): A is an approved foster carer; child_placed(A): a child is placed with A; "
+          "lives_in_county(A): A lives in the county; unpaid_debt(A): A owes the council money that is overdue.")
+
+
+def test_a_predicate_one_sentence_requires_and_another_bars_goes_to_a_person(tmp_path):
+    passages = [
+        {"id": "S3", "source": "Fostering allowance scheme, part 3 (fictitious)", "authority": "official",
+         "date": "2024-04-01",
+         "text": "3.1 An allowance may be paid to an approved foster carer with whom a child is placed, where the "
+                 "carer lives in the county. 3.2 A carer who lives in the county but fosters for another council "
+                 "is not paid an allowance by this council."},
+    ]
+    question = "Knowledge gap: write one ASP rule defining allowance_due(A) with the knowledge-base predicates."
+    verdict = _run(tmp_path, _rule_case("foster_allowance", question, FOSTER, passages), "dialectic")
+    assert verdict["needs_human_review"] is True
+    named = [r for r in verdict["escalation_reasons"] if "whether lives_in_county is a condition" in r]
+    assert named and "3.1 An allowance" in named[0] and "3.2 A carer" in named[0], verdict["escalation_reasons"]
+
+
+def test_distances_in_metres_that_two_parts_of_one_bylaw_set_differently_go_to_a_person(tmp_path):
+    vocabulary = ("Predicates, all over a pen P: pen(P): P is a proposed goat pen in a garden; registered(P): the "
+                  "keeper has registered the pen; within_15m_of_house(P): the pen is less than 15 m from a "
+                  "neighbour's house; within_8m_of_house(P): the pen is less than 8 m from a neighbour's house.")
+    passages = [
+        {"id": "BYLAW", "source": "Garden livestock bylaw, part 2 (fictitious)", "authority": "bylaw",
+         "date": "2024-05-01",
+         "text": "2.1 No goat may be kept in a garden unless the pen is registered. 2.2 A pen shall not be placed "
+                 "within 15 metres of a neighbour's house."},
+        {"id": "SCHEDULE", "source": "Garden livestock bylaw, schedule (fictitious)", "authority": "bylaw",
+         "date": "2024-05-01",
+         "text": "Minimum distance of a pen from a neighbour's house: 8 m, provided a fence at least 2 m high "
+                 "stands between them."},
+    ]
+    question = "Knowledge gap: write one ASP rule defining pen_allowed(P) with the knowledge-base predicates."
+    verdict = _run(tmp_path, _rule_case("goat_pen", question, vocabulary, passages), "dialectic")
+    assert verdict["needs_human_review"] is True
+    assert any("BYLAW and SCHEDULE disagree" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+
+
+def test_an_amendment_from_a_session_start_the_passages_do_not_date_leaves_the_question_time_open(tmp_path):
+    vocabulary = ("Predicates, all over a student S: student(S): S is a registered student; late_claim(S): S "
+                  "claimed more than 7 days after the deadline.")
+    passages = [
+        {"id": "REG", "source": "Assessment regulations, regulation 9 (fictitious)", "authority": "official",
+         "date": "2025-09-01",
+         "text": "9.1 A student may resubmit coursework once. 9.2 No resubmission is accepted from a student who "
+                 "claimed more than 7 days after the deadline."},
+        {"id": "SENATE", "source": "Senate minute amending regulation 9 (fictitious)", "authority": "official",
+         "date": "2026-03-01",
+         "text": "Regulation 9.2 is amended so that the limit is 14 days. The change takes effect from the start of "
+                 "the next academic session."},
+    ]
+    question = ("Knowledge gap: the records system must decide resubmissions for coursework due in April 2026. "
+                "Write one ASP rule defining may_resubmit(S) with the knowledge-base predicates.")
+    verdict = _run(tmp_path, _rule_case("resubmission", question, vocabulary, passages), "dialectic")
+    assert "amendment_starts_later" in verdict["applied_rules"]
+    named = [r for r in verdict["escalation_reasons"] if r.startswith("SENATE changes the rule from")]
+    assert named and "the start of the next academic session" in named[0], verdict["escalation_reasons"]
+    # An amendment that took effect before the time the question asks about raises nothing.
+    dated = {**passages[1], "text": "Regulation 9.2 is amended so that the limit is 14 days. The change takes effect "
+                                    "from 1 March 2026."}
+    verdict = _run(tmp_path, _rule_case("resubmission_dated", question, vocabulary, [passages[0], dated]), "dialectic")
+    assert "amendment_starts_later" not in verdict["applied_rules"]

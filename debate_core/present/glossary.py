@@ -143,6 +143,7 @@ FLAGGING_RULES = frozenset({
     "no_verified_evidence", "unassessed", "not_assessed", "low_reasoner_confidence", "reasoner_could_not_assess",
     "cause_seen_when_nothing_fails", "reasoners_disagree_unseparated", "kept_superseded_rule",
     "kept_withdrawn_rule", "conflicting_passages", "amendment_not_in_force", "unsure_verdict", "dropped_condition",
+    "amendment_starts_later",
 })
 _REASON_CODE = re.compile(r"^[a-z]+(?:_[a-z]+)+:\s*")
 _CRITIQUE_REF = re.compile(r"\b([\w-]+)->([\w-]+):(K\d+)\b")

@@ -156,10 +156,12 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
             f"which figure is right")
 
 
-def both_figures_sentence(c: Contradiction, leader: str | None, evidence: Sequence[Evidence]) -> str | None:
-    """Where the source that won gives the rejected figure too, in one sentence with its own
-    ("93.4%, up from 89.0% in the same quarter of 2024"), that sentence says what the rejected figure
-    is: quoted for the reviewer, or None. Only a ruling for one side is explained this way."""
+def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evidence]) -> str | None:
+    """What the winning source itself says of the rejected figure, quoted for the reviewer, or None
+    (only a ruling for one side is explained this way): the sentence in which it gives both figures
+    ("93.4%, up from 89.0% in the same quarter of 2024") says what the rejected figure is; failing
+    that, the sentence of the passage carrying the winning figure that says it replaces an earlier
+    one ("This value supersedes the provisional figure")."""
     if leader not in ("agent1_correct", "agent2_correct"):
         return None
     won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
@@ -168,10 +170,15 @@ def both_figures_sentence(c: Contradiction, leader: str | None, evidence: Sequen
         return None
     citation = c.agent1_citation if leader == "agent1_correct" else c.agent2_citation
     source = c.agent1_source if leader == "agent1_correct" else c.agent2_source
-    for ev in _carries(source_passages(source, citation, evidence), won):
+    carrying = _carries(source_passages(source, citation, evidence), won)
+    for ev in carrying:
         for sent in sentences(ev.text):
             found = quoted_numbers(sent)
             if any(relative_difference(won, v) <= MATCH_TOLERANCE for v in found) and \
                     any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in found):
                 return f"{ev.source} gives both figures in one sentence: \"{' '.join(sent.split()).rstrip('.')}\""
+    for ev in carrying:
+        said = next((s for s in sentences(ev.text) if _REPLACES.search(s)), None)
+        if said:
+            return f"{ev.source} says: \"{' '.join(said.split()).rstrip('.')}\""
     return None

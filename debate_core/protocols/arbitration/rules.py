@@ -35,7 +35,7 @@ from .contradictions import (
     relative_difference,
     shown_value,
 )
-from .escalation import both_figures_sentence, units_mismatch_reason, weak_tie_break_reason
+from .escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
 from .models import Resolution
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
@@ -191,7 +191,7 @@ def decide(
     tie = weak_tie_break_reason(c, leader, evidence, order)
     if tie:
         d.flag(tie)
-    d.context = both_figures_sentence(c, leader, evidence)
+    d.context = ruling_context(c, leader, evidence)
     return d
 
 

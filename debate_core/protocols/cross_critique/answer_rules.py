@@ -68,7 +68,8 @@ def dropped_condition(answer: str, finals: Mapping[str, AgentOutput], evidence: 
         at = text.find(kept)
         if at < 0:
             continue
-        rest = re.split(r"(?<=[.!?])\s", text[at + len(kept):], maxsplit=1)[0]
+        # The rest of the sentence, and the next one ("For this purpose a club counts if ...").
+        rest = " ".join(re.split(r"(?<=[.!?])\s", text[at + len(kept):], maxsplit=2)[:2])
         cue = _CONDITION.search(rest)
         if cue:
             left_out = rest[cue.start():].strip().rstrip(".")

@@ -252,6 +252,7 @@ async def run(run: DebateRun) -> Outcome:
         withdrawn=rules.withdrawn_kept(final["rule"], run.case.evidence),
         conflicts=rules.conflicting_passages(final["rule"], run.case.evidence),
         not_in_force=rules.amendment_not_in_force(run.case.evidence),
+        starts_later=rules.amendment_starts_later(run.case.evidence, run.case.question),
     )
     result = {
         "initial_proposal": initial,
@@ -295,6 +296,9 @@ GLOSSARY = {
     "kept_superseded_rule": "The final rule keeps what a later amendment in the passages changed.",
     "kept_withdrawn_rule": "The final rule keeps a condition or an exception a passage says no longer applies.",
     "conflicting_passages": "Passages set different figures on the rule's subject and neither amends the other.",
+    "amendment_starts_later": "An amendment in the passages takes effect from no date the passages give, or "
+                              "from a date after the time the question asks about: which version applies then "
+                              "is for a person to check.",
     "amendment_not_in_force": "An amendment in the passages takes effect only on a day still to be appointed, "
                               "and no passage says it has.",
 }
@@ -330,7 +334,7 @@ SPEC = ProtocolSpec(
     ),
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
                rules.low_confidence, rules.not_assessed, rules.superseded_rule, rules.withdrawn_kept,
-               rules.conflicting_passages, rules.amendment_not_in_force,
+               rules.conflicting_passages, rules.amendment_not_in_force, rules.amendment_starts_later,
                rules.rule_in_words,
                rules.verdict),
     glossary=GLOSSARY,

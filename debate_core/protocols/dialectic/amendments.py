@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...core.schemas import Evidence
-from ...core.text import STOPWORDS, authority_score, mentioned_ids, sentences, terms
+from ...core.text import MONTHS, STOPWORDS, authority_score, mentioned_ids, sentences, terms
 
 # General English wording by which a text changes an earlier one (no case's own words).
 AMENDMENT_CUES = (
@@ -81,10 +82,22 @@ def later(amending: Evidence, amended: Evidence, evidence: Sequence[Evidence]) -
 
 
 def _same_subject(a: str, b: str) -> bool:
-    ta, tb = set(terms(a)) - _AMENDING_WORDS, set(terms(b)) - _AMENDING_WORDS
+    """Whether two sentences are on one subject: they share half the shorter one's content terms, not
+    counting figures and their units (two passages that set different figures differ there by
+    definition: "within 10 metres" and "5 m")."""
+    ta, tb = _subject_terms(a), _subject_terms(b)
     if not ta or not tb:
         return False
     return len(ta & tb) >= SAME_SUBJECT * min(len(ta), len(tb))
+
+
+def _subject_terms(sentence: str) -> set[str]:
+    return {t for t in terms(sentence) if not any(ch.isdigit() for ch in t)} - _AMENDING_WORDS - _unit_terms()
+
+
+@lru_cache(maxsize=1)
+def _unit_terms() -> frozenset[str]:
+    return frozenset(terms(" ".join(u for u in _MEASURES if len(u) > 2) + " metres meters hours days weeks months years"))
 
 
 # An amendment's lead-in ("Section 12 is amended as follows.") says that changes follow, not what they are.
@@ -322,7 +335,8 @@ _MEASURES = {"minute": ("time", 1 / 1440), "hour": ("time", 1 / 24), "day": ("ti
              "per cent": ("share", 1.0), "percentage": ("share", 1.0), "euro": ("euro", 1.0),
              "dollar": ("dollar", 1.0), "pound": ("pound", 1.0), "mb": ("data", 1e-3), "gb": ("data", 1.0),
              "tb": ("data", 1e3), "mg": ("mass", 1e-3), "g": ("mass", 1.0), "kg": ("mass", 1e3),
-             "ml": ("volume", 1e-3), "km": ("length", 1.0), "time": ("count", 1.0)}
+             "ml": ("volume", 1e-3), "km": ("length", 1.0), "m": ("length", 1e-3), "metre": ("length", 1e-3),
+             "meter": ("length", 1e-3), "cm": ("length", 1e-5), "mm": ("length", 1e-6), "time": ("count", 1.0)}
 _DECLARATION = re.compile(r"\b[a-z][a-z0-9_]*\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:")
 
 
@@ -381,7 +395,8 @@ def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
             raw_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", f"{sa} {sb}")}
             for dim in sorted(set(fa) & set(fb)):
                 va, vb = fa[dim], fb[dim]
-                if len(va) != 1 or len(vb) != 1 or abs(min(va) - min(vb)) <= 0.05 * max(min(va), min(vb)):
+                # One or two figures each ("5 m, provided a barrier at least 2 m high"), none in common.
+                if len(va) > 2 or len(vb) > 2 or any(abs(x - y) <= 0.05 * max(x, y) for x in va for y in vb):
                     continue
                 subject = set(terms(sa)) - _AMENDING_WORDS
                 about = (raw_numbers & rule_numbers or _share(subject, have) >= STATES
@@ -423,4 +438,67 @@ def not_in_force(evidence: Sequence[Evidence]) -> list[str]:
                                "and no passage says it has come into force: a person must check which version "
                                "applies")
                 break
+    return reasons
+
+
+# How an amending text says when it starts to apply ("The changes take effect from the start of the
+# 2026/27 academic session", "this Order comes into force on 1 January 2026").
+_TAKES_EFFECT = re.compile(
+    r"\b(?:takes?|taking) effect (?:from|on)\s+(?P<a>[^.;]+)|\bcomes? into (?:force|effect|operation) (?:on|from)\s+"
+    r"(?P<b>[^.;]+)|\bwith effect from\s+(?P<c>[^.;:,]+)|\bappl(?:y|ies) from\s+(?P<d>[^.;]+)", re.I)
+_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+([A-Za-z]+)\s+((?:19|20)\d\d)\b")
+_MONTH_YEAR = re.compile(r"\b([A-Za-z]+)\s+((?:19|20)\d\d)\b")
+_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+
+
+def _month(word: str) -> int | None:
+    w = word.lower()
+    return next((n for n, m in enumerate(MONTHS, start=1) if len(w) >= 3 and m.startswith(w)), None)
+
+
+def dates_named(text: str) -> list[tuple[int, int, int]]:
+    """The calendar dates a text names (a month without a day counts as its last day, so "May-June
+    2026" reaches 30 June), in the order found."""
+    out: list[tuple[int, int, int]] = []
+    for m in _ISO.finditer(text):
+        out.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        month = _month(m.group(2))
+        if month:
+            out.append((int(m.group(3)), month, int(m.group(1))))
+    for m in _MONTH_YEAR.finditer(text):
+        month = _month(m.group(1))
+        if month and not any(d[:2] == (int(m.group(2)), month) for d in out):
+            out.append((int(m.group(2)), month, 31))
+    return out
+
+
+def starts_after_question(evidence: Sequence[Evidence], question: str) -> list[str]:
+    """Rule: an amendment that says when it takes effect, where the question asks about a stated
+    time, applies to that time only if it took effect by then. When its start is no date ("the start
+    of the 2026/27 academic session") or a date after the latest one the question names, which
+    version of the rule applies then is for a person to check: one reason per such passage, quoting
+    its start and naming the question's time. Nothing when the question names no date."""
+    asked = dates_named(question)
+    if not asked:
+        return []
+    latest = max(asked)
+    reasons = []
+    for ev in evidence:
+        if not (is_amendment(ev.text) or "amend" in ev.source.lower()):
+            continue
+        for sent in sentences(ev.text):
+            m = _TAKES_EFFECT.search(sent)
+            if not m or _NOT_YET.search(sent):
+                continue  # "on a day to be appointed" is not_in_force's
+            start = next(g for g in m.groups() if g).strip()
+            if re.match(r"(?:the )?(?:date of|immediate|today|now\b)", start, re.I):
+                continue
+            starts = dates_named(start)
+            if starts and min(starts) <= latest:
+                continue
+            when = "a date after the time the question asks about" if starts else "no date the passages give"
+            reasons.append(f"{ev.id} changes the rule from \"{_quote(start, 80)}\", {when}: which version applies "
+                           f"to the question's time is for a person to check")
+            break
     return reasons

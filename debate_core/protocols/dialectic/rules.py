@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from ...core.schemas import Evidence, Verdict
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
-from .amendments import kept_superseded, kept_withdrawn, not_in_force, unsettled_conflicts
+from .amendments import (
+    kept_superseded,
+    kept_withdrawn,
+    not_in_force,
+    starts_after_question,
+    unsettled_conflicts,
+)
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -205,6 +211,12 @@ def amendment_not_in_force(evidence: Sequence[Evidence]) -> list[str]:
     return not_in_force(evidence)
 
 
+def amendment_starts_later(evidence: Sequence[Evidence], question: str) -> list[str]:
+    """Rule: "an amendment that takes effect from no date, or from a date after the time the question
+    asks about, leaves open which version applies then"; one reason per such passage (amendments.py)."""
+    return starts_after_question(evidence, question)
+
+
 def verdict(
     *,
     final_rule: str,
@@ -222,6 +234,7 @@ def verdict(
     withdrawn: Sequence[str] = (),
     conflicts: Sequence[str] = (),
     not_in_force: Sequence[str] = (),
+    starts_later: Sequence[str] = (),
 ) -> Verdict:
     """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
     the critic never accepted it within the round budget, its confidence is below `min_confidence`,
@@ -229,7 +242,8 @@ def verdict(
     (`superseded`: the reasons amendments.kept_superseded gives, each naming both passages), or keeps
     what a passage says no longer applies (`withdrawn`: amendments.kept_withdrawn), or rests on passages
     that disagree with neither amending the other (`conflicts`: amendments.unsettled_conflicts), or the
-    passages hold an amendment not yet in force (`not_in_force`: amendments.not_in_force)."""
+    passages hold an amendment not yet in force (`not_in_force`: amendments.not_in_force), or one that
+    starts from no date or after the time the question asks about (`starts_later`)."""
     reasons: list[str] = []
     rules: list[str] = []
     if superseded:
@@ -244,6 +258,9 @@ def verdict(
     if not_in_force:
         reasons.extend(not_in_force)
         rules.append("amendment_not_in_force")
+    if starts_later:
+        reasons.extend(starts_later)
+        rules.append("amendment_starts_later")
     if not final_check.ok:
         reasons.append(f"The final rule is not valid ASP: {final_check.error}")
         rules.append("final_rule_unparsable")

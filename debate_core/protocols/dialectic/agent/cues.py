@@ -150,8 +150,9 @@ def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
 
 
 def shortened(sentence: str, limit: int = 120) -> str:
+    """The sentence cut to `limit` characters at a word boundary, never inside a word."""
     s = " ".join(sentence.split())
-    return s if len(s) <= limit else s[: limit - 3].rstrip() + "..."
+    return s if len(s) <= limit else s[: limit - 3].rsplit(" ", 1)[0].rstrip(" ,;:") + "..."
 
 
 def _unquoted(question: str) -> str:

@@ -31,6 +31,7 @@ _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)",
 # what defeats it; a second negation after the bar ("cannot ... unless", "... that was not") makes the
 # sentence a requirement instead, and it is left to the requirement reading.
 _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted)|"
+                  r"(?:is|are|will be|shall be) not (?:issued|granted|given|awarded|offered|paid)|"
                   r"(?:is|are) (?:prohibited|forbidden|banned))\b"
                   r"|^\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
@@ -57,6 +58,9 @@ class Pred:
     group: str
     # Name terms no other predicate's name or description uses: enough on their own to recognise it.
     own: frozenset[str] = frozenset()
+    # When one passage sentence reads the predicate as a condition and another as what defeats the
+    # rule: (the condition's sentence, the defeating clause). The reading cannot settle which it is.
+    torn: tuple[str, str] | None = None
 
     def literal(self, var: str) -> str:
         return f"{self.name}({var})"
@@ -178,13 +182,13 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
             group = "subject"
         elif p.name in withdrawn:
             group = "repealed"
-        elif any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in unless) or \
-                any(covers(set(terms(clause)), name_terms) or matches(clause, p, common) for clause in limits):
-            group = "defeater"
-        elif any(matches(s, p, common) for s in required):
-            group = "condition"
         else:
-            group = "other"
+            defeating = next((clause for clause in [*unless, *limits]
+                              if covers(set(terms(clause)), name_terms) or matches(clause, p, common)), None)
+            requiring = next((s for s in required if matches(s, p, common)), None)
+            group = "defeater" if defeating else "condition" if requiring else "other"
+            if defeating and requiring and defeating not in requiring and requiring not in defeating:
+                p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
     return grouped, vocab_ids
 
@@ -300,4 +304,8 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     texts = [p.desc for p in used] + [ev.text for ev in case.evidence if ev.id in backing]
     gaps = [f"the requirement in {eid} that no declared predicate expresses (\"{shortened(s)}\")"
             for eid, s in unexpressed(case, preds, vocab_ids)]
+    # A predicate of the rule that one sentence reads as a condition and another as a defeater.
+    # Quoted short: the whole line must fit an uncertainty's bound (160 characters).
+    gaps += [f"whether {p.name} is a condition (\"{shortened(p.torn[0], 32)}\") or defeats the rule "
+             f"(\"{shortened(p.torn[1], 32)}\")" for p in used if p.torn]
     return read(topic_of(case.question), texts + quoted_material(case.question), passages=len(backing), gaps=gaps)
