@@ -34,6 +34,9 @@ NEGATIONS = lexicons.negations()
 # The calendar's names, in order, for the readers of dates and periods.
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
+# Numbers written as words, each at its value's index ("six" is 6), for readers of counts and limits.
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 

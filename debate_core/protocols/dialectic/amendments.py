@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...core.schemas import Evidence
-from ...core.text import MONTHS, STOPWORDS, authority_score, mentioned_ids, sentences, terms
+from ...core.text import MONTHS, NUMBER_WORDS, STOPWORDS, authority_score, mentioned_ids, sentences, terms
 
 # General English wording by which a text changes an earlier one (no case's own words).
 AMENDMENT_CUES = (
@@ -340,7 +340,7 @@ _MEASURES = {"minute": ("time", 1 / 1440), "hour": ("time", 1 / 24), "day": ("ti
 _DECLARATION = re.compile(r"\b[a-z][a-z0-9_]*\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:")
 
 
-_NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS = {w: n for n, w in enumerate(NUMBER_WORDS)}
 # A count of things ("at least three club time trials", "four or more club time trials", "6 birds"): the
 # number, an "or more"-style bound, and the word counted.
 _COUNT = re.compile(r"(?<![\w.])(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:or (?:more|fewer|less|over|under)\s+)?"

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ....core.schemas import Case
-from ....core.text import terms
+from ....core.text import NUMBER_WORDS, terms
 from ....providers.offline.reading import Reading, quoted_material, read
 from ..amendments import withdrawn_names
 from ..rules import rule_literals
@@ -110,8 +110,7 @@ def common_terms(preds: list[Pred]) -> set[str]:
 OWN_TERM_LENGTH = 6
 
 
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(NUMBER_WORDS)}
 
 
 def _numbers(text: str) -> set[str]:
