@@ -337,3 +337,71 @@ def test_an_amendment_from_a_session_start_the_passages_do_not_date_leaves_the_q
                                     "from 1 March 2026."}
     verdict = _run(tmp_path, _rule_case("resubmission_dated", question, vocabulary, [passages[0], dated]), "dialectic")
     assert "amendment_starts_later" not in verdict["applied_rules"]
+
+
+# -- a third round ------------------------------------------------------------------------------------
+
+def test_words_substituted_by_an_amendment_are_read_in_the_sentence_they_change(tmp_path):
+    vocabulary = ("Predicates, all over a person W: walker(W): W walks dogs on the common; more_than_two_dogs(W): "
+                  "W walks more than two dogs at one time; more_than_five_dogs(W): W walks more than five dogs at "
+                  "one time; trainer(W): W trains guide dogs for a registered charity.")
+    passages = [
+        {"id": "ORDER", "source": "Common land order 2022 (fictitious)", "authority": "order", "date": "2022-05-01",
+         "text": "4. A person who walks more than five dogs at any one time on the common must hold a permit. "
+                 "5. Paragraph 4 does not apply to a person who trains guide dogs for a registered charity."},
+        {"id": "VARIATION", "source": "Common land variation order 2025 (fictitious)", "authority": "order",
+         "date": "2025-10-01",
+         "text": "In paragraph 4 of the 2022 Order, for 'more than five dogs' substitute 'more than two dogs'. This "
+                 "Order came into force on 1 December 2025."},
+    ]
+    question = "Knowledge gap: write one ASP rule defining permit_required(W) with the knowledge-base predicates."
+    verdict = _run(tmp_path, _rule_case("common_permit", question, vocabulary, passages), "dialectic")
+    rule = _asp(verdict)
+    # "All over a person W" names no predicate: the list opens with its subject, walker(W).
+    assert rule.startswith("permit_required(W) :- walker(W)"), rule
+    assert "more_than_two_dogs(W)" in rule and "more_than_five_dogs" not in rule, rule
+    assert "not trainer(W)" in rule, rule
+
+
+def test_a_bar_after_a_comma_a_refusal_and_a_clock_time_that_is_no_figure(tmp_path):
+    vocabulary = ("Predicates, all over a guest G: guest(G); booked_before_5pm(G): G was booked in before 5 pm; "
+                  "over_five_sleeping(G): with G, more than five people would sleep in the cabin; rent_overdue(G): "
+                  "the host's rent is unpaid after its due date.")
+    passages = [
+        {"id": "RULES", "source": "Lakeside cabins, house rules 2026 (fictitious)", "authority": "official",
+         "date": "2026-01-10",
+         "text": "2.1 Guests may stay overnight as long as reception has them booked in before 5 pm. 2.2 However "
+                 "many of them are children, no cabin may sleep more than five people. 2.3 While any rent is "
+                 "unpaid after the due date, we won't accept guest bookings for your cabin."},
+    ]
+    question = "Knowledge gap: write one ASP rule defining guest_may_stay(G) with the knowledge-base predicates."
+    verdict = _run(tmp_path, _rule_case("cabins", question, vocabulary, passages), "dialectic")
+    rule = _asp(verdict)
+    # The bare "guest(G);" declares the subject; "before 5 pm" is a time, not the "five" of the sleeping limit.
+    assert rule.startswith("guest_may_stay(G) :- guest(G), booked_before_5pm(G)"), rule
+    assert "not over_five_sleeping(G)" in rule and "not rent_overdue(G)" in rule, rule
+
+
+def test_a_change_that_waits_for_a_publication_leaves_the_round_open(tmp_path):
+    vocabulary = ("Predicates, all over a club C: club(C); income_under_50k(C): C's income is below 50,000 pounds; "
+                  "income_under_80k(C): C's income is below 80,000 pounds.")
+    passages = [
+        {"id": "GUIDE", "source": "Grant guidance, version 2 (fictitious)", "authority": "official",
+         "date": "2025-01-10", "text": "A club may apply only if its income is below 50,000 pounds."},
+        {"id": "MINUTE", "source": "Board minute (fictitious)", "authority": "official", "date": "2026-02-01",
+         "text": "The Board agreed to raise the income limit to 80,000 pounds. The new limit will apply to rounds "
+                 "that open after version 3 of the guidance has been published."},
+    ]
+    question = ("Knowledge gap: the checker must decide applications for the round that opens on 1 May 2026. "
+                "Write one ASP rule defining may_apply(C) with the knowledge-base predicates.")
+    verdict = _run(tmp_path, _rule_case("grant_round", question, vocabulary, passages), "dialectic")
+    named = [r for r in verdict["escalation_reasons"] if r.startswith("MINUTE changes the rule from")]
+    assert named and "version 3 of the guidance has been published" in named[0], verdict["escalation_reasons"]
+
+
+def test_a_comparing_like_is_no_liking():
+    from debate_core.protocols.panel.agent.sentiment import compound
+
+    assert compound("the battery is nothing like my old one") == 0.0
+    assert compound("it looks like a brick") == 0.0
+    assert compound("I like the screen") > 0.05

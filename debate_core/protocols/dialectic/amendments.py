@@ -105,6 +105,9 @@ _LEAD_IN = re.compile(r"\b(?:amended|changed)\s+as follows\b|\b(?:is|are) (?:her
 # One lettered or numbered item deleted from a list ("paragraph (b) is deleted"), and the part it is in.
 _ITEM_DELETED = re.compile(r"\b(?:paragraph|point|item|letter|sub-?paragraph|limb)\s+\(([a-z]{1,4}|\d{1,3})\)\s+"
                            r"(?:is|are|has been) (?:deleted|repealed|struck out|omitted|revoked|removed)\b", re.I)
+# Words substituted in an earlier text ("for 'more than four dogs' substitute 'more than three dogs'").
+_SUBSTITUTE = re.compile(r"\bfor\s+['‘\"“]([^'’\"”]{2,80})['’\"”]\s*,?\s*substitute\s+['‘\"“]([^'’\"”]{1,80})['’\"”]",
+                         re.I)
 # A provision deleted by its number ("rule 12.4 of the Allotment Rules be deleted").
 _NUMBERED_DELETED = re.compile(
     r"\b(?:rule|section|paragraph|clause|article|standard|regulation|byelaw|bylaw|item|point)\s+(\d+(?:\.\d+)+)\b"
@@ -131,7 +134,9 @@ def without_item(sentence: str, label: str) -> str:
 @dataclass(frozen=True)
 class Supersession:
     """One earlier sentence and the later amendment that supersedes it. `kept` is what of the old
-    sentence still stands when the amendment only deletes an item of it ("paragraph (b) is deleted")."""
+    sentence still stands when the amendment only deletes an item of it ("paragraph (b) is deleted"),
+    or the old sentence as amended when the amendment substitutes words in it ("for 'more than four
+    dogs' substitute 'more than three dogs'")."""
 
     old_id: str
     old_sentence: str
@@ -167,6 +172,15 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
                         for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)
                         if f"({label})" in old and not is_amendment(old)
                         and (part is None or old.lstrip().startswith(f"({part.group(1)})"))]
+                continue
+            swap = _SUBSTITUTE.search(sent)
+            if swap:
+                # Words substituted in an earlier sentence: that sentence now reads with the new words.
+                old_words, new_words = swap.group(1), swap.group(2)
+                out += [Supersession(ev.id, old, amending.id, sent, amending.date,
+                                     re.sub(re.escape(old_words), new_words, old, flags=re.I))
+                        for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)
+                        if old_words.lower() in old.lower() and not is_amendment(old)]
                 continue
             number = _NUMBERED_DELETED.search(sent)
             if number:
@@ -445,7 +459,9 @@ def not_in_force(evidence: Sequence[Evidence]) -> list[str]:
 # 2026/27 academic session", "this Order comes into force on 1 January 2026").
 _TAKES_EFFECT = re.compile(
     r"\b(?:takes?|taking) effect (?:from|on)\s+(?P<a>[^.;]+)|\bcomes? into (?:force|effect|operation) (?:on|from)\s+"
-    r"(?P<b>[^.;]+)|\bwith effect from\s+(?P<c>[^.;:,]+)|\bappl(?:y|ies) from\s+(?P<d>[^.;]+)", re.I)
+    r"(?P<b>[^.;]+)|\bwith effect from\s+(?P<c>[^.;:,]+)|\bappl(?:y|ies) from\s+(?P<d>[^.;]+)"
+    # "The new limit will apply to funding rounds that open after version 4 ... has been published".
+    r"|\b(?:will|shall) apply to\b[^.;]*?\b(?:after|once|when)\s+(?P<e>[^.;]+)", re.I)
 _DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+([A-Za-z]+)\s+((?:19|20)\d\d)\b")
 _MONTH_YEAR = re.compile(r"\b([A-Za-z]+)\s+((?:19|20)\d\d)\b")
 _ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
@@ -485,12 +501,13 @@ def starts_after_question(evidence: Sequence[Evidence], question: str) -> list[s
     latest = max(asked)
     reasons = []
     for ev in evidence:
-        if not (is_amendment(ev.text) or "amend" in ev.source.lower()):
-            continue
+        amends = is_amendment(ev.text) or "amend" in ev.source.lower()
         for sent in sentences(ev.text):
             m = _TAKES_EFFECT.search(sent)
             if not m or _NOT_YET.search(sent):
                 continue  # "on a day to be appointed" is not_in_force's
+            if not (amends or m.group("e")):
+                continue  # "will apply to ... after" says of itself that a change waits for something
             start = next(g for g in m.groups() if g).strip()
             if re.match(r"(?:the )?(?:date of|immediate|today|now\b)", start, re.I):
                 continue

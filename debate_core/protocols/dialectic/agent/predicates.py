@@ -22,7 +22,8 @@ from .cues import (
     topic_of,
 )
 
-_DECL = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*)\)\s*:\s*([^;.]+)")
+# "name(X): what it means", or a bare "name(X);" in a list of declarations (no description).
+_DECL = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*)\)\s*(?::\s*([^;.]+)|(?=;))")
 _LABEL = re.compile(r"([A-Z][A-Za-z ]{2,30}):\s")
 _HEAD = re.compile(r"\b([a-z][a-z0-9_]*)\(([A-Z][A-Za-z0-9_]*)\)")
 PRED_NAME = re.compile(r"\b([a-z][a-z0-9_]*)\s*\(")
@@ -33,7 +34,8 @@ _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)",
 _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted)|"
                   r"(?:is|are|will be|shall be) not (?:issued|granted|given|awarded|offered|paid)|"
                   r"(?:is|are) (?:prohibited|forbidden|banned))\b"
-                  r"|^\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
+                  r"|(?:^|,)\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
+                  r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant)\b"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
                   r"|\b(?:must|shall|should|may)\s+(?:contain|have|include|carry|use|hold)\s+no\b"
                   r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b", re.I)
@@ -93,7 +95,7 @@ def _declared(case: Case) -> tuple[list[Pred], set[str], bool]:
                 if pos < d.start():
                     group = g
             if d.group(1) not in {p.name for p in preds}:
-                preds.append(Pred(d.group(1), d.group(2), d.group(3).strip(), group))
+                preds.append(Pred(d.group(1), d.group(2), (d.group(3) or "").strip(), group))
     return preds, vocab_ids, labelled
 
 
@@ -113,9 +115,15 @@ OWN_TERM_LENGTH = 6
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(NUMBER_WORDS)}
 
 
+# A clock time ("before 6 pm", "18:00") says when, not how many.
+_CLOCK = re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b", re.I)
+
+
 def _numbers(text: str) -> set[str]:
-    """The figures a text names, in digits or as a number word ("six hens" and "6 hens" both give 6)."""
-    words = re.findall(r"[a-z]+", text.lower().replace("_", " "))
+    """The figures a text names, in digits or as a number word ("six hens" and "6 hens" both give 6);
+    clock times are not figures."""
+    text = _CLOCK.sub(" ", text.replace("_", " "))
+    words = re.findall(r"[a-z]+", text.lower())
     return set(re.findall(r"\d+", text)) | {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
 
 
@@ -123,8 +131,12 @@ def _is_figure(term: str) -> bool:
     return bool(_numbers(term)) and (term.isdigit() or term in _NUMBER_WORDS or bool(re.fullmatch(r"\d+[a-z]*", term)))
 
 
+# A figure and its short unit written apart ("5 pm", "150 ml") as a name writes them together ("5pm").
+_FIGURE_UNIT = re.compile(r"\b(\d+)\s+([a-z]{1,3})\b", re.I)
+
+
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
-    words = set(terms(sentence))
+    words = set(terms(sentence)) | set(terms(_FIGURE_UNIT.sub(r"\1\2", sentence)))
     name_terms = set(terms(pred.name.replace("_", " ")))
     # A figure in the name (notice_90_days) is what sets it apart: a sentence with another figure is not about it.
     figures = _numbers(pred.name)
@@ -136,7 +148,7 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     # A figure no other predicate names ("six" of more_than_six_hens) identifies its predicate as a
     # long name term does: the sentence has passed the figure check above.
     if matched_terms({t for t in pred.own if len(t) >= OWN_TERM_LENGTH or (figures and _is_figure(t))}, words) \
-            or (figures and any(_is_figure(t) for t in pred.own)):
+            or (figures and any(_is_figure(t) and _numbers(t) & _numbers(sentence) for t in pred.own)):
         return True
     desc = set(terms(pred.desc)) - common - name_terms
     hit = matched_terms(desc, words)
@@ -223,14 +235,18 @@ def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
     says what kind of thing its argument is. Other "X is a ..." predicates ("D is a flavoured milk
     drink") are kinds within it: conditions or defeaters like any other."""
     names = {p.name for p in preds}
+    kind_named = False
     for ev in case.evidence:
         for m in _OVER.finditer(ev.text):
+            kind_named = True
             words = m.group(1).split()
             for n in range(len(words)):
                 name = "_".join(words[n:])
                 if name in names:
                     return name
-    return next((p.name for p in preds if is_type(p)), None)
+    typed = next((p.name for p in preds if is_type(p)), None)
+    # "All over a person W: walker(W): W walks dogs ...; paid(W): ...": the list opens with its subject.
+    return typed or (preds[0].name if kind_named and preds else None)
 
 
 _REQUIREMENT_HEAD = frozenset({"required", "require", "requires", "due", "must", "need", "needed", "needs",

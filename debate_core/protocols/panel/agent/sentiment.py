@@ -32,9 +32,16 @@ def analyzer() -> SentimentIntensityAnalyzer:
     return SentimentIntensityAnalyzer()
 
 
+# "like" after these words compares ("nothing like my old laptop's", "looks like a brick"); VADER's
+# lexicon reads every "like" as the verb of liking, and "nothing like" as liking denied.
+_COMPARING_LIKE = re.compile(r"\b(nothing|something|anything|just|more|much|looks?|looked|feels?|felt|sounds?|"
+                             r"sounded|seems?|seemed)\s+like\b", re.I)
+
+
 def compound(text: str) -> float:
-    """VADER's compound score of a text, from -1 to +1 (its contrastive "but" weighing the clause after it)."""
-    return float(analyzer().polarity_scores(text)["compound"])
+    """VADER's compound score of a text, from -1 to +1 (its contrastive "but" weighing the clause after
+    it); a comparing "like" is read as the comparison it is, not as liking."""
+    return float(analyzer().polarity_scores(_COMPARING_LIKE.sub(r"\1 as", text))["compound"])
 
 
 def polarity_of(score: float) -> str:
