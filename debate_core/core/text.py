@@ -37,6 +37,13 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 # Numbers written as words, each at its value's index ("six" is 6), for readers of counts and limits.
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve")
+# Dates as documents write them: "19 January 2026", "January 19, 2026", "2026-01-19", "June 2026".
+_MONTH_NAME = (r"(january|february|march|april|may|june|july|august|september|october|november|december|"
+               r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?")
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})\s+{_MONTH_NAME}\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH_NAME}\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH_NAME}\s+(\d{{4}})\b", re.IGNORECASE)
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -272,6 +279,11 @@ def best_span(text: str, query: str, limit: int) -> str:
     return max(candidates)[2]
 
 
+# Authority scores this far apart (primary or official against a blog or a forum post) are no
+# contest of equals: the stronger source settles the point on its own.
+DECISIVE_AUTHORITY_GAP = 0.3
+
+
 def authority_score(value: float | str | None) -> float:
     """Evidence authority as a number in [0, 1]: numbers pass through, labels map to levels."""
     if value is None:
@@ -312,3 +324,23 @@ def word_diff(before: str, after: str) -> list[tuple[str, str]]:
         if op in ("insert", "replace"):
             out.append(("+", " ".join(b[j1:j2])))
     return out
+
+
+def month_number(name: str) -> int:
+    """1 to 12 for a month's name or its abbreviation ("Sept.", "jan")."""
+    name = name.lower().rstrip(".")
+    return next(n for n, m in enumerate(MONTHS, start=1) if m.startswith(name))
+
+
+def calendar_days(text: str) -> set[tuple[int, int, int]]:
+    """The (year, month, day) of every day a text names ("19 January 2026", "January 19, 2026",
+    "2026-01-19"); not checked as a real date."""
+    days = {(int(m.group(3)), month_number(m.group(2)), int(m.group(1))) for m in _DAY_MONTH_YEAR.finditer(text)}
+    days |= {(int(m.group(3)), month_number(m.group(1)), int(m.group(2))) for m in _MONTH_DAY_YEAR.finditer(text)}
+    days |= {(int(m.group(1)), int(m.group(2)), int(m.group(3))) for m in _ISO_DAY.finditer(text)}
+    return days
+
+
+def calendar_months(text: str) -> set[tuple[int, int]]:
+    """The (year, month) of every month a text names with its year ("June 2026", also inside "1 June 2026")."""
+    return {(int(m.group(2)), month_number(m.group(1))) for m in _MONTH_YEAR.finditer(text)}

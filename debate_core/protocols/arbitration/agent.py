@@ -28,7 +28,7 @@ from typing import Any
 
 from ...core.lexicons import LEXICON_DIR
 from ...core.schemas import Case, Evidence
-from ...core.text import authority_score, numbers, sentences
+from ...core.text import DECISIVE_AUTHORITY_GAP, authority_score, numbers, sentences
 from ...providers.offline.agents import register
 from ...providers.offline.reading import read
 from .contradictions import (
@@ -47,10 +47,9 @@ from .rules import authority_order
 AUTHORITY_STEP = 0.1
 COMPLETENESS_STEP = 0.19  # one of the five completeness checks
 CONFIDENCE_STEP = 0.05
-# Source authority that differs by this much (an official source against a blog or a forum post)
-# decides on its own: the later criteria are tie-breaks, and a newer date, a fuller citation or a
-# surer agent on the weaker side does not lower a ruling the stronger source settles.
-DECISIVE_AUTHORITY_GAP = 0.3
+# Source authority that differs by DECISIVE_AUTHORITY_GAP (core/text.py) decides on its own: the
+# later criteria are tie-breaks, and a newer date, a fuller citation or a surer agent on the weaker
+# side does not lower a ruling the stronger source settles.
 DECISIVE_CONFIDENCE = 0.75
 # A quoted or found number matches a reported value when within 0.5% of it (rounding in sources).
 MATCH_TOLERANCE = 0.005

@@ -23,7 +23,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...core.schemas import Evidence
-from ...core.text import MONTHS, NUMBER_WORDS, STOPWORDS, authority_score, mentioned_ids, sentences, terms
+from ...core.text import (
+    NUMBER_WORDS,
+    STOPWORDS,
+    authority_score,
+    calendar_days,
+    calendar_months,
+    mentioned_ids,
+    sentences,
+    terms,
+)
 
 # General English wording by which a text changes an earlier one (no case's own words).
 AMENDMENT_CUES = (
@@ -392,20 +401,22 @@ def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     unsettled when it is about that subject (it names either figure, most of the subject's words, or
     two of them): a person decides which passage governs, and a later date or a wording closer to the
     question is not enough to choose. One reason per pair."""
-    gone = superseded_sentences(evidence)
-    amended_pairs = {(s.old_id, s.new_id) for s in supersessions(evidence)}
-    rows = [(ev, s) for ev in evidence if len(_DECLARATION.findall(ev.text)) < 2
-            for s in sentences(ev.text) if (ev.id, s) not in gone and not is_amendment(s) and _figures(s)]
+    found = supersessions(evidence)
+    gone = {(s.old_id, s.old_sentence) for s in found}
+    amended_pairs = {(s.old_id, s.new_id) for s in found}
+    # Each sentence with figures, read once: (passage, sentence, its figures by dimension).
+    rows = [(ev, s, figures) for ev in evidence if len(_DECLARATION.findall(ev.text)) < 2
+            for s in sentences(ev.text) if (ev.id, s) not in gone and not is_amendment(s)
+            for figures in [_figures(s)] if figures]
     rule_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", rule)}
     have = set(terms(" ".join(re.split(r"[_()]", rule))))
     reasons: list[str] = []
-    for i, (ev_a, sa) in enumerate(rows):
-        for ev_b, sb in rows[i + 1:]:
+    for i, (ev_a, sa, fa) in enumerate(rows):
+        for ev_b, sb, fb in rows[i + 1:]:
             if ev_a.id == ev_b.id or (ev_a.id, ev_b.id) in amended_pairs or (ev_b.id, ev_a.id) in amended_pairs:
                 continue
             if not _same_subject(sa, sb):
                 continue
-            fa, fb = _figures(sa), _figures(sb)
             raw_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", f"{sa} {sb}")}
             for dim in sorted(set(fa) & set(fb)):
                 va, vb = fa[dim], fb[dim]
@@ -462,31 +473,12 @@ _TAKES_EFFECT = re.compile(
     r"(?P<b>[^.;]+)|\bwith effect from\s+(?P<c>[^.;:,]+)|\bappl(?:y|ies) from\s+(?P<d>[^.;]+)"
     # "The new limit will apply to funding rounds that open after version 4 ... has been published".
     r"|\b(?:will|shall) apply to\b[^.;]*?\b(?:after|once|when)\s+(?P<e>[^.;]+)", re.I)
-_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})\s+([A-Za-z]+)\s+((?:19|20)\d\d)\b")
-_MONTH_YEAR = re.compile(r"\b([A-Za-z]+)\s+((?:19|20)\d\d)\b")
-_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
-
-
-def _month(word: str) -> int | None:
-    w = word.lower()
-    return next((n for n, m in enumerate(MONTHS, start=1) if len(w) >= 3 and m.startswith(w)), None)
-
-
 def dates_named(text: str) -> list[tuple[int, int, int]]:
-    """The calendar dates a text names (a month without a day counts as its last day, so "May-June
-    2026" reaches 30 June), in the order found."""
-    out: list[tuple[int, int, int]] = []
-    for m in _ISO.finditer(text):
-        out.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
-    for m in _DAY_MONTH_YEAR.finditer(text):
-        month = _month(m.group(2))
-        if month:
-            out.append((int(m.group(3)), month, int(m.group(1))))
-    for m in _MONTH_YEAR.finditer(text):
-        month = _month(m.group(1))
-        if month and not any(d[:2] == (int(m.group(2)), month) for d in out):
-            out.append((int(m.group(2)), month, 31))
-    return out
+    """The calendar dates a text names; a month without a day counts as its last day (day 31 orders
+    after every day of it), so "May-June 2026" reaches the end of June."""
+    days = calendar_days(text)
+    months = {(y, mo, 31) for y, mo in calendar_months(text) if not any(d[:2] == (y, mo) for d in days)}
+    return sorted(days | months)
 
 
 def starts_after_question(evidence: Sequence[Evidence], question: str) -> list[str]:

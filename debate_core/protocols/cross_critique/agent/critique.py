@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ....core.schemas import AgentOutput, Case, Claim, Evidence
-from ....core.text import authority_score, bm25_rank, overlap
+from ....core.text import DECISIVE_AUTHORITY_GAP, authority_score, bm25_rank, overlap
 from ....providers.offline.agents import register
 from .scoring import (
     agent_label,
@@ -57,9 +57,6 @@ _REPLACES = re.compile(r"\b(replac\w*|supersed\w*|amend\w*|revis\w*|withdrawn|no
 _YEAR_MONTH = re.compile(r"((?:19|20)\d\d)(?:-(\d\d))?(?:-(\d\d))?")
 # Share of the claim's terms the later passage must carry to be on the same point.
 SAME_POINT_SHARE = 0.3
-# Passages whose authority differs by this much (primary or official against a blog or a forum post)
-# are not a conflict of equals: the stronger one settles the point (as the arbitration arbiter rules).
-DECISIVE_AUTHORITY_GAP = 0.3
 
 
 def _dated(ev: Evidence) -> tuple[int, int, int] | None:

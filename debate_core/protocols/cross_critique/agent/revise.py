@@ -7,9 +7,18 @@ from typing import Any
 
 from ....core.bounds import build
 from ....core.schemas import CLAIM_CHARS, REVIEWER_ISSUE, AgentOutput, Case
-from ....core.text import authority_score, best_span, bm25_rank, clip_words, mentioned_ids, overlap, sentences
+from ....core.text import (
+    DECISIVE_AUTHORITY_GAP,
+    authority_score,
+    best_span,
+    bm25_rank,
+    clip_words,
+    mentioned_ids,
+    overlap,
+    sentences,
+)
 from ....providers.offline.agents import register
-from .critique import DECISIVE_AUTHORITY_GAP, OUT_OF_SCOPE_MARK, OUTDATED_MARK
+from .critique import OUT_OF_SCOPE_MARK, OUTDATED_MARK
 from .scoring import (
     NEUTRAL_YIELD_MARK,
     YIELD_MARK,

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ....core.lexicons import LEXICON_DIR
 from ....core.schemas import Case, Evidence
-from ....core.text import MONTHS, bm25_rank, sentences, terms
+from ....core.text import bm25_rank, calendar_days, sentences, terms
 from ..rules import seen_when_nothing_fails
 
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
@@ -183,31 +183,12 @@ def kind(ev: Evidence) -> str:
     return "other"
 
 
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
-         r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})\s+{_MONTH}\s+(\d{{4}})\b", re.IGNORECASE)
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
-_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-
-
-def _month(name: str) -> int:
-    name = name.lower().rstrip(".")
-    return next(n for n, m in enumerate(MONTHS, start=1) if m.startswith(name))
-
-
 def day_of(text: str) -> int | None:
     """The calendar day a sentence names ("19 January 2026", "January 19, 2026", "2026-01-19"), as a
     day number that orders days; None when it names none (or more than one, which says nothing of
     when it happened)."""
-    days = set()
-    for m in _DAY_MONTH_YEAR.finditer(text):
-        days.add((int(m.group(3)), _month(m.group(2)), int(m.group(1))))
-    for m in _MONTH_DAY_YEAR.finditer(text):
-        days.add((int(m.group(3)), _month(m.group(1)), int(m.group(2))))
-    for m in _ISO_DAY.finditer(text):
-        days.add((int(m.group(1)), int(m.group(2)), int(m.group(3))))
     out = set()
-    for y, mo, d in days:
+    for y, mo, d in calendar_days(text):
         try:
             out.add(date(y, mo, d).toordinal())
         except ValueError:
