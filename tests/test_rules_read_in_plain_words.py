@@ -405,3 +405,30 @@ def test_a_comparing_like_is_no_liking():
     assert compound("the battery is nothing like my old one") == 0.0
     assert compound("it looks like a brick") == 0.0
     assert compound("I like the screen") > 0.05
+
+
+def test_opposite_leanings_of_the_parts_and_the_whole_are_no_answer():
+    from debate_core.protocols.panel.agent.reading import opposite_leaning
+
+    assert opposite_leaning("negative", "The screen is lovely.") is not None
+    assert opposite_leaning("positive", "The screen is lovely.") is None
+    assert opposite_leaning("mixed", "The screen is lovely.") is None  # mixed sides with neither
+    assert opposite_leaning("negative", "The screen is twelve inches wide.") is None  # the whole reads no sentiment
+
+
+def test_a_review_read_negative_part_by_part_and_positive_as_a_whole_goes_to_a_person(tmp_path):
+    sentence = ("Four weeks in, and all I will say is that the trackpad is nothing like my old notebook's and the fan "
+                "is something else.")
+    case = {"id": "notebook_review", "title": "notebook review",
+            "question": f"What is the overall sentiment (positive, negative, neutral or mixed) of the review sentence "
+                        f"\"{sentence}\", and what is the sentiment towards each aspect (trackpad, fan)?",
+            "domain_hint": "product review (fictitious notebook)",
+            "evidence": [{"id": "R1", "source": "Customer review (fictitious)", "text": sentence},
+                         {"id": "O1", "source": "Other customers' reviews (fictitious)",
+                          "text": "'Trackpad is smooth, and the fan is silent.' 'Trackpad misses taps and the fan "
+                                  "whines whenever a video plays.'"}]}
+    verdict = _run(tmp_path, case, "panel")
+    # The fan's clause reads negative only through another customer's review, while VADER reads the whole
+    # sentence positive (its lexicon takes "fan" for an admirer): two readers apart, neither to be trusted.
+    assert verdict["needs_human_review"] is True
+    assert any("which way the text leans" in r and "taken whole positive" in r for r in verdict["escalation_reasons"])

@@ -237,6 +237,25 @@ def whole_text_label(text: str) -> str:
     return polarity_of(compound(text))
 
 
+def opposite_leaning(label: str | None, text: str) -> str | None:
+    """Rule: two readers that point opposite ways are no answer. When the label read part by part is
+    positive and VADER's reading of the whole text is negative, or the reverse, one of them misread it
+    (a comparison, a joke, a negation the parts lost), and a word list cannot tell which."""
+    polar = ("positive", "negative")
+    whole = whole_text_label(text) if text else None
+    if label not in polar or whole not in polar or whole == label:
+        return None
+    return f"which way the text leans: read part by part it is {label}, taken whole {whole} (VADER {compound(text):+.2f})"
+
+
+def _rating_agrees(rating: float | None, label: str) -> bool:
+    """The reviewer's own rating of the whole review is a third reader: when it takes the label's side,
+    the label stands."""
+    if rating is None:
+        return False
+    return (label == "positive" and rating >= 4.0) or (label == "negative" and rating <= 2.0)
+
+
 def overall_label(labels: set[str], own_rating: float | None = None) -> str:
     """Rule: the text is mixed when its parts read both positive and negative, unless the reviewer's
     own rating of the whole review is extreme (`EXTREME_LOW_RATING`, `EXTREME_HIGH_RATING`): then the
@@ -535,6 +554,9 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     if r.irony:
         gaps.append("whether the text is ironic or sarcastic: its words read one way while other cues point "
                     "the other, and a word list cannot read irony")
+    leaning = opposite_leaning(r.overall, text)
+    if leaning and not _rating_agrees(r.own_rating, r.overall):
+        gaps.append(leaning)
     r.gaps = gaps
     passages = {m.evidence_id or "text" for a in r.aspects for m in a.read_mentions}
     # The question is measured against what the reading used (the text under review, the clauses it

@@ -20,7 +20,16 @@ from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
 from .claims import QuotedSoFar, _last_turns
 from .phrasing import _LABEL_WORD, display_name, sentence_case
-from .reading import _RATING, SOURCE_STRENGTH, Reading, _read_clauses, _short, quote_text, whole_text_label
+from .reading import (
+    _RATING,
+    SOURCE_STRENGTH,
+    Reading,
+    _read_clauses,
+    _short,
+    opposite_leaning,
+    quote_text,
+    whole_text_label,
+)
 from .sentiment import compound, failure_cues
 
 # A question that asks for a sentiment label.
@@ -119,6 +128,9 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
             # bench/sentiment.py on rated tweets and film-review sentences).
             gaps.append(f"how strongly the sentence is {label}: its words carry little sentiment "
                         f"(VADER reads {whole:+.2f} on a scale from -1 to +1), so a reviewer should confirm")
+    leaning = opposite_leaning(label, text)
+    if leaning:
+        gaps.append(leaning)
     conflicts = [c for c in views if c.source == "conflict"]
     if label is None and not conflicts:
         why = "the sentiment lexicon reads English only" if r.lang != "en" else \
