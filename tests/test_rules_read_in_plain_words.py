@@ -432,3 +432,135 @@ def test_a_review_read_negative_part_by_part_and_positive_as_a_whole_goes_to_a_p
     # sentence positive (its lexicon takes "fan" for an admirer): two readers apart, neither to be trusted.
     assert verdict["needs_human_review"] is True
     assert any("which way the text leans" in r and "taken whole positive" in r for r in verdict["escalation_reasons"])
+
+
+SWIM_PASS = ("Predicates, all over a resident R: resident(R): R has applied for a free swim pass for 2027; "
+             "lives_in_borough(R): R lives in the borough; over_60(R): R is 60 or older; pension_credit(R): R "
+             "receives Pension Credit; already_issued(R): a swim pass for R has already been issued for 2027; "
+             "temporary_resident(R): R is a temporary resident; primary_school(R): R volunteers at a primary school.")
+
+
+def test_a_grant_paid_for_whom_a_once_only_limit_and_a_cover_bar_with_a_concession(tmp_path):
+    passages = [
+        {"id": "SCHEME", "source": "Fernleigh Borough free swim scheme 2027 (fictitious)", "authority": "official",
+         "date": "2026-11-01",
+         "text": "1. A free swim pass is issued for a resident who lives in the borough and is aged 60 or over, "
+                 "where the resident receives Pension Credit. 2. We issue one pass per resident for each "
+                 "calendar year."},
+        {"id": "LIMITS", "source": "Fernleigh Borough free swim scheme 2027, section 2 (fictitious)",
+         "authority": "official", "date": "2026-11-01",
+         "text": "3. Temporary residents aren't covered, even where they help at a primary school in the borough."},
+    ]
+    question = ("Knowledge gap: Fernleigh Borough's leisure system must decide whether to issue a free swim pass "
+                "for 2027. Write one ASP rule defining free_pass(R) with the knowledge-base predicates, so that it "
+                "agrees with the scheme.")
+    rule = _asp(_run(tmp_path, _rule_case("swim_pass", question, SWIM_PASS, passages), "dialectic"))
+    # "is issued for a resident who ..., where ..." grants the pass on its conditions.
+    for condition in ("lives_in_borough(R)", "over_60(R)", "pension_credit(R)"):
+        assert condition in rule, rule
+    # "one pass per resident for each calendar year" is spent once a pass was issued ("we issue" meets
+    # "issued" through the stem, "paid" would meet "pay" through the irregular forms).
+    assert "not already_issued(R)" in rule, rule
+    # "aren't covered" bars; what the concession names ("even where ... a primary school") changes nothing.
+    assert "not temporary_resident(R)" in rule, rule
+    assert "primary_school" not in rule, rule
+
+
+def test_nobody_unless_names_a_condition_and_two_documents_setting_different_ages_go_to_a_person(tmp_path):
+    vocabulary = ("Predicates, all over a climber C: climber(C): C asks to use the bouldering room; aged_14_plus(C): "
+                  "C is 14 or older; aged_16_plus(C): C is 16 or older; inducted(C): C has completed the "
+                  "induction; staff_on_site(C): a member of staff is on site while C climbs.")
+    passages = [
+        {"id": "HOUSE", "source": "Quarrymill Climbing, house rules 2026 (fictitious)", "authority": "official",
+         "date": "2026-01-10",
+         "text": "Climbers aged 14 and over who have completed the induction can use the bouldering room. "
+                 "Nobody climbs unless a member of staff is on site."},
+        {"id": "TERMS", "source": "Quarrymill Climbing, terms of entry 2026 (fictitious)", "authority": "official",
+         "date": "2026-01-10",
+         "text": "The bouldering room is open only to climbers aged 16 or over who have completed the induction."},
+    ]
+    question = ("Knowledge gap: Quarrymill Climbing's booking desk must decide who may use the bouldering room. "
+                "Write one ASP rule defining may_boulder(C) with the knowledge-base predicates, so that it agrees "
+                "with the centre's 2026 documents.")
+    verdict = _run(tmp_path, _rule_case("bouldering", question, vocabulary, passages), "dialectic")
+    rule = _asp(verdict)
+    assert "staff_on_site(C)" in rule and "not staff_on_site" not in rule, rule
+    assert "inducted(C)" in rule, rule
+    assert verdict["needs_human_review"] is True
+    reason = next(r for r in verdict["escalation_reasons"] if "neither amends the other" in r)
+    assert "aged 14 and over" in reason and "aged 16 or over" in reason
+
+
+def test_two_measurements_further_apart_than_their_stated_uncertainties_go_to_a_person(tmp_path):
+    from debate_core.core.schemas import Evidence as Ev
+    from debate_core.protocols.arbitration.escalation import beyond_stated_uncertainty
+
+    north = {"id": "north", "source": "Northgate Test House, report NT-77 (fictitious), accredited", "authority": "official",
+             "date": "2026-03-20",
+             "text": "Sample: one bag of the batch. Moisture content: 11.2% (uncertainty ±0.2%). Oven-drying method."}
+    south = {"id": "south", "source": "Southbank Laboratory, certificate SB-310 (fictitious), accredited",
+             "authority": "official", "date": "2026-04-06",
+             "text": "Sample: one bag of the batch. Moisture content 12.0%, with a margin of error of 0.2%. "
+                     "Oven-drying method."}
+    # Under the 10% gap a tie-break may settle, yet four times the uncertainty both sources state.
+    found = beyond_stated_uncertainty(11.2, [Ev(**north)], 12.0, [Ev(**south)])
+    assert found is not None and "±0.2 and ±0.2" in found
+    assert beyond_stated_uncertainty(11.2, [Ev(**north)], 11.4, [Ev(**south)]) is None  # within the uncertainty
+    reports = [
+        {"agent": "Miller", "metric": "grain_moisture", "value": 11.2, "unit": "%",
+         "citation": "[Per extraction: 'Moisture content: 11.2%' from north]", "source": "Northgate Test House",
+         "period": "2026", "confidence": 0.85, "interpretation": "the batch's moisture content"},
+        {"agent": "Buyer", "metric": "grain_moisture", "value": 12.0, "unit": "%",
+         "citation": "[Per extraction: 'Moisture content 12.0%' from south]", "source": "Southbank Laboratory",
+         "period": "2026", "confidence": 0.85, "interpretation": "the batch's moisture content"},
+    ]
+    case = {"id": "grain", "title": "Grain moisture", "protocol": "arbitration",
+            "question": "What moisture content should the (fictitious) mill record for the batch?",
+            "evidence": [north, south], "reports": reports,
+            "agents": [{"id": "arbiter", "name": "Quality arbiter", "role": "Neutral arbiter."}]}
+    verdict = _run(tmp_path, case, "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert verdict["answer"].startswith("A person must choose"), verdict["answer"]
+    assert any("times the uncertainty their sources state" in r for r in verdict["escalation_reasons"])
+
+
+def test_praise_rated_one_of_five_goes_to_a_person(tmp_path):
+    text = "Spotless rooms, and the staff at the front desk could not have been kinder."
+    case = {"id": "guesthouse", "title": "guest house review",
+            "question": f"What is the overall sentiment (positive, negative, neutral or mixed) of this guest house review, "
+                        f"taking its text and its rating together: \"{text}\", rated 1 of 5? And what is the "
+                        f"sentiment towards each aspect (rooms, staff)?",
+            "domain_hint": "guest house review (fictitious)",
+            "evidence": [{"id": "T", "source": "Review text (fictitious)", "authority": "primary", "text": text},
+                         {"id": "S", "source": "Same review, rating (fictitious)", "authority": "primary",
+                          "text": "Rating: 1 of 5 stars."}]}
+    verdict = _run(tmp_path, case, "panel")
+    assert verdict["needs_human_review"] is True
+    assert any("its text reads positive, at odds with the reviewer's own rating (1 of 5)" in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_comparative_that_cannot_be_exceeded_says_the_most_of_its_word():
+    from debate_core.protocols.panel.agent.sentiment import compound
+
+    assert compound("The staff could not have been kinder.") > 0.05
+    assert compound("I couldn't be happier with it.") > 0.05
+    assert compound("The service could not have been worse.") < -0.05
+    assert compound("We have never seen a worse hotel.") < -0.05
+    # Not every negated word is such a comparative: a plain negation still turns its word.
+    assert compound("The staff were not kind.") < 0
+
+
+def test_a_report_finds_its_source_named_word_by_word():
+    from debate_core.core.schemas import Evidence as Ev
+    from debate_core.protocols.arbitration.contradictions import source_passages
+
+    report = Ev(id="annual", source="Carrow Bay Trust, Annual Report and Accounts 2025, page 4 (fictitious)",
+                text="Visitors in 2025 totalled 21,310.")
+    news = Ev(id="news", source="Carrow Bay Trust, members' newsletter, January 2026 (fictitious)",
+              text="Our provisional count shows 18,650 visitors.")
+    assert source_passages("Carrow Bay Trust Annual Report 2025", "[Per extraction: 'totalled 21,310']",
+                           [report, news]) == [report]
+    assert source_passages("Carrow Bay Trust newsletter", None, [report, news]) == [news]
+    # One shared word is no naming: the trust's name alone does not pick a passage of its own.
+    assert source_passages("Harbour", None, [report, news]) == []

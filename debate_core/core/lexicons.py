@@ -23,6 +23,17 @@ def _words(name: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def irregular_forms() -> dict[str, str]:
+    """English irregular past forms and their base ("paid" -> "pay", "written" -> "write")."""
+    out: dict[str, str] = {}
+    for line in (LEXICON_DIR / "irregular_verbs_en.txt").read_text(encoding="utf-8").splitlines():
+        words = line.lower().split()
+        if words and not line.startswith("#"):
+            out.update({form: words[0] for form in words[1:]})
+    return out
+
+
+@lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
     return _words("stopwords_en.txt") | _words("stopwords_id.txt")
 

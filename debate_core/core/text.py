@@ -31,6 +31,7 @@ _LIST_ITEM = re.compile(r"\(([a-z]{1,4}|\d{1,3})\)\s")
 _ENDED = re.compile(r"[.!?…][\"'”’)\]]*$")
 STOPWORDS = lexicons.stopwords()
 NEGATIONS = lexicons.negations()
+IRREGULAR = lexicons.irregular_forms()
 # The calendar's names, in order, for the readers of dates and periods.
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
@@ -71,6 +72,7 @@ def stem(token: str) -> str:
     ('-an', '-nya', '-kan', '-lah') by the Snowball Indonesian stemmer, its prefixes kept (an English
     word such as 'diagnosis' would otherwise lose 'di-'), then goes through the English stemmer."""
     english, indonesian = _stemmers()
+    token = IRREGULAR.get(token, token)  # "paid" meets "pay", which no suffix rule reaches
     if len(token) >= 6:
         bare = indonesian.stemWord(token)
         # Only a stem that begins the word: what Snowball removed was suffixes alone.

@@ -39,6 +39,7 @@ from .contradictions import (
     relative_difference,
     same_period,
     shown_value,
+    source_passages,
     unit_key,
 )
 from .rules import authority_order
@@ -146,17 +147,6 @@ class Side:
         return " ".join([*(x for x in own if x), *self.value_clauses()])
 
 
-def _passages_for(source: str | None, citation: str, evidence: list[Evidence]) -> list[Evidence]:
-    key = _norm(source)
-    cited_ids = set(re.findall(r"[\w.-]+", citation or ""))
-    out = []
-    for ev in evidence:
-        ev_key = _norm(ev.source)
-        if ev.id in cited_ids or (key and ev_key and (key in ev_key or ev_key in key)):
-            out.append(ev)
-    return out
-
-
 def _side(n: int, c: dict[str, Any], case: Case | None) -> Side:
     p = f"agent{n}_"
     definition = None
@@ -176,7 +166,7 @@ def _side(n: int, c: dict[str, Any], case: Case | None) -> Side:
         confidence=float(c.get(p + "confidence") or 0.0),
         interpretation=c.get(p + "interpretation"),
         definition=str(definition) if definition else None,
-        passages=_passages_for(c.get(p + "source"), c.get(p + "citation") or "", evidence),
+        passages=source_passages(c.get(p + "source"), c.get(p + "citation") or "", evidence),
     )
 
 

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from ...core.schemas import AgentReport
+from ...core.schemas import AgentReport, Evidence
 from ...core.text import MONTHS, NEGATIONS, STOPWORDS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
@@ -88,6 +88,25 @@ def metric_key(name: str) -> str:
 
 def _norm(text: str | None) -> str:
     return re.sub(r"[^0-9a-z]+", "", (text or "").lower())
+
+
+def _source_words(text: str | None) -> set[str]:
+    return {t for t in tokens(text or "") if t not in STOPWORDS}
+
+
+def source_passages(source: str | None, citation: str | None, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The passages a report rests on: those its citation names by id, or whose source names its
+    source, written together ("Statistics Office" in "Statistics Office, release 12") or word by word
+    ("Trust Annual Report 2025" in "Trust, Annual Report and Accounts 2025, page 4")."""
+    key, words = _norm(source), _source_words(source)
+    cited = set(re.findall(r"[\w.-]+", citation or ""))
+    out = []
+    for ev in evidence:
+        ev_key = _norm(ev.source)
+        if ev.id in cited or (key and ev_key and (key in ev_key or ev_key in key)) \
+                or (len(words) >= 2 and words <= _source_words(ev.source)):
+            out.append(ev)
+    return out
 
 
 def unit_key(unit: str | None) -> str:

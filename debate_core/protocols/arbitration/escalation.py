@@ -30,6 +30,7 @@ from .contradictions import (
     relative_difference,
     same_period,
     shown_value,
+    source_passages,
 )
 
 # Figures further apart than this (the upper bound of the low severity band) are too far apart to
@@ -50,14 +51,6 @@ _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))
 
 def _norm(text: str | None) -> str:
     return re.sub(r"[^0-9a-z]+", "", (text or "").lower())
-
-
-def source_passages(source: str | None, citation: str | None, evidence: Sequence[Evidence]) -> list[Evidence]:
-    """The passages a report rests on: those its citation names by id, or whose source names its source."""
-    key = _norm(source)
-    cited = set(re.findall(r"[\w.-]+", citation or ""))
-    return [ev for ev in evidence
-            if ev.id in cited or (key and _norm(ev.source) and (key in _norm(ev.source) or _norm(ev.source) in key))]
 
 
 def _carries(passages: Sequence[Evidence], value: float | None) -> list[Evidence]:
@@ -130,13 +123,16 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
     if "unit_mismatch" in c.kinds or same_period(c.agent1_period, c.agent2_period) is False:
         return None
     v1, v2 = c.agent1_value, c.agent2_value
-    if v1 is None or v2 is None or relative_difference(v1, v2) <= WIDE_GAP:
+    if v1 is None or v2 is None:
         return None
     p1 = source_passages(c.agent1_source, c.agent1_citation, evidence)
     p2 = source_passages(c.agent2_source, c.agent2_citation, evidence)
+    c1, c2 = _carries(p1, v1), _carries(p2, v2)
+    beyond = beyond_stated_uncertainty(v1, c1, v2, c2)
+    if relative_difference(v1, v2) <= WIDE_GAP and not beyond:
+        return None
     if not p1 or not p2:
         return None  # without both sources' passages nothing shows that they stand equal
-    c1, c2 = _carries(p1, v1), _carries(p2, v2)
     if bool(c1) != bool(c2):
         return None  # one figure is missing from its own source: verification, not a tie-break, decides
     r1, r2 = _rank(c.agent1_source, c.agent1_citation, order), _rank(c.agent2_source, c.agent2_citation, order)
@@ -149,11 +145,44 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
     if supersedes(c1 or p1, c2 or p2) or supersedes(c2 or p2, c1 or p1):
         return None  # a later edition replaces the older figure: freshness decides, not a tie-break
     dates = f", published {d1} and {d2}" if d1 and d2 and d1 != d2 else ""
-    gap = relative_difference(v1, v2)
-    return (f"settled only by a weak tie-break: {_side(c, 1)} and {_side(c, 2)} are {gap:.0%} apart for the "
+    gap = beyond or f"{relative_difference(v1, v2):.0%} apart"
+    return (f"settled only by a weak tie-break: {_side(c, 1)} and {_side(c, 2)} are {gap} for the "
             f"same period and their sources carry the same authority{dates}; only a tie-break (a newer "
             f"publication, a fuller citation or a surer agent) chose between them, so a person must decide "
             f"which figure is right")
+
+
+# A measurement's own stated uncertainty: "±0.1% vol", "+/- 0.3", "uncertainty of 0.2", "margin of error 1.5".
+_UNCERTAINTY = re.compile(r"(?:±|\+/-|\+-)\s*(\d+(?:\.\d+)?)"
+                          r"|\b(?:uncertainty|margin of error|error margin)\s+(?:of\s+|is\s+|was\s+)?(\d+(?:\.\d+)?)",
+                          re.IGNORECASE)
+
+
+def _stated_uncertainty(passages: Sequence[Evidence], value: float) -> float | None:
+    """The uncertainty a passage states in the sentence that gives the figure, if it states one."""
+    for ev in passages:
+        for sentence in sentences(ev.text):
+            if any(relative_difference(value, v) <= MATCH_TOLERANCE for v in quoted_numbers(sentence)):
+                m = _UNCERTAINTY.search(sentence)
+                if m:
+                    return float(m.group(1) or m.group(2))
+    return None
+
+
+def beyond_stated_uncertainty(v1: float, p1: Sequence[Evidence], v2: float, p2: Sequence[Evidence]) -> str | None:
+    """Rule: two measurements whose sources each state an uncertainty cannot both be right when they
+    differ by more than the two uncertainties combined (root sum of squares, the usual test of whether
+    two results agree), however small the gap is next to the figures: "13.8 ±0.1" and "14.6 ±0.1"
+    disagree. Returns how far apart they are, said in words, or None."""
+    u1, u2 = _stated_uncertainty(p1, v1), _stated_uncertainty(p2, v2)
+    if u1 is None or u2 is None:
+        return None
+    combined = (u1 ** 2 + u2 ** 2) ** 0.5
+    gap = abs(v1 - v2)
+    if combined <= 0 or gap <= combined:
+        return None
+    return (f"{gap:g} apart, {gap / combined:.0f} times the uncertainty their sources state (±{u1:g} and "
+            f"±{u2:g})")
 
 
 def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evidence]) -> str | None:

@@ -239,11 +239,13 @@ def kept_superseded(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     subject without what the amendment changed. One plain-words reason per amendment."""
     words = " ".join(re.split(r"[_()]", rule))
     have = set(terms(words))
+    # Every sentence about the rule names its head ("may_sell"): only the body says what the rule keeps.
+    body = set(terms(" ".join(re.split(r"[_()]", rule.partition(":-")[2])))) if ":-" in rule else have
     reasons: list[str] = []
     for s in supersessions(evidence):
         old_only, new_only = s.old_terms, s.new_terms
-        states_old = bool(old_only) and _share(old_only, have) >= STATES
-        on_subject = _share(set(terms(s.old_sentence)) - _AMENDING_WORDS, have) >= STATES
+        states_old = bool(old_only) and _share(old_only, body) >= STATES
+        on_subject = _share(set(terms(s.old_sentence)) - _AMENDING_WORDS, body) >= STATES
         misses_new = bool(new_only) and _share(new_only, have) < STATES
         if not (states_old or (on_subject and misses_new)):
             continue
@@ -370,10 +372,17 @@ _COUNT = re.compile(r"(?<![\w.])(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:or (
                     r"([a-z][a-z-]+)", re.I)
 
 
+# An age limit ("aged 16 and over", "under 18", "18 years old"): a dimension of its own.
+_AGE = re.compile(r"\b(?:aged|ages?|under|over)\s+(\d{1,3})\b(?!\s*(?:%|per|[a-z]*metre|m\b|km|kg|g\b))"
+                  r"|\b(\d{1,3})(?:\s+years?\s+old|-year-olds?\b)", re.I)
+
+
 def _figures(sentence: str) -> dict[str, set[float]]:
     """The sentence's figures by dimension, converted to the dimension's base unit; a count of things
-    is a dimension of its own, one per word counted ("count:club")."""
+    is a dimension of its own, one per word counted ("count:club"), and so is an age."""
     out: dict[str, set[float]] = {}
+    for m in _AGE.finditer(sentence):
+        out.setdefault("age", set()).add(float(m.group(1) or m.group(2)))
     for m in _FIGURE.finditer(sentence):
         unit = m.group(2).lower().rstrip("s'") if m.group(2).lower() not in ("%",) else "%"
         if unit in _MEASURES:

@@ -21,7 +21,8 @@ _WHETHER_CLAUSE = re.compile(r"\bwhether\b\s+(.+?)(?:[?;]|\.(?:\s|$)|$)", re.I |
 # Cues the lexicon file does not list, in general English drafting: what a text permits ("may",
 # "is entitled to"; "may not" is a prohibition), the provisos that carve out of a rule ("provided
 # that", "save where", "subject to") and the conditions that limit one ("on condition that").
-_PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:permitted|entitled|allowed|free) to|"
+_PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:permitted|entitled|allowed|free) to|can be \w+(?:ed|en) by|"
+                         r"(?:who|that|which)\b[^,;.]{1,80}?\bcan (?!not\b|be\b)\w+|"
                          r"(?:has|have) the right to|is at liberty to)\b", re.I)
 _EXTRA_CUES = {
     "exception": ("provided that", "provided however", "provided always", "save that", "save where", "save for",
@@ -97,9 +98,11 @@ def split_exception(sentence: str) -> tuple[str, str]:
     return sentence[:m.start()], sentence[m.end():]
 
 
-# A grant stated as what is done for whom ("a permit is issued to a person whose main home is ..."):
+# A grant stated as what is done for whom ("a permit is issued to a person whose main home is ...", "a
+# grant is paid for a child who ..."):
 # who receives it is described by the conditions.
-_GRANTED_TO = re.compile(r"\b(?:is|are|shall be|will be) (?:issued|granted|given|awarded|paid|offered) to\b", re.I)
+_GRANTED_TO = re.compile(r"\b(?:is|are|shall be|will be) (?:issued|granted|given|awarded|paid|offered) (?:to|for)\b"
+                         r"|\b(?:is|are) (?:only )?(?:available|open) (?:only )?to\b", re.I)
 
 
 def states_requirement(text: str) -> bool:

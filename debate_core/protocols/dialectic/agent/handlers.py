@@ -32,6 +32,7 @@ from .predicates import (
     head_of,
     literal_name,
     matches,
+    only_way,
     vocabulary,
 )
 
@@ -168,7 +169,8 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
                 if p.group == "defeater" and matches(carved_out, p, common):
                     issues.append(f"Unhandled defeater: add not {p.literal(var)}; {eid} says \"{sent}\"")
                     reported.add(p.name)
-                elif p.group == "condition" and p.name not in positive and matches(rule_part, p, common):
+                elif p.group == "condition" and p.name not in positive and (
+                        matches(rule_part, p, common) or matches(only_way(sent), p, common)):
                     issues.append(f"Missing condition {p.literal(var)}: {eid} requires it (\"{sent}\"); add it.")
                     reported.add(p.name)
             continue

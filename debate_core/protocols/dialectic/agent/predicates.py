@@ -33,7 +33,8 @@ _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)",
 # sentence a requirement instead, and it is left to the requirement reading.
 _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted)|"
                   r"(?:is|are|will be|shall be) not (?:issued|granted|given|awarded|offered|paid)|"
-                  r"(?:is|are) (?:prohibited|forbidden|banned))\b"
+                  r"(?:is|are) (?:prohibited|forbidden|banned)|(?:is|are) not (?:covered|eligible)|"
+                  r"(?:isn't|aren't) (?:covered|eligible))\b"
                   r"|(?:^|,)\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
                   r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant)\b"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
@@ -44,10 +45,16 @@ _NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
 _SECOND_NEGATION = re.compile(r"(?<![\w-])(?:not|no|never|without|unless|except|fail\w*|until)(?![\w-])", re.I)
 # A limit on how often or how much ("up to three times", "no more than 2"): reaching it defeats the rule.
+_NOBODY = re.compile(r"\s*(?:nobody|no one|no-one|no person)\b", re.I)
+# A concession ("even where the nursery class is part of a primary school", "whether or not they live
+# in the parish") names what does not change the rule: neither a condition nor what defeats it.
+_CONCESSION = re.compile(r",?\s*\b(?:even (?:where|if|when|though)|whether or not)\b[^;.]*", re.I)
 _LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than|limited to|capped at|"
                     r"(?:must|may|shall|should|does|do) not exceed|no (?:larger|bigger|longer|higher|heavier) than)"
                     r"\s+(?:\w+\s+)?"
-                    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+)?", re.I)
+                    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+)?"
+                    # "one grant per child for each school year": once had, the rule is spent.
+                    r"|\b(?:only )?one \w+ (?:per|for each|a)\s+\w+", re.I)
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,9 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     if matched_terms({t for t in pred.own if len(t) >= OWN_TERM_LENGTH or (figures and _is_figure(t))}, words) \
             or (figures and any(_is_figure(t) and _numbers(t) & _numbers(sentence) for t in pred.own)):
         return True
-    desc = set(terms(pred.desc)) - common - name_terms
+    # A figure in a description is a date or an amount ("for 2026/27"), which passages repeat about
+    # everything: only words tell which predicate a sentence is about.
+    desc = {t for t in set(terms(pred.desc)) - common - name_terms if not t.isdigit()}
     hit = matched_terms(desc, words)
     return len(hit) >= 2 and len(hit) >= 0.6 * len(desc)
 
@@ -167,13 +176,16 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     if not preds:
         return preds, vocab_ids
     common = common_terms(preds)
-    sents = [s for _, s in evidence_sentences(case, vocab_ids)]
+    sents = [_CONCESSION.sub("", s) for _, s in evidence_sentences(case, vocab_ids)]
     described = {p.name: p.desc for p in preds}
     withdrawn = {name for s in sents if repeals(s) for name in withdrawn_names(s, described)}
     if labelled:
         return [replace(p, group="repealed") if p.name in withdrawn else p for p in preds], vocab_ids
     unless = [m.group(1) for p in preds for m in _UNLESS_CLAUSE.finditer(p.desc)]
-    unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail]
+    # "Nobody picks unless a steward is on site": under a universal negative, what "unless" names is
+    # the one way the act is allowed, a condition of the rule.
+    only_ways = [tail for s in sents if not repeals(s) for tail in [only_way(s)] if tail]
+    unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail and tail not in only_ways]
     unless += [s for s in sents if not repeals(s) and _bars(s)]
     head = head_of(case.question, preds)
     if head is not None and requirement_head(head[0]):
@@ -184,7 +196,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # A requirement ("must", "only if") or a grant ("may ..., provided that ...") names the conditions of
     # the rule in the part before any exception.
     required = [rule_part for s in sents if not repeals(s) for rule_part in [split_exception(s)[0]]
-                if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)]
+                if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways
     subject = subject_predicate(case, preds)
     grouped: list[Pred] = []
     for p in preds:
@@ -195,13 +207,34 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
             group = "repealed"
         else:
             defeating = next((clause for clause in [*unless, *limits]
-                              if covers(set(terms(clause)), name_terms) or matches(clause, p, common)), None)
+                              if covers(set(terms(clause)), name_terms) or matches(clause, p, common)), None) \
+                or next((clause for clause in limits if _spends(clause, p, name_terms)), None)
             requiring = next((s for s in required if matches(s, p, common)), None)
             group = "defeater" if defeating else "condition" if requiring else "other"
             if defeating and requiring and defeating not in requiring and requiring not in defeating:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
     return grouped, vocab_ids
+
+
+def only_way(sentence: str) -> str:
+    """What "unless" names under a universal negative ("Nobody picks unless a steward is on site"): the
+    one way the act is allowed, a condition of the rule; "" when the sentence is no such sentence."""
+    rule_part, tail = split_exception(sentence)
+    return tail if tail and _NOBODY.match(_NUMBERING.sub("", rule_part)) else ""
+
+
+# A predicate that says something has happened before ("already_paid", "previous_award"): what a
+# once-only limit ("one grant per child") counts.
+_BEFORE = frozenset({"alreadi", "previous", "prior"})
+
+
+def _spends(clause: str, pred: Pred, name_terms: set[str]) -> bool:
+    """Rule: a once-only limit ("we pay one grant per child for each school year") is defeated by the
+    predicate saying it was already had, named with the limit's own verb ("already_paid")."""
+    if not re.search(r"\bone \w+ (?:per|for each|a)\b", clause, re.I) or not name_terms & _BEFORE:
+        return False
+    return bool(matched_terms(name_terms - _BEFORE, set(terms(clause))))
 
 
 def _bars(sentence: str) -> bool:
@@ -244,9 +277,11 @@ def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
                 name = "_".join(words[n:])
                 if name in names:
                     return name
-    typed = next((p.name for p in preds if is_type(p)), None)
-    # "All over a person W: walker(W): W walks dogs ...; paid(W): ...": the list opens with its subject.
-    return typed or (preds[0].name if kind_named and preds else None)
+    # "All over a person W: walker(W): W walks dogs ...; paid(W): ...": the list opens with its subject,
+    # whatever kind of thing a later predicate names ("member(P): P is a member of ...").
+    if kind_named and preds:
+        return preds[0].name
+    return next((p.name for p in preds if is_type(p)), None)
 
 
 _REQUIREMENT_HEAD = frozenset({"required", "require", "requires", "due", "must", "need", "needed", "needs",

@@ -248,6 +248,17 @@ def opposite_leaning(label: str | None, text: str) -> str | None:
     return f"which way the text leans: read part by part it is {label}, taken whole {whole} (VADER {compound(text):+.2f})"
 
 
+def rating_against_text(label: str | None, rating: float | None) -> str | None:
+    """Rule: a review whose own rating takes the other side of its text (praise rated 1 of 5, a
+    complaint rated 5 of 5) cannot be labelled from either alone: a slip of the finger and a complaint
+    left unsaid read the same, and only a person can ask."""
+    if rating is None or label not in ("positive", "negative"):
+        return None
+    if (label == "positive" and rating <= 2.0) or (label == "negative" and rating >= 4.0):
+        return f"which way the review leans: its text reads {label}, at odds with the reviewer's own rating ({rating:g} of 5)"
+    return None
+
+
 def _rating_agrees(rating: float | None, label: str) -> bool:
     """The reviewer's own rating of the whole review is a third reader: when it takes the label's side,
     the label stands."""
@@ -557,6 +568,9 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     leaning = opposite_leaning(r.overall, text)
     if leaning and not _rating_agrees(r.own_rating, r.overall):
         gaps.append(leaning)
+    against = rating_against_text(r.overall, r.own_rating)
+    if against:
+        gaps.append(against)
     r.gaps = gaps
     passages = {m.evidence_id or "text" for a in r.aspects for m in a.read_mentions}
     # The question is measured against what the reading used (the text under review, the clauses it

@@ -38,10 +38,38 @@ _COMPARING_LIKE = re.compile(r"\b(nothing|something|anything|just|more|much|look
                              r"sounded|seems?|seemed)\s+like\b", re.I)
 
 
+# A comparative that cannot be exceeded ("could not have been kinder", "couldn't be happier", "never
+# been better") says the most of its word, not its opposite: VADER would turn it by the negation.
+_NEGATED_COMPARATIVE = re.compile(
+    r"\b(?:(?:could|can)(?:n't|not|\s+not)\s+(?:have\s+)?(?:been|be|ask\s+for|wish\s+for)"
+    r"|(?:have|has|'ve)?\s*never\s+(?:been|felt|looked|seen\s+(?:a|an|any))|nothing\s+could\s+be)"
+    r"\s+(?:any\s+)?(more\s+[a-z]+|worse|[a-z]+er)\b", re.I)
+_IRREGULAR_COMPARATIVES = {"better": "good", "worse": "bad"}
+
+
+def _comparative_base(word: str) -> str | None:
+    """The word a comparative compares by ("kinder" -> "kind", "happier" -> "happy", "more helpful"
+    -> "helpful"), if VADER's lexicon knows it; None otherwise."""
+    word = word.lower()
+    if word.startswith("more "):
+        candidates = [word[5:].strip()]
+    else:
+        candidates = [_IRREGULAR_COMPARATIVES.get(word, ""), word[:-2], word[:-1], word[:-3] + "y", word[:-3]]
+    lexicon = analyzer().lexicon
+    return next((c for c in candidates if c and c in lexicon), None)
+
+
+def _superlative(m: re.Match[str]) -> str:
+    base = _comparative_base(m.group(1))
+    return f"was extremely {base}" if base else m.group(0)
+
+
 def compound(text: str) -> float:
     """VADER's compound score of a text, from -1 to +1 (its contrastive "but" weighing the clause after
-    it); a comparing "like" is read as the comparison it is, not as liking."""
-    return float(analyzer().polarity_scores(_COMPARING_LIKE.sub(r"\1 as", text))["compound"])
+    it); a comparing "like" is read as the comparison it is, not as liking, and a comparative that
+    cannot be exceeded ("could not have been kinder") as the most of its word."""
+    text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", text))
+    return float(analyzer().polarity_scores(text)["compound"])
 
 
 def polarity_of(score: float) -> str:
