@@ -327,3 +327,15 @@ def test_a_failed_run_is_an_error_not_a_score_and_every_total_adds_up(tmp_path):
     assert dia["diff_cases"] == 2 and dia["right_rate_diff"] == 0.0
     one = report["summary"]["single"]
     assert (one["runs"], one["errors"], one["total_tokens"]) == (3, 0, 3 * 35)
+
+
+def test_a_sentiment_label_counts_only_where_the_answer_chooses_it():
+    from debate_core.evaluation.scoring import score
+
+    expected = {"label": "positive", "needs_human_review": False}
+    doubted = ("The overall sentiment is negative: tuning negative. The panel could not assess: which way the text "
+               "leans: read part by part it is negative, taken whole positive (VADER +0.55).")
+    assert score(doubted, True, expected).right is False
+    assert score("The overall sentiment is positive: tuning positive.", False, expected).right is True
+    # An answer whose first sentence names no sentiment is read whole, as before.
+    assert score("Use 5 (the review). Its text reads positive.", False, expected).right is True

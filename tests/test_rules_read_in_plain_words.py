@@ -4,7 +4,10 @@ deleted by its number, the kind of thing a vocabulary is "all over", a fact of t
 passage makes a condition, two documents that set different counts; an arbiter's readings on
 opposite sides of one level and a release that gives both figures; a cited passage that says the
 point is not settled; a forum post against a primary text; a change record that extends something
-"from 16 to 22". Each case is written here (all fictitious) and driven through the CLI."""
+"from 16 to 22"; grants stated for whom, once-only limits, bans and what is still allowed; two
+measurements beyond their stated uncertainties, a figure measured after the day asked about, a
+record that says the point is still open; a review rated against its text. Each case is written
+here (all fictitious) and driven through the CLI."""
 
 from __future__ import annotations
 
@@ -564,3 +567,83 @@ def test_a_report_finds_its_source_named_word_by_word():
     assert source_passages("Carrow Bay Trust newsletter", None, [report, news]) == [news]
     # One shared word is no naming: the trust's name alone does not pick a passage of its own.
     assert source_passages("Harbour", None, [report, news]) == []
+
+
+def test_a_rule_of_what_is_banned_takes_its_conditions_from_the_bar_and_its_exceptions_from_what_is_allowed(tmp_path):
+    vocabulary = ("Predicates, all over a fire F: fire(F): a request to light a bonfire on the common; in_dry_season(F): "
+                  "the date falls between 1 June and 30 September inclusive; cooking_only(F): the fire is a "
+                  "small cooking fire in a raised brazier; ranger_permit(F): a ranger has issued a written permit; "
+                  "after_dark(F): the fire would burn after sunset.")
+    passages = [{"id": "BYELAW", "source": "Hollin Common byelaws 2025 (fictitious)", "authority": "official",
+                 "date": "2025-04-01",
+                 "text": "No person shall light a fire on the common between 1 June and 30 September. A small "
+                         "cooking fire in a raised brazier is still allowed where the ground is bare. Fires may be lit "
+                         "at any time under a written permit issued by a ranger."}]
+    question = ("Knowledge gap: the common's booking desk must refuse bonfire requests the byelaws forbid. Write one "
+                "ASP rule defining fire_banned(F) with the knowledge-base predicates, so that it agrees with the byelaws.")
+    rule = _asp(_run(tmp_path, _rule_case("bonfire", question, vocabulary, passages), "dialectic"))
+    # The bar's dates (a description phrase found word for word) are the ban's condition; what the
+    # byelaws still allow, or allow under a permit, defeats it.
+    assert "in_dry_season(F)" in rule and "not in_dry_season" not in rule, rule
+    assert "not cooking_only(F)" in rule and "not ranger_permit(F)" in rule, rule
+    assert "after_dark" not in rule, rule
+
+
+def _ammonia_case(shop_period: str) -> dict:
+    reports = [
+        {"agent": "Keeper", "metric": "pond_ammonia", "value": 0, "unit": "mg/l",
+         "citation": "[Per extraction: 'ammonia 0 mg/l' from keeper]", "source": "Keeper's test", "period": "4 May 2026",
+         "confidence": 0.7, "interpretation": "the water was safe"},
+        {"agent": "Supplier", "metric": "pond_ammonia", "value": 2.0, "unit": "mg/l",
+         "citation": "[Per extraction: 'ammonia 2.0 mg/l' from lab]", "source": "Supplier laboratory",
+         "period": shop_period, "confidence": 0.8, "interpretation": "the water was unsafe"},
+    ]
+    evidence = [
+        {"id": "keeper", "source": "Keeper's test (fictitious)", "authority": "customer", "date": "2026-05-04",
+         "text": "Tested the pond on 4 May 2026 when the koi died: ammonia 0 mg/l on my strip."},
+        {"id": "lab", "source": "Supplier laboratory report (fictitious)", "authority": "official",
+         "date": "2026-05-07", "text": "Sample received 6 May 2026: ammonia 2.0 mg/l by liquid reagent."},
+    ]
+    return {"id": "koi", "title": "Pond ammonia", "protocol": "arbitration",
+            "question": "Two koi died in a customer's pond on 4 May 2026. What was the ammonia level in the pond "
+                        "when they died?",
+            "evidence": evidence, "reports": reports,
+            "agents": [{"id": "arbiter", "name": "Water quality arbiter", "role": "Neutral arbiter."}]}
+
+
+def test_a_figure_measured_after_the_day_the_question_asks_about_goes_to_a_person(tmp_path):
+    verdict = _run(tmp_path, _ammonia_case("6 May 2026"), "arbitration")
+    assert verdict["answer"].startswith("Use 2 mg/l"), verdict["answer"]
+    assert verdict["needs_human_review"] is True
+    reason = next(r for r in verdict["escalation_reasons"] if "after the time the question asks about" in r)
+    assert "6 May 2026" in reason and "(4 May 2026)" in reason
+    assert "escalate.measured_after_question" in verdict["applied_rules"]
+
+
+def test_a_passage_that_says_the_point_is_still_open_keeps_the_ruling_open(tmp_path):
+    case = _ammonia_case("4 May 2026")
+    case["evidence"].append({"id": "note", "source": "Supplier's complaints log (fictitious)", "authority": "official",
+                             "date": "2026-05-09",
+                             "text": "The keeper's strip and our laboratory sample have not been reconciled."})
+    verdict = _run(tmp_path, case, "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith('note says the point is still open ("The keeper') for r in verdict["escalation_reasons"])
+
+
+def test_records_that_say_the_point_is_still_open():
+    for sentence in ("The two counts have not been reconciled.", "The group makes no finding on condition 11.",
+                     "The tally cannot be checked against anything else.",
+                     "Nobody has yet compared the 2,310 accounts with the matches."):
+        assert states_doubt(sentence), sentence
+    assert not states_doubt("The two counts were reconciled on 3 March.")
+
+
+def test_an_incident_record_that_says_the_cause_is_not_yet_established_goes_to_a_person():
+    from debate_core.core.schemas import Case as CaseModel
+    from debate_core.protocols.refinement.agent.reasoners import open_in_the_record
+
+    case = CaseModel(id="rates", title="rates", question="Why were 300 bills printed without the discount?",
+                     evidence=[Evidence(id="N1", source="log: incident notes", text="Both changes were undone on 6 "
+                                        "March. No one has yet checked which of them cleared the discount dates.")])
+    assert open_in_the_record(case) == [
+        'whether the cause is established: N1 says "No one has yet checked which of them cleared the discount dates"']

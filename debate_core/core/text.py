@@ -162,7 +162,12 @@ _DOUBT = re.compile(
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
     r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:say|tell|determine|establish|confirm)"
     r" (?:whether|if|which|for certain|for sure)\b"
-    r"|\b(?:can ?not|could not) be (?:determined|established|confirmed)\b|\binconclusive\b", re.I)
+    r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
+    r"|\binconclusive\b"
+    # "the two counts have not been reconciled", "the group makes no finding": the record says it is open.
+    r"|\b(?:has|have|had) not (?:yet )?been (?:reconciled|verified|confirmed|established)\b"
+    r"|\bmakes? no finding\b|\bno finding (?:has been|was|is|can be) made\b"
+    r"|\b(?:nobody|no one|no-one) has (?:yet )?(?:compared|checked|confirmed|established|verified)\b", re.I)
 
 
 def states_doubt(sentence: str) -> bool:

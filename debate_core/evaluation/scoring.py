@@ -1,7 +1,8 @@
 """Scoring a verdict against a case's `expected` block (the format is in data/eval/README.md).
 
 `expected` may carry:
-- `label`: the one word the answer must be (matched as a whole word, without regard to case);
+- `label`: the one word the answer must be (matched as a whole word, without regard to case; a
+  sentiment label in the answer's first sentence where that sentence names one);
 - `must_mention`: groups of alternatives; each group must have one alternative in the answer;
 - `needs_human_review`: whether a careful reviewer would want the case escalated.
 
@@ -53,11 +54,31 @@ class Score:
         return out
 
 
+# Sentiment labels: an answer states one in its first sentence ("The overall sentiment is negative: ...")
+# and may name others later, in what it could not assess ("... taken whole positive").
+SENTIMENT_LABELS = ("positive", "negative", "neutral", "mixed")
+
+
+def _lead(answer: str) -> str:
+    m = re.match(r"(.+?[.!?])(?:\s|$)", (answer or "").strip(), re.S)
+    return m.group(1) if m else (answer or "")
+
+
+def label_named(answer: str, label: str) -> bool:
+    """The answer names the label; where the label is a sentiment and the answer's first sentence names
+    one, it is that sentence that must name it, so a label the answer mentions only as a doubt does
+    not count as its answer."""
+    lead = _lead(answer)
+    if label.lower() in SENTIMENT_LABELS and any(mentions(lead, w) for w in SENTIMENT_LABELS):
+        return mentions(lead, label)
+    return mentions(answer, label)
+
+
 def score(answer: str, flagged: bool, expected: Mapping[str, Any] | None) -> Score:
     """How one verdict fares against `expected` (see the module docstring for the definitions)."""
     expected = expected or {}
     label = expected.get("label")
-    label_ok = None if not label else mentions(answer, str(label))
+    label_ok = None if not label else label_named(answer, str(label))
     missing = tuple(
         " / ".join(str(a) for a in group)
         for group in expected.get("must_mention") or []

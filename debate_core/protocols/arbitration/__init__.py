@@ -36,12 +36,12 @@ from .rules import (
     authority_order,
     build_consensus,
     decide,
-    one_figure_asked,
     skipped_verdict,
     trajectory_entry,
     value_reported,
     verdict,
 )
+from .rules.verdict import measured_after_question, one_figure_asked, open_in_the_record
 
 NAME = "arbitration"
 DEFAULT_AGENTS: list[dict[str, Any]] = [{
@@ -197,7 +197,7 @@ async def run(run: DebateRun) -> Outcome:
     decisions = {c.index: decide(c, rulings[c.index], min_conf, threshold, run.case.evidence, order)
                  for c in contradictions}
     consensus = build_consensus(reports, contradictions, decisions, threshold)
-    final = verdict(contradictions, decisions, consensus, run.case.question)
+    final = verdict(contradictions, decisions, consensus, run.case.question, run.case.evidence)
     entry = trajectory_entry(contradictions, decisions)
     run.emit("round_closed", round=1, metrics=entry)
     total_ms = round((time.perf_counter() - started) * 1000, 2)
@@ -246,6 +246,9 @@ GLOSSARY = {
     "detect.source_conflict": "Two reports cite different sources for the same measure.",
     "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
     "escalate.one_figure_asked": "The question asks for one figure, and several stand, each in its own context.",
+    "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "
+                                        "while the other was measured on it.",
+    "escalate.open_in_the_record": "A passage of the case says the point the ruling settled is still open.",
     "consensus.metric_split_flagged": "The arbiters split on a measure, so it is flagged.",
     "escalate.flagged_for_review": "At least one contradiction could not be resolved with enough confidence.",
     "detect.unit_mismatch": "Two reports give the same measure in different units.",
@@ -281,7 +284,8 @@ SPEC = ProtocolSpec(
         CaseNeed("reports", "the agents' findings to compare: agent, metric, value, unit, period, source",
                  lambda case: bool(case.reports)),
     ),
-    moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked, verdict),
+    moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked,
+               measured_after_question, open_in_the_record, verdict),
     glossary=GLOSSARY,
     agents_title="arbiters",
         offline_agent=f"{__name__}.agent",

@@ -90,6 +90,11 @@ def _norm(text: str | None) -> str:
     return re.sub(r"[^0-9a-z]+", "", (text or "").lower())
 
 
+def metric_words(metric: str) -> str:
+    """A metric's name as words ("tank_ammonia" -> "tank ammonia")."""
+    return metric.replace("_", " ")
+
+
 def _source_words(text: str | None) -> set[str]:
     return {t for t in tokens(text or "") if t not in STOPWORDS}
 

@@ -21,7 +21,8 @@ _WHETHER_CLAUSE = re.compile(r"\bwhether\b\s+(.+?)(?:[?;]|\.(?:\s|$)|$)", re.I |
 # Cues the lexicon file does not list, in general English drafting: what a text permits ("may",
 # "is entitled to"; "may not" is a prohibition), the provisos that carve out of a rule ("provided
 # that", "save where", "subject to") and the conditions that limit one ("on condition that").
-_PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:permitted|entitled|allowed|free) to|can be \w+(?:ed|en) by|"
+_PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:still |also )?(?:permitted|entitled|allowed|free) to|"
+                         r"(?:is|are) (?:still |also )?(?:permitted|allowed) (?:where|when|if|for)|can be \w+(?:ed|en) by|"
                          r"(?:who|that|which)\b[^,;.]{1,80}?\bcan (?!not\b|be\b)\w+|"
                          r"(?:has|have) the right to|is at liberty to)\b", re.I)
 _EXTRA_CUES = {

@@ -15,6 +15,7 @@ from .cues import (
     cue_kind,
     evidence_sentences,
     matched_terms,
+    permits,
     repeals,
     shortened,
     split_exception,
@@ -161,7 +162,22 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     # everything: only words tell which predicate a sentence is about.
     desc = {t for t in set(terms(pred.desc)) - common - name_terms if not t.isdigit()}
     hit = matched_terms(desc, words)
-    return len(hit) >= 2 and len(hit) >= 0.6 * len(desc)
+    return (len(hit) >= 2 and len(hit) >= 0.6 * len(desc)) or _shares_phrase(pred.desc, sentence)
+
+
+# A description's phrase this many words long, found word for word in a sentence ("between 1 March and
+# 31 August"), names the predicate, if it holds a figure or a word longer than a function word.
+PHRASE_WORDS = 5
+
+
+def _shares_phrase(desc: str, sentence: str) -> bool:
+    d, s = re.findall(r"[a-z0-9]+", desc.lower()), re.findall(r"[a-z0-9]+", sentence.lower())
+    grams = {tuple(s[i:i + PHRASE_WORDS]) for i in range(len(s) - PHRASE_WORDS + 1)}
+    for i in range(len(d) - PHRASE_WORDS + 1):
+        gram = tuple(d[i:i + PHRASE_WORDS])
+        if gram in grams and any(w.isdigit() or len(w) >= 6 for w in gram):
+            return True
+    return False
 
 
 def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
@@ -186,8 +202,9 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # the one way the act is allowed, a condition of the rule.
     only_ways = [tail for s in sents if not repeals(s) for tail in [only_way(s)] if tail]
     unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail and tail not in only_ways]
-    unless += [s for s in sents if not repeals(s) and _bars(s)]
     head = head_of(case.question, preds)
+    banned = head is not None and prohibition_head(head[0])
+    bars = [s for s in sents if not repeals(s) and (_bars(s) or (banned and cue_kind(s) == "prohibition"))]
     if head is not None and requirement_head(head[0]):
         # The rule defines when something is required: what the passages say does not need it defeats it.
         unless += [s for s in sents if not repeals(s) and cue_kind(s) == "not_required"]
@@ -197,6 +214,13 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # the rule in the part before any exception.
     required = [rule_part for s in sents if not repeals(s) for rule_part in [split_exception(s)[0]]
                 if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways
+    if banned:
+        # The rule defines what is banned ("cutting_banned"): a bar states its conditions, and what the
+        # passages still allow ("may be cut ... from 1 August") defeats it.
+        unless += [split_exception(s)[0] for s in sents if not repeals(s) and permits(s) and s not in bars]
+        required = [split_exception(s)[0] for s in bars] + only_ways
+    else:
+        unless += bars
     subject = subject_predicate(case, preds)
     grouped: list[Pred] = []
     for p in preds:
@@ -286,6 +310,16 @@ def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
 
 _REQUIREMENT_HEAD = frozenset({"required", "require", "requires", "due", "must", "need", "needed", "needs",
                                "obliged", "mandatory", "compulsory"})
+
+
+_PROHIBITION_HEAD = frozenset({"banned", "ban", "forbidden", "prohibited", "barred", "refused", "refuse",
+                               "disallowed", "unlawful", "illegal", "blocked"})
+
+
+def prohibition_head(name: str) -> bool:
+    """The rule defines when something is forbidden ("cutting_banned", "entry_refused"), not when it is
+    allowed: what the passages bar are its conditions, and what they allow defeats it."""
+    return bool(_PROHIBITION_HEAD & set(name.lower().split("_")))
 
 
 def requirement_head(name: str) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ....core.schemas import Case, Evidence
-from ....core.text import bm25_rank, content_tokens, sentences, stem, terms
+from ....core.text import bm25_rank, content_tokens, sentences, states_doubt, stem, terms
 from ....providers.offline.reading import question_terms, read
 from ..models import HYPOTHESIS_CHARS
 from .reading import (
@@ -124,9 +124,18 @@ def _reading(case: Case, cited: list[Evidence], gaps: list[str]) -> tuple[float,
     return r.cap(confidence), r.uncertainties()
 
 
+def open_in_the_record(case: Case) -> list[str]:
+    """Rule: where a passage says the cause is not yet established ("nobody has yet compared the 2,310
+    accounts with the 2,950 matches", "cannot be confirmed"), the hypothesis cannot settle it either:
+    what the passage leaves open is something the reasoner could not assess, quoted."""
+    return [f"whether the cause is established: {ev.id} says \"{quote(sentence, 160)}\""
+            for ev in case.evidence for sentence in sentences(ev.text) if states_doubt(sentence)][:2]
+
+
 def _hypothesis(case: Case, text: str, cited: list[Evidence], category: str, reasoning: list[str],
                 gaps: list[str], resolution: str) -> dict[str, Any]:
     cited = list({ev.id: ev for ev in cited}.values())
+    gaps = [*gaps, *open_in_the_record(case)]
     confidence, notes = _reading(case, cited, gaps)
     names = [n for ev in cited for n in entities(ev.text)][:6]
     return {

@@ -24,19 +24,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.schemas import AgentReport, Evidence, Verdict
-from ..common import low_confidence_reason, short_answer, unassessed_reason
-from .contradictions import (
+from ....core.schemas import AgentReport, Evidence, Verdict
+from ...common import low_confidence_reason, short_answer, unassessed_reason
+from ..contradictions import (
     VALUE_THRESHOLD,
     Contradiction,
     exceeds,
     metric_key,
+    metric_words,
     quoted_numbers,
     relative_difference,
     shown_value,
 )
-from .escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
-from .models import Resolution
+from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
+from ..models import Decision, Resolution
+from .verdict import measured_after_question, one_figure_asked, open_in_the_record
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
@@ -52,47 +54,6 @@ def authority_order(options: dict[str, Any] | None) -> list[str]:
     if isinstance(raw, str):
         raw = [part.strip() for part in raw.split(">")]
     return [str(x).strip() for x in raw if str(x).strip() and str(x).strip().lower() != "other"]
-
-
-@dataclass
-class Decision:
-    """The pooled ruling on one contradiction."""
-
-    index: int
-    status: str  # "resolved" or "flagged_for_review"
-    resolution: str | None  # None when the arbiters split
-    action: str
-    confidence: float
-    explanation: str
-    recommended_value: float | str | None = None
-    recommended_citation: str | None = None
-    review_reason: str | None = None
-    votes: dict[str, float] = field(default_factory=dict)
-    arbiters: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # A passage of the winning source that gives the rejected figure too, quoted (escalation.py).
-    context: str | None = None
-
-    @property
-    def resolved(self) -> bool:
-        return self.status == "resolved"
-
-    def flag(self, reason: str) -> None:
-        self.status = "flagged_for_review"
-        self.review_reason = f"{self.review_reason}; {reason}" if self.review_reason else reason
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "resolution": self.resolution,
-            "action": self.action,
-            "confidence": self.confidence,
-            "explanation": self.explanation,
-            "recommended_value": self.recommended_value,
-            "recommended_citation": self.recommended_citation,
-            "review_reason": self.review_reason,
-            "votes": self.votes,
-            "arbiters": self.arbiters,
-        }
 
 
 def value_reported(c: Contradiction, resolution: str, value: float | str | None,
@@ -377,10 +338,6 @@ def _first_sentence(text: str) -> str:
     return (m.group(1) if m else (text or "")).strip().rstrip(".")
 
 
-def _metric_words(metric: str) -> str:
-    return metric.replace("_", " ")
-
-
 def _use(r: AgentReport, by_period: bool) -> str:
     """"0.12% for 2024" when the periods tell the figures apart, else "0.12% (Central Bank, 2024)"."""
     if by_period and r.period:
@@ -393,7 +350,7 @@ def _metric_answer(metric: str, info: dict[str, Any], contradictions: list[Contr
                    value_threshold: float = VALUE_THRESHOLD) -> list[str]:
     """What to use for one metric, in a clause of the answer's first sentence."""
     cs = [c for c in contradictions if c.metric_name == metric]
-    name = _metric_words(metric)
+    name = metric_words(metric)
     members = sorted({p for c in cs for p in (c.report1, c.report2)})
     if info["status"] == "split":
         return [f"a person must choose for {name} between " + " and ".join(_finding(reports[p]) for p in members)]
@@ -457,30 +414,8 @@ def build_consensus(
 
 
 # A question that asks for one figure ("Which figure belongs in that sentence?").
-_ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
-                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b", re.I)
-
-
-# ... unless it offers both as an answer ("Which figure should the report use, or do both stand?").
-_BOTH_OFFERED = re.compile(r"\bboth (?:stand|valid|hold|apply|correct|right)|\bor both\b|\bor neither\b", re.I)
-
-
-def one_figure_asked(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision]) -> str | None:
-    """Rule: a question that asks for one figure is not answered by figures that are each valid in
-    their own context; the verdict goes to a person, naming the metric, to choose the one it means."""
-    if not _ONE_FIGURE.search(question or "") or _BOTH_OFFERED.search(question or ""):
-        return None
-    both = sorted({c.metric_name for c in contradictions
-                   if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"})
-    if not both:
-        return None
-    return (f"the question asks for one figure, and the arbiters found several figures for "
-            f"{', '.join(_metric_words(m) for m in both)} each valid in its own context: a person must choose "
-            "the one the question means")
-
-
 def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult,
-            question: str = "") -> Verdict:
+            question: str = "", evidence: Sequence[Evidence] = ()) -> Verdict:
     """The consensus narrative as the answer; any flagged contradiction sends it to a human, and so does
     a question asking for one figure answered with several (`one_figure_asked`)."""
     by_index = {c.index: c for c in contradictions}
@@ -493,6 +428,10 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     several = one_figure_asked(question, contradictions, decisions)
     if several:
         reasons.append(several)
+    later = measured_after_question(question, contradictions, decisions) or \
+        open_in_the_record(contradictions, decisions, evidence)
+    if later:
+        reasons.append(later)
     resolved = [d for d in decisions.values() if d.resolved]
     mean = sum(d.confidence for d in resolved) / len(resolved) if resolved else 0.0
     # Flagged contradictions carry no confidence: the verdict is as sure as its resolved share.
@@ -509,6 +448,9 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("escalate.flagged_for_review")
     if several:
         rules.append("escalate.one_figure_asked")
+    if later:
+        rules.append("escalate.measured_after_question" if "after the time the question asks" in later
+                     else "escalate.open_in_the_record")
     said = " ".join(d.review_reason or "" for d in flagged)
     rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),
                                       ("escalate.weak_tie_break", "weak tie-break:")) if mark in said]
@@ -517,7 +459,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         answer=consensus.consensus_narrative,
         short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
-        needs_human_review=bool(flagged) or bool(several),
+        needs_human_review=bool(flagged) or bool(several) or bool(later),
         escalation_reasons=reasons,
         rationale=(f"{len(contradictions)} contradiction(s) arbitrated; rulings: "
                    + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
@@ -534,12 +476,12 @@ def agreed_figures(reports: list[AgentReport]) -> str:
         valued = sorted((r for r in rs if r.value is not None), key=lambda r: r.value)
         if not valued:
             readings = "; ".join(dict.fromkeys(f"'{r.interpretation}'" for r in rs if r.interpretation))
-            parts.append(f"{_metric_words(metric)} {readings or 'with no value'}")
+            parts.append(f"{metric_words(metric)} {readings or 'with no value'}")
             continue
         lo, hi = valued[0], valued[-1]
         span = _shown(lo.value, lo.unit) if lo.value == hi.value else \
             f"{_shown(lo.value, lo.unit)} to {_shown(hi.value, hi.unit)}"
-        parts.append(f"{_metric_words(metric)} {span}")
+        parts.append(f"{metric_words(metric)} {span}")
     return "; ".join(parts)
 
 

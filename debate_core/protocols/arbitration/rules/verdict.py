@@ -1,0 +1,87 @@
+"""Rules on the whole verdict, read from the question and the case's passages: a question asking for
+one figure answered with several, a figure measured after the day the question asks about, a point a
+passage of the case says is still open. Each returns the reason a person must look, or None."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ....core.schemas import Evidence
+from ....core.text import MONTHS, calendar_days, sentences, states_doubt, terms
+from ..contradictions import Contradiction, metric_words
+from ..models import Decision
+
+_ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
+                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b", re.I)
+
+
+# ... unless it offers both as an answer ("Which figure should the report use, or do both stand?").
+_BOTH_OFFERED = re.compile(r"\bboth (?:stand|valid|hold|apply|correct|right)|\bor both\b|\bor neither\b", re.I)
+
+
+def one_figure_asked(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision]) -> str | None:
+    """Rule: a question that asks for one figure is not answered by figures that are each valid in
+    their own context; the verdict goes to a person, naming the metric, to choose the one it means."""
+    if not _ONE_FIGURE.search(question or "") or _BOTH_OFFERED.search(question or ""):
+        return None
+    both = sorted({c.metric_name for c in contradictions
+                   if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"})
+    if not both:
+        return None
+    return (f"the question asks for one figure, and the arbiters found several figures for "
+            f"{', '.join(metric_words(m) for m in both)} each valid in its own context: a person must choose "
+            "the one the question means")
+
+
+def _days(text: str | None) -> list[tuple[int, int, int]]:
+    """The days a period or question names; "10-11 March 2026" names the 10th as well as the 11th."""
+    text = re.sub(r"\b(\d{1,2})\s*[-–]\s*(\d{1,2})(\s+[A-Za-z]+\s+\d{4})", r"\1\3 \2\3", text or "")
+    return sorted(calendar_days(text))
+
+
+def measured_after_question(question: str, contradictions: list[Contradiction],
+                            decisions: dict[int, Decision]) -> str | None:
+    """Rule: where the question asks about a day ("when the fish died on 9 March 2026") and the figure
+    chosen was measured only after it, while the rejected one was measured on it, the choice puts a
+    later state in place of the one asked about: a person decides whether it still shows that day."""
+    asked = _days(question)
+    if not asked:
+        return None
+    for c in contradictions:
+        d = decisions[c.index]
+        if not d.resolved or d.resolution not in ("agent1_correct", "agent2_correct"):
+            continue
+        first = d.resolution == "agent1_correct"
+        won, lost = (c.agent1_period, c.agent2_period) if first else (c.agent2_period, c.agent1_period)
+        who = c.agent1_name if first else c.agent2_name
+        won_days, lost_days = _days(won), _days(lost)
+        if won_days and won_days[0] > asked[-1] and lost_days and lost_days[0] <= asked[-1]:
+            year, month, day_of_month = asked[-1]
+            day = f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
+            return (f"the figure chosen for {metric_words(c.metric_name)} ({who}'s) was measured on {won}, after "
+                    f"the time the question asks about ({day}), while the other was measured on {lost}: a person "
+                    f"must decide whether the later figure still shows that time")
+    return None
+
+
+def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int, Decision],
+                       evidence: Sequence[Evidence]) -> str | None:
+    """Rule: where a passage of the case says the point the arbiters settled is still open ("the two
+    counts have not been reconciled", "the tally cannot be checked", "makes no finding"), a ruling
+    does not close it: the verdict goes to a person, quoting the passage. The passage is on the point
+    when it shares a word with a settled contradiction's metric, sources or citations."""
+    settled = [c for c in contradictions if decisions[c.index].resolved
+               and decisions[c.index].resolution in ("agent1_correct", "agent2_correct")]
+    if not settled:
+        return None
+    about = set()
+    for c in settled:
+        about |= set(terms(" ".join(str(x or "") for x in (
+            c.metric_name.replace("_", " "), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation))))
+    for ev in evidence:
+        for sentence in sentences(ev.text):
+            if states_doubt(sentence) and set(terms(sentence)) & about:
+                return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
+                        "it: a person must decide once it is settled")
+    return None
