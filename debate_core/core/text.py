@@ -175,6 +175,11 @@ def states_doubt(sentence: str) -> bool:
     return bool(_DOUBT.search(sentence))
 
 
+def doubts(text: str) -> list[str]:
+    """The sentences of a text in which its author says the point is not settled."""
+    return [s for s in sentences(text) if states_doubt(s)]
+
+
 def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     sa, sb = set(a), set(b)
     if not sa and not sb:

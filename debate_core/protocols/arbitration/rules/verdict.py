@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from ....core.schemas import Evidence
-from ....core.text import MONTHS, calendar_days, sentences, states_doubt, terms
+from ....core.text import MONTHS, calendar_days, doubts, terms
 from ..contradictions import Contradiction, metric_words
 from ..models import Decision
 
@@ -78,10 +78,10 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
     about = set()
     for c in settled:
         about |= set(terms(" ".join(str(x or "") for x in (
-            c.metric_name.replace("_", " "), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation))))
+            metric_words(c.metric_name), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation))))
     for ev in evidence:
-        for sentence in sentences(ev.text):
-            if states_doubt(sentence) and set(terms(sentence)) & about:
+        for sentence in doubts(ev.text):
+            if set(terms(sentence)) & about:
                 return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
                         "it: a person must decide once it is settled")
     return None

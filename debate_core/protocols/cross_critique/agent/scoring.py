@@ -15,10 +15,10 @@ from ....core.text import (
     bm25_rank,
     clauses,
     clip_words,
+    doubts,
     numbers,
     overlap,
     sentences,
-    states_doubt,
     stem,
     terms,
     tokens,
@@ -473,7 +473,7 @@ def doubted(claims: list[Claim], case: Case) -> list[str]:
     cited = dict.fromkeys(e for c in claims for e in c.evidence if e in by_id)
     gaps = []
     for e in cited:
-        said = next((s for s in sentences(by_id[e].text) if states_doubt(s)), None)
+        said = next(iter(doubts(by_id[e].text)), None)
         if said:
             gaps.append(f"what {e} leaves open: it says \"{' '.join(said.split()).rstrip('.')}\"")
     return gaps

@@ -50,12 +50,14 @@ _NOBODY = re.compile(r"\s*(?:nobody|no one|no-one|no person)\b", re.I)
 # A concession ("even where the nursery class is part of a primary school", "whether or not they live
 # in the parish") names what does not change the rule: neither a condition nor what defeats it.
 _CONCESSION = re.compile(r",?\s*\b(?:even (?:where|if|when|though)|whether or not)\b[^;.]*", re.I)
+# A once-only limit ("one grant per child", "one pass for each resident").
+_ONCE_ONLY = r"one \w+ (?:per|for each|a)\b"
 _LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than|limited to|capped at|"
                     r"(?:must|may|shall|should|does|do) not exceed|no (?:larger|bigger|longer|higher|heavier) than)"
                     r"\s+(?:\w+\s+)?"
                     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+)?"
                     # "one grant per child for each school year": once had, the rule is spent.
-                    r"|\b(?:only )?one \w+ (?:per|for each|a)\s+\w+", re.I)
+                    r"|\b(?:only )?" + _ONCE_ONLY + r"\s+\w+", re.I)
 
 
 @dataclass(frozen=True)
@@ -256,7 +258,7 @@ _BEFORE = frozenset({"alreadi", "previous", "prior"})
 def _spends(clause: str, pred: Pred, name_terms: set[str]) -> bool:
     """Rule: a once-only limit ("we pay one grant per child for each school year") is defeated by the
     predicate saying it was already had, named with the limit's own verb ("already_paid")."""
-    if not re.search(r"\bone \w+ (?:per|for each|a)\b", clause, re.I) or not name_terms & _BEFORE:
+    if not re.search(r"\b" + _ONCE_ONLY, clause, re.I) or not name_terms & _BEFORE:
         return False
     return bool(matched_terms(name_terms - _BEFORE, set(terms(clause))))
 

@@ -241,30 +241,41 @@ def opposite_leaning(label: str | None, text: str) -> str | None:
     """Rule: two readers that point opposite ways are no answer. When the label read part by part is
     positive and VADER's reading of the whole text is negative, or the reverse, one of them misread it
     (a comparison, a joke, a negation the parts lost), and a word list cannot tell which."""
-    polar = ("positive", "negative")
-    whole = whole_text_label(text) if text else None
-    if label not in polar or whole not in polar or whole == label:
+    if label not in _POLAR or not text:
         return None
-    return f"which way the text leans: read part by part it is {label}, taken whole {whole} (VADER {compound(text):+.2f})"
+    score = compound(text)
+    whole = polarity_of(score)
+    if whole not in _POLAR or whole == label:
+        return None
+    return f"which way the text leans: read part by part it is {label}, taken whole {whole} (VADER {score:+.2f})"
+
+
+_POLAR = ("positive", "negative")
+# A rating out of 5 that takes a side: 4 or more praises, 2 or less complains; a 3 takes neither.
+RATING_PRAISES = 4.0
+RATING_COMPLAINS = 2.0
+
+
+def _rating_side(rating: float | None) -> str | None:
+    if rating is None:
+        return None
+    return "positive" if rating >= RATING_PRAISES else "negative" if rating <= RATING_COMPLAINS else None
 
 
 def rating_against_text(label: str | None, rating: float | None) -> str | None:
     """Rule: a review whose own rating takes the other side of its text (praise rated 1 of 5, a
     complaint rated 5 of 5) cannot be labelled from either alone: a slip of the finger and a complaint
     left unsaid read the same, and only a person can ask."""
-    if rating is None or label not in ("positive", "negative"):
+    side = _rating_side(rating)
+    if label not in _POLAR or side not in _POLAR or side == label:
         return None
-    if (label == "positive" and rating <= 2.0) or (label == "negative" and rating >= 4.0):
-        return f"which way the review leans: its text reads {label}, at odds with the reviewer's own rating ({rating:g} of 5)"
-    return None
+    return f"which way the review leans: its text reads {label}, at odds with the reviewer's own rating ({rating:g} of 5)"
 
 
 def _rating_agrees(rating: float | None, label: str) -> bool:
     """The reviewer's own rating of the whole review is a third reader: when it takes the label's side,
     the label stands."""
-    if rating is None:
-        return False
-    return (label == "positive" and rating >= 4.0) or (label == "negative" and rating <= 2.0)
+    return _rating_side(rating) == label
 
 
 def overall_label(labels: set[str], own_rating: float | None = None) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ....core.schemas import Case, Evidence
-from ....core.text import bm25_rank, content_tokens, sentences, states_doubt, stem, terms
+from ....core.text import bm25_rank, content_tokens, doubts, sentences, stem, terms
 from ....providers.offline.reading import question_terms, read
 from ..models import HYPOTHESIS_CHARS
 from .reading import (
@@ -129,7 +129,7 @@ def open_in_the_record(case: Case) -> list[str]:
     accounts with the 2,950 matches", "cannot be confirmed"), the hypothesis cannot settle it either:
     what the passage leaves open is something the reasoner could not assess, quoted."""
     return [f"whether the cause is established: {ev.id} says \"{quote(sentence, 160)}\""
-            for ev in case.evidence for sentence in sentences(ev.text) if states_doubt(sentence)][:2]
+            for ev in case.evidence for sentence in doubts(ev.text)][:2]
 
 
 def _hypothesis(case: Case, text: str, cited: list[Evidence], category: str, reasoning: list[str],
