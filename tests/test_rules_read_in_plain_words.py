@@ -554,6 +554,28 @@ def test_a_comparative_that_cannot_be_exceeded_says_the_most_of_its_word():
     assert compound("The staff were not kind.") < 0
 
 
+def test_a_withheld_judgement_and_one_of_what_would_have_been_read_the_other_way(tmp_path):
+    from debate_core.protocols.panel.agent.sentiment import compound
+
+    assert compound("I can't say the screen is great or that the speakers are any good.") < -0.05
+    assert compound("Nobody could call the screen bright.") < -0.05
+    assert compound("I wouldn't call it cheap, but it is worth every penny.") > 0.05  # the denial ends at "but"
+    assert compound("The pool would have been lovely if it had been open.") < -0.05
+    assert compound("It could have been a disaster without her help.") > 0.05
+    # A passive verb after "been" tells what would have happened, not a judgement, and is left alone.
+    assert compound("The transfer would have been accomplished very quickly.") > 0.05
+    assert compound("I can say the screen is great.") > 0.05
+
+    text = "I can't say the screen is great, and the pool would have been lovely if it had been open."
+    case = {"id": "resort", "title": "resort review",
+            "question": f"What is the overall sentiment (positive, negative, neutral or mixed) of this resort "
+                        f"review: \"{text}\"? And what is the sentiment towards each aspect (screen, pool)?",
+            "domain_hint": "holiday resort review (fictitious)",
+            "evidence": [{"id": "T", "source": "Review text (fictitious)", "authority": "primary", "text": text}]}
+    verdict = _run(tmp_path, case, "panel")
+    assert verdict["answer"].startswith("The overall sentiment is negative"), verdict["answer"]
+
+
 def test_a_report_finds_its_source_named_word_by_word():
     from debate_core.core.schemas import Evidence as Ev
     from debate_core.protocols.arbitration.contradictions import source_passages

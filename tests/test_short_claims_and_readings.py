@@ -48,6 +48,19 @@ def test_a_sentence_with_no_clause_that_stands_alone_is_cut_with_an_ellipsis():
     assert len(claim) <= 80 and claim.endswith("…")
 
 
+def test_a_claim_never_stops_before_an_aside_set_off_by_commas():
+    text = ("The exception is if you get, or have applied for, the enhanced rate of the mobility part of "
+            "Personal Independence Payment, in which case you can drive a car from 16.")
+    claim = best_span(text, "can she drive a car from 16", 80)
+    # Cut before ", or have applied for," the clause would read "The exception is if you get."
+    assert claim != "The exception is if you get."
+    assert len(claim) <= 80 and claim.endswith("…")
+    # An "and" that opens a clause of its own still ends a statement before it.
+    two = ("The lock was replaced on the first visit, and the key was cut by the same locksmith, "
+           "who charged for both jobs separately on one invoice issued a week later.")
+    assert best_span(two, "was the lock replaced", 60) == "The lock was replaced on the first visit."
+
+
 def test_brackets_stay_whole_and_list_items_stay_in_their_sentence():
     assert clauses("Aspirin should not be given (class III: harm), said the guideline.") == [
         "Aspirin should not be given (class III: harm),", "said the guideline."]

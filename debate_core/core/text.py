@@ -259,9 +259,24 @@ _ADDED_CLAUSE = frozenset("""and but or nor which who whose while whereas althou
 except including largely mainly mostly so as yet where when after before then though""".split())
 
 
-def _may_end_before(clause: str) -> bool:
+def _adds(clause: str) -> bool:
     first = clause.split(" ", 1)[0].lower().strip("(")
     return first in _ADDED_CLAUSE or clause.startswith("(")
+
+
+# "and", "or" and "nor" may also open an aside set off by two commas inside a clause ("if you get,
+# or have applied for, the enhanced rate"): the clause goes on after the aside, so a statement that
+# stops before it would be cut in the middle ("The exception is if you get.").
+_ASIDE_OPENERS = frozenset({"and", "or", "nor"})
+
+
+def _may_end_before(parts: list[str], b: int) -> bool:
+    clause = parts[b]
+    if not _adds(clause):
+        return False
+    aside = (clause.split(" ", 1)[0].lower() in _ASIDE_OPENERS and clause.endswith(",")
+             and b + 1 < len(parts) and not _adds(parts[b + 1]))
+    return not aside
 
 
 def best_span(text: str, query: str, limit: int) -> str:
@@ -283,7 +298,7 @@ def best_span(text: str, query: str, limit: int) -> str:
             span = _as_statement(" ".join(parts[a:b]))
             if len(span) > limit:
                 break
-            if b == len(parts) or _may_end_before(parts[b]):
+            if b == len(parts) or _may_end_before(parts, b):
                 # Among spans as close to the query, the longer one says more of the sentence.
                 candidates.append((overlap(query, span), len(span), span))
     if not candidates:

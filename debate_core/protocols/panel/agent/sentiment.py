@@ -64,11 +64,35 @@ def _superlative(m: re.Match[str]) -> str:
     return f"was extremely {base}" if base else m.group(0)
 
 
+# A judgement withheld ("I can't say the screen is great", "nobody would call it bright", "I wouldn't
+# describe the staff as friendly") denies what follows it; VADER's negation reaches only three words
+# ahead, and "can't say" sits further back than that from the word it denies. The denial reaches to
+# the end of its clause ("I wouldn't call it cheap, but it is worth every penny").
+_WITHHELD = re.compile(
+    r"\b(?:(?:ca|can|could|would|wo)(?:n't|not|\s+not)|(?:nobody|no\s+one|no-one)\s+(?:could|would|can|will)|"
+    r"(?:hard|difficult)\s+to)\s+(?:honestly\s+|really\s+)?(?:say|call|describe|claim)\b((?:(?!\bbut\b|\byet\b)[^,;.!?])*)", re.I)
+# A judgement of what would have been ("the pool would have been lovely if it had been open", "could
+# have been a disaster") is of what did not happen: it tells the opposite of what was. A passive verb
+# after "been" ("would have been accomplished quickly") is a happening, not a judgement, and is left.
+_UNREALISED = re.compile(
+    r"\b(?:would|could|might)(?:\s+have|'ve)\s+been\s+((?:(?:a|an|so|really|very|even|much|absolutely)\s+)*)"
+    r"([a-z]+(?<!ed))\b", re.I)
+
+
+def _denied(words: str) -> str:
+    """What is said after a withheld judgement, each sentiment word in it negated."""
+    lexicon = analyzer().lexicon
+    return _TOKEN.sub(lambda m: f"not {m.group(0)}" if m.group(0).lower() in lexicon else m.group(0), words)
+
+
 def compound(text: str) -> float:
     """VADER's compound score of a text, from -1 to +1 (its contrastive "but" weighing the clause after
-    it); a comparing "like" is read as the comparison it is, not as liking, and a comparative that
-    cannot be exceeded ("could not have been kinder") as the most of its word."""
+    it); a comparing "like" is read as the comparison it is, not as liking, a comparative that cannot
+    be exceeded ("could not have been kinder") as the most of its word, a withheld judgement ("I can't
+    say it is great") as denied and a judgement of what would have been as the opposite of what was."""
     text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", text))
+    text = _WITHHELD.sub(lambda m: " " + _denied(m.group(1)), text)
+    text = _UNREALISED.sub(lambda m: f"was not {m.group(1)}{m.group(2)}", text)
     return float(analyzer().polarity_scores(text)["compound"])
 
 
