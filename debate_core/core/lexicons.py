@@ -34,6 +34,13 @@ def irregular_forms() -> dict[str, str]:
 
 
 @lru_cache(maxsize=1)
+def double_edged() -> tuple[str, ...]:
+    """Phrases said in praise and in irony alike ("won't forget in a hurry", "I suppose")."""
+    lines = (LEXICON_DIR / "double_edged_en.txt").read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
     return _words("stopwords_en.txt") | _words("stopwords_id.txt")
 

@@ -65,6 +65,9 @@ def _stemmers() -> tuple[snowballstemmer.stemmer, snowballstemmer.stemmer]:
     return _LOCAL.stemmers
 
 
+_MISSION = re.compile(r"^([a-z]{2,})missions?$")
+
+
 @lru_cache(maxsize=65536)  # Snowball is pure Python; a case repeats its words
 def stem(token: str) -> str:
     """The Snowball stem of a lower-case token, so that 'heirs'/'heir' and 'warisan'/'waris' meet.
@@ -73,6 +76,9 @@ def stem(token: str) -> str:
     word such as 'diagnosis' would otherwise lose 'di-'), then goes through the English stemmer."""
     english, indonesian = _stemmers()
     token = IRREGULAR.get(token, token)  # "paid" meets "pay", which no suffix rule reaches
+    m = _MISSION.match(token)
+    if m:  # "permission" meets "permit", "admission" "admit": a Latin pair no suffix rule reaches
+        token = m.group(1) + "mit"
     if len(token) >= 6:
         bare = indonesian.stemWord(token)
         # Only a stem that begins the word: what Snowball removed was suffixes alone.
@@ -324,6 +330,13 @@ def authority_score(value: float | str | None) -> float:
         "official": 0.85, "primary": 0.85, "high": 0.8, "court": 0.75, "jurisprudence": 0.75,
         "customary": 0.7, "adat": 0.7, "secondary": 0.6, "medium": 0.6, "academic": 0.55,
         "low": 0.35, "news": 0.4, "blog": 0.25, "unknown": 0.3,
+        # The documents that create or record a right or a measurement are primary sources ...
+        "deed": 0.85, "register": 0.85, "regulator": 0.85, "accredited_lab": 0.85, "contract": 0.8,
+        "certificate": 0.8, "guidance": 0.8, "guideline": 0.8, "bylaw": 0.8, "order": 0.8,
+        "professional_code": 0.75, "expert": 0.7, "reference": 0.6,
+        # ... and what someone says in passing is hearsay, below the press and level with a blog.
+        "press": 0.4, "media": 0.4, "newsletter": 0.4, "opinion": 0.3, "forum": 0.25, "social": 0.2,
+        "social_media": 0.2, "comment": 0.2, "anecdote": 0.2, "rumour": 0.15, "outdated": 0.2,
     }
     return levels.get(label, 0.5)
 

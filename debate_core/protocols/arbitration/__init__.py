@@ -41,7 +41,7 @@ from .rules import (
     value_reported,
     verdict,
 )
-from .rules.verdict import measured_after_question, one_figure_asked, open_in_the_record
+from .rules.verdict import measured_after_question, one_figure_asked, one_time_asked, open_in_the_record
 
 NAME = "arbitration"
 DEFAULT_AGENTS: list[dict[str, Any]] = [{
@@ -246,6 +246,7 @@ GLOSSARY = {
     "detect.source_conflict": "Two reports cite different sources for the same measure.",
     "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
     "escalate.one_figure_asked": "The question asks for one figure, and several stand, each in its own context.",
+    "escalate.one_time_asked": "The question asks about one time, and the figures stand for different periods.",
     "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "
                                         "while the other was measured on it.",
     "escalate.open_in_the_record": "A passage of the case says the point the ruling settled is still open.",
@@ -284,7 +285,7 @@ SPEC = ProtocolSpec(
         CaseNeed("reports", "the agents' findings to compare: agent, metric, value, unit, period, source",
                  lambda case: bool(case.reports)),
     ),
-    moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked,
+    moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked, one_time_asked,
                measured_after_question, open_in_the_record, verdict),
     glossary=GLOSSARY,
     agents_title="arbiters",

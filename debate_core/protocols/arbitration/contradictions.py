@@ -100,18 +100,36 @@ def _source_words(text: str | None) -> set[str]:
 
 
 def source_passages(source: str | None, citation: str | None, evidence: Sequence[Evidence]) -> list[Evidence]:
-    """The passages a report rests on: those its citation names by id, or whose source names its
-    source, written together ("Statistics Office" in "Statistics Office, release 12") or word by word
-    ("Trust Annual Report 2025" in "Trust, Annual Report and Accounts 2025, page 4")."""
+    """The passages a report rests on: those its citation names by id or quotes word for word, or
+    whose source names its source, written together ("Statistics Office" in "Statistics Office,
+    release 12") or word by word ("Trust Annual Report 2025" in "Trust, Annual Report and Accounts
+    2025, page 4")."""
     key, words = _norm(source), _source_words(source)
     cited = set(re.findall(r"[\w.-]+", citation or ""))
     out = []
     for ev in evidence:
         ev_key = _norm(ev.source)
         if ev.id in cited or (key and ev_key and (key in ev_key or ev_key in key)) \
-                or (len(words) >= 2 and words <= _source_words(ev.source)):
+                or (len(words) >= 2 and words <= _source_words(ev.source)) or _quotes(citation, ev.text):
             out.append(ev)
     return out
+
+
+# What a citation quotes ("[Per extraction: 'Of the 318 who replied, 71% had it back' from ...]"), in
+# pieces between its ellipses; a piece this short ("71%") could be anywhere.
+_QUOTE = re.compile(r"['‘\"“]([^'’\"”]{12,})['’\"”]")
+MIN_QUOTED_CHARS = 12
+
+
+def _quotes(citation: str | None, text: str) -> bool:
+    """Whether the passage carries, word for word, what the citation quotes (every piece of it)."""
+    flat = " ".join(text.lower().split())
+    for quoted in _QUOTE.findall(citation or ""):
+        pieces = [" ".join(p.lower().split()) for p in re.split(r"\.\.\.|…", quoted)]
+        pieces = [p for p in pieces if len(p) >= MIN_QUOTED_CHARS]
+        if pieces and all(p in flat for p in pieces):
+            return True
+    return False
 
 
 def unit_key(unit: str | None) -> str:

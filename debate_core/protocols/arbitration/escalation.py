@@ -31,6 +31,7 @@ from .contradictions import (
     same_period,
     shown_value,
     source_passages,
+    unit_scale,
 )
 
 # Figures further apart than this (the upper bound of the low severity band) are too far apart to
@@ -107,9 +108,17 @@ def _side(c: Contradiction, n: int) -> str:
     return f"{s['name']}'s {shown_value(s['value'], s['unit'])}" + (f" ({basis})" if basis else "")
 
 
+def different_bases(a: str | None, b: str | None) -> bool:
+    """Two rates that each name what they count per ("per 1,000 passengers", "per 1,000 checked bags"):
+    the units say themselves that the figures measure different things, with nothing to check."""
+    sa, sb = unit_scale(a), unit_scale(b)
+    return bool(sa and sb and sa[0].startswith("share ") and sb[0].startswith("share ") and sa[0] != sb[0])
+
+
 def units_mismatch_reason(c: Contradiction) -> str | None:
-    """Rule: two reports on one metric in different units are not arbitrated silently."""
-    if "unit_mismatch" not in c.kinds:
+    """Rule: two reports on one metric in different units are not arbitrated silently, unless both
+    are rates that name different bases (`different_bases`)."""
+    if "unit_mismatch" not in c.kinds or different_bases(c.agent1_unit, c.agent2_unit):
         return None
     return (f"units mismatch: {_side(c, 1)} is given in {c.agent1_unit} and {_side(c, 2)} in {c.agent2_unit}; "
             f"a person must check which unit each source uses before either figure is used")

@@ -295,7 +295,8 @@ GLOSSARY = {
     "converged_rule_accepted": "The critic accepted the rule, or it stopped changing.",
     "kept_superseded_rule": "The final rule keeps what a later amendment in the passages changed.",
     "kept_withdrawn_rule": "The final rule keeps a condition or an exception a passage says no longer applies.",
-    "conflicting_passages": "Passages set different figures on the rule's subject and neither amends the other.",
+    "conflicting_passages": "Passages set different figures or forms of a condition on the rule's subject, and "
+                            "neither amends the other.",
     "amendment_starts_later": "An amendment in the passages takes effect from no date the passages give, or "
                               "from a date after the time the question asks about: which version applies then "
                               "is for a person to check.",

@@ -449,25 +449,46 @@ def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
 _NOT_YET = re.compile(
     r"\b(?:comes?|come) into (?:force|effect|operation) on (?:a|such) (?:day|date)s? (?:to be )?(?:appointed|fixed|"
     r"specified|set)|\bon a (?:day|date) to be (?:appointed|fixed|specified|set)\b|\bnot yet (?:in force|commenced|"
-    r"in effect)\b|\b(?:has|have) not (?:yet )?(?:commenced|come into force|taken effect)\b", re.I)
+    r"in effect)\b|\b(?:has|have) not (?:yet )?(?:commenced|come into force|taken effect)\b"
+    # A change that waits on someone's act: "take effect only once the council ratifies them".
+    r"|\b(?:takes?|taking) effect only (?:once|when|after|if)\b|\bcomes? into (?:force|effect) only (?:once|when|after|if)\b"
+    r"|\bsubject to (?:ratification|confirmation) by\b"
+    r"|\b(?:takes?|take|taking) effect (?:only )?(?:from|on) a (?:date|day) (?:to be )?(?:set|fixed|appointed|agreed)\b"
+    # "a change to the range rules needs a two-thirds majority at a general meeting".
+    r"|\bchanges? [^.;]{0,60}\bneeds? (?:a|the) [^.;]{0,40}\b(?:majority|vote|ratification)\b", re.I)
+# A change that speaks of itself as one ("changes to the regulations take effect only once ...") is an
+# amendment whatever words it uses.
+_SPEAKS_OF_A_CHANGE = re.compile(r"\b(?:change|amendment|proposal|revision|extension|motion)s?\b", re.I)
+# Someone's act a waiting change needs, recorded as done ("the council ratified the change").
+_ACT_DONE = re.compile(r"\b(?:was|were|has been|have been|had been)\s+(?:duly\s+)?(?:ratified|confirmed)\b|"
+                       r"\bratified (?:it|them|the)\b", re.I)
 _CAME_INTO_FORCE = re.compile(
     r"\b(?:came|comes|come) into (?:force|effect|operation) on \d|\bcame into (?:force|effect|operation)\b|"
     r"\bcommenced on\b|\bcommencement order\b[^.]*\bwas made\b|\bin force (?:since|from) \d|"
     r"\b(?:has|have) (?:now )?(?:come into force|commenced|taken effect)\b", re.I)
 
 
+def _done(text: str) -> bool:
+    """A passage records the act a waiting change needs as done, not denied ("was ratified", not "has
+    not been ratified")."""
+    for sent in sentences(text):
+        m = _ACT_DONE.search(sent)
+        if m and not re.search(r"\bnot\b|n't\b", sent[:m.start()]):
+            return True
+    return False
+
+
 def not_in_force(evidence: Sequence[Evidence]) -> list[str]:
     """Rule: an amendment that comes into force only on a day still to be appointed, with no passage
     saying that day has come, leaves open which version of the rule applies: one plain-words reason
     per such passage, naming it and quoting the words that say so."""
-    if any(_CAME_INTO_FORCE.search(ev.text) for ev in evidence):
+    if any(_CAME_INTO_FORCE.search(ev.text) or _done(ev.text) for ev in evidence):
         return []
     reasons = []
     for ev in evidence:
-        if not (is_amendment(ev.text) or "amend" in ev.source.lower()):
-            continue
         for sent in sentences(ev.text):
-            if _NOT_YET.search(sent):
+            amends = is_amendment(ev.text) or "amend" in ev.source.lower() or _SPEAKS_OF_A_CHANGE.search(sent)
+            if amends and _NOT_YET.search(sent):
                 reasons.append(f"{ev.id} changes the rule but says it takes effect only later (\"{_quote(sent)}\"), "
                                "and no passage says it has come into force: a person must check which version "
                                "applies")

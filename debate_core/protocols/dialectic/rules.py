@@ -22,6 +22,7 @@ from .amendments import (
     starts_after_question,
     unsettled_conflicts,
 )
+from .variants import variant_conflicts
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
 # The dialectic source protocol: consecutive rules converge when their Jaccard similarity reaches 0.85.
@@ -200,9 +201,10 @@ def withdrawn_kept(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
 
 
 def conflicting_passages(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
-    """Rule: "passages that set different figures on the rule's subject, neither amending the other,
-    send the rule to a human"; one reason per pair, naming both passages (amendments.py)."""
-    return unsettled_conflicts(final_rule, evidence)
+    """Rule: "passages that set different figures on the rule's subject (amendments.py), or of the same
+    standing name different forms of one of its conditions (variants.py), neither amending the other,
+    send the rule to a human"; one reason per pair, naming both passages."""
+    return unsettled_conflicts(final_rule, evidence) + variant_conflicts(evidence)
 
 
 def amendment_not_in_force(evidence: Sequence[Evidence]) -> list[str]:

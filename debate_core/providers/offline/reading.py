@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ...core.options import offered_options
-from ...core.text import content_tokens, sentences, stem
+from ...core.text import MONTHS, content_tokens, sentences, stem
 
 # Below these the reading is weak: the agent used less than half of what the question asks about,
 # or found no passage to stand on.
@@ -32,19 +32,21 @@ def question_terms(question: str) -> list[str]:
 
 
 _ASIDE = re.compile(r"\(([^()]*)\)")
+# Days and months are parts of a date, which is compared as a date, not looked up as a word.
+_DATE_WORDS = frozenset((*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 
 
 def _term_words(question: str) -> dict[str, str]:
     """Stem -> the word as the question wrote it (the first time), for reasons a reviewer reads.
 
-    Figures (dates, amounts, times) are left out: they are compared as numbers, not looked up as
-    words. So are one- or two-word asides in parentheses, such as "(fictitious)": they qualify the
+    Figures (dates, amounts, times) and the names of days and months are left out: they are compared
+    as numbers and dates, not looked up as words. So are one- or two-word asides in parentheses, such as "(fictitious)": they qualify the
     question without being part of what it asks."""
     text = _ASIDE.sub(lambda m: " " if len(m.group(1).split()) <= 2 else f" {m.group(1)} ", question)
     seen: dict[str, str] = {}
     for tok in content_tokens(text):
         s = stem(tok)
-        if len(s) > 2 and s not in seen and not any(ch.isdigit() for ch in tok):
+        if len(s) > 2 and s not in seen and not any(ch.isdigit() for ch in tok) and tok.lower() not in _DATE_WORDS:
             seen[s] = tok
     return seen
 

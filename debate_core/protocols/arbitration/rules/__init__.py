@@ -38,7 +38,7 @@ from ..contradictions import (
 )
 from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
 from ..models import Decision, Resolution
-from .verdict import measured_after_question, one_figure_asked, open_in_the_record
+from .verdict import measured_after_question, one_figure_asked, one_time_asked, open_in_the_record
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
@@ -315,10 +315,13 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
     if valid:
         members = sorted({p for c in valid for p in (c.report1, c.report2)} - set(superseded))
         vals = [reports[p].value for p in members if reports[p].value is not None]
+        units = {reports[p].unit for p in members}
         unit = reports[members[0]].unit if members else None
         if len(vals) > 1 and exceeds(relative_difference(min(vals), max(vals)), value_threshold):
             why = "; ".join(dict.fromkeys(_first_sentence(decisions[c.index].explanation) for c in valid))
-            spread = (f" ranges {_shown(min(vals), unit)} to {_shown(max(vals), unit)}, both valid"
+            # Figures in different units are no range: each is shown in its own (in _describe).
+            spread = ((f" ranges {_shown(min(vals), unit)} to {_shown(max(vals), unit)}, both valid" if len(units) == 1
+                       else " has figures in different units, both valid")
                       + (f" ({why})" if why else " depending on source and period"))
         else:
             spread = ": the findings agree; both are kept with their confidence as context"
@@ -417,7 +420,8 @@ def build_consensus(
 def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult,
             question: str = "", evidence: Sequence[Evidence] = ()) -> Verdict:
     """The consensus narrative as the answer; any flagged contradiction sends it to a human, and so does
-    a question asking for one figure answered with several (`one_figure_asked`)."""
+    a question asking for one figure answered with several (`one_figure_asked`) or about one time
+    answered with figures for different periods (`one_time_asked`)."""
     by_index = {c.index: c for c in contradictions}
     flagged = [d for d in decisions.values() if not d.resolved]
     reasons = [
@@ -426,8 +430,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         for d in sorted(flagged, key=lambda d: d.index)
     ]
     several = one_figure_asked(question, contradictions, decisions)
-    if several:
-        reasons.append(several)
+    once = None if several else one_time_asked(question, contradictions, decisions)
+    reasons += [r for r in (several, once) if r]
     later = measured_after_question(question, contradictions, decisions) or \
         open_in_the_record(contradictions, decisions, evidence)
     if later:
@@ -448,6 +452,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("escalate.flagged_for_review")
     if several:
         rules.append("escalate.one_figure_asked")
+    if once:
+        rules.append("escalate.one_time_asked")
     if later:
         rules.append("escalate.measured_after_question" if "after the time the question asks" in later
                      else "escalate.open_in_the_record")
@@ -459,7 +465,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         answer=consensus.consensus_narrative,
         short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
-        needs_human_review=bool(flagged) or bool(several) or bool(later),
+        needs_human_review=bool(flagged) or bool(several) or bool(once) or bool(later),
         escalation_reasons=reasons,
         rationale=(f"{len(contradictions)} contradiction(s) arbitrated; rulings: "
                    + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))

@@ -1,5 +1,5 @@
 """Rules on the whole verdict, read from the question and the case's passages: a question asking for
-one figure answered with several, a figure measured after the day the question asks about, a point a
+one figure (or about one time) answered with several, a figure measured after the day the question asks about, a point a
 passage of the case says is still open. Each returns the reason a person must look, or None."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ....core.schemas import Evidence
 from ....core.text import MONTHS, calendar_days, doubts, terms
-from ..contradictions import Contradiction, metric_words
+from ..contradictions import Contradiction, metric_words, same_period
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
@@ -32,6 +32,25 @@ def one_figure_asked(question: str, contradictions: list[Contradiction], decisio
     return (f"the question asks for one figure, and the arbiters found several figures for "
             f"{', '.join(metric_words(m) for m in both)} each valid in its own context: a person must choose "
             "the one the question means")
+
+
+# A question about the present state ("What is the floor area of unit B14 today?").
+_PRESENT = re.compile(r"\b(?:today|now|currently|at present|at the moment|as things stand|as it stands)\b", re.I)
+
+
+def one_time_asked(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision]) -> str | None:
+    """Rule: a question about one time (today, now) is not answered by figures each valid for a
+    different period: one of them may no longer hold, and which one is for a person to decide."""
+    m = _PRESENT.search(question or "")
+    if not m or _BOTH_OFFERED.search(question or ""):
+        return None
+    for c in contradictions:
+        d = decisions[c.index]
+        if d.resolved and d.resolution == "both_valid" and same_period(c.agent1_period, c.agent2_period) is False:
+            return (f"the question asks about one time ({m.group(0)}), and the figures for "
+                    f"{metric_words(c.metric_name)} were found valid for different periods ({c.agent1_period} "
+                    f"and {c.agent2_period}): a person must decide which holds at the time asked about")
+    return None
 
 
 def _days(text: str | None) -> list[tuple[int, int, int]]:

@@ -32,6 +32,10 @@ _EXTRA_CUES = {
     "obligation": ("on condition that", "so long as", "as long as", "is conditional on"),
 }
 
+# "X is limited to the sections the council has opened" confines X to what follows, a condition; a
+# limit to an amount ("is limited to a 150 ml portion") is a cap, which what exceeds it defeats.
+_CONFINED = re.compile(r"\b(?:is|are) (?:limited|restricted|confined) to (?!(?:a|an|one|two|three|four|five|\d)\b)", re.I)
+
 # Where a sentence carves something out of its rule: what follows is the exception ("... unless X",
 # "does not apply to X", "Nor does it apply to X"), what precedes it the rule and its conditions.
 _EXCEPTION_TAIL = re.compile(
@@ -53,7 +57,7 @@ def cues() -> dict[str, tuple[str, ...]]:
 
 
 def _has_cue(sentence: str, section: str) -> bool:
-    low = " ".join(sentence.lower().split())
+    low = " ".join(sentence.lower().replace("\u2019", "'").split())
     return any(re.search(rf"\b{re.escape(c)}s?\b", low) for c in (*cues().get(section, ()), *_EXTRA_CUES.get(section, ())))
 
 
@@ -74,7 +78,7 @@ def cue_kind(sentence: str) -> str | None:
         return "exception"
     if _has_cue(sentence, "prohibition"):
         return "obligation" if _DOUBLE_NEGATIVE.search(sentence) else "prohibition"
-    if _has_cue(sentence, "obligation"):
+    if _has_cue(sentence, "obligation") or _CONFINED.search(sentence):
         return "obligation"
     if permits(sentence):
         return "permission"

@@ -23,7 +23,7 @@ from ....core.text import STOPWORDS, bm25_rank
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
-from .sentiment import compound, polarity_of, read_clause
+from .sentiment import compound, double_edged, double_edged_gap, polarity_of, read_clause
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -576,6 +576,10 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     if r.irony:
         gaps.append("whether the text is ironic or sarcastic: its words read one way while other cues point "
                     "the other, and a word list cannot read irony")
+    phrase = double_edged(text)
+    if phrase and not r.irony and not _rating_agrees(r.own_rating, r.overall):
+        r.irony = True  # no rating of the reviewer's own takes the reading's side to settle it
+        gaps.append(double_edged_gap(phrase))
     leaning = opposite_leaning(r.overall, text)
     if leaning and not _rating_agrees(r.own_rating, r.overall):
         gaps.append(leaning)

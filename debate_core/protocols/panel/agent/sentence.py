@@ -24,13 +24,14 @@ from .reading import (
     _RATING,
     SOURCE_STRENGTH,
     Reading,
+    _rating_agrees,
     _read_clauses,
     _short,
     opposite_leaning,
     quote_text,
     whole_text_label,
 )
-from .sentiment import compound, failure_cues
+from .sentiment import compound, double_edged, double_edged_gap, failure_cues
 
 # A question that asks for a sentiment label.
 _ASKS_LABEL = re.compile(r"\bsentiment|\b(?:positive|negative)\b|감성|감정|긍정|부정", re.IGNORECASE)
@@ -131,6 +132,10 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
     leaning = opposite_leaning(label, text)
     if leaning:
         gaps.append(leaning)
+    phrase = double_edged(text)
+    # A rating in the sentence, or the reviewer's own on the reading's side, settles it.
+    if phrase and not any(c.source == "rating" for c in views) and not _rating_agrees(r.own_rating, label or ""):
+        gaps.append(double_edged_gap(phrase))
     conflicts = [c for c in views if c.source == "conflict"]
     if label is None and not conflicts:
         why = "the sentiment lexicon reads English only" if r.lang != "en" else \

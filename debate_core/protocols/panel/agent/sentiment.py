@@ -38,6 +38,12 @@ _COMPARING_LIKE = re.compile(r"\b(nothing|something|anything|just|more|much|look
                              r"sounded|seems?|seemed)\s+like\b", re.I)
 
 
+# "alone" before a verb singles out what it follows ("the view alone was worth the climb", "that alone
+# makes it"): by itself, not lonely, which is how VADER's lexicon reads every "alone".
+_SINGLING_ALONE = re.compile(r"\balone\b(?=\s+(?:is|was|were|are|would|will|could|made|makes|make|justifies|justified|"
+                             r"costs?|took|takes)\b)", re.I)
+
+
 # A comparative that cannot be exceeded ("could not have been kinder", "couldn't be happier", "never
 # been better") says the most of its word, not its opposite: VADER would turn it by the negation.
 _NEGATED_COMPARATIVE = re.compile(
@@ -91,9 +97,27 @@ def compound(text: str) -> float:
     be exceeded ("could not have been kinder") as the most of its word, a withheld judgement ("I can't
     say it is great") as denied and a judgement of what would have been as the opposite of what was."""
     text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", text))
+    text = _SINGLING_ALONE.sub("itself", text)
     text = _WITHHELD.sub(lambda m: " " + _denied(m.group(1)), text)
     text = _UNREALISED.sub(lambda m: f"was not {m.group(1)}{m.group(2)}", text)
     return float(analyzer().polarity_scores(text)["compound"])
+
+
+def double_edged(text: str) -> str | None:
+    """The first phrase of the text that is said in praise and in irony alike ("a night none of us will
+    forget in a hurry", "money well spent, I suppose"; data/lexicons/double_edged_en.txt), as the text
+    writes it; None when it has none."""
+    low = text.lower().replace("\u2019", "'")
+    found = [m for phrase in lexicons.double_edged() if (m := re.search(rf"\b{re.escape(phrase)}\b", low))]
+    if not found:
+        return None
+    first = min(found, key=lambda m: m.start())
+    return text[first.start():first.end()]
+
+
+def double_edged_gap(phrase: str) -> str:
+    """What a reader of a double-edged phrase could not assess, in plain words."""
+    return f"whether \"{phrase}\" is praise or irony: it is said both ways, and a word list cannot tell which"
 
 
 def polarity_of(score: float) -> str:
@@ -190,7 +214,7 @@ def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReadin
     text = _mask(clause, skip)
     sia = analyzer()
     score = compound(text)
-    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    tokens = [t.lower() for t in _TOKEN.findall(_SINGLING_ALONE.sub("itself", text))]
     cues = [f"not {t}" if _negated(tokens, i) else t for i, t in enumerate(tokens)
             if t in sia.lexicon and t not in skip and t != "thing"]
     # Emoticons (":)", ":'(") carry sentiment in VADER's lexicon too; the word pattern above skips them.

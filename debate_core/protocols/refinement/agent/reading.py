@@ -293,7 +293,9 @@ class Timeline:
 
 def distinct(text: str) -> set[str]:
     """The tokens that name things (hosts, versions, services): they contain a digit, a hyphen or a dot."""
-    return {t.lower() for t in re.findall(r"[\w.-]+", text) if re.search(r"\d|[-.]\w", t) and len(t) > 3}
+    # A name that ends a sentence keeps no full stop or hyphen of the text around it.
+    found = (t.strip(".-") for t in re.findall(r"[\w.-]+", text))
+    return {t.lower() for t in found if re.search(r"\d|[-.]\w", t) and len(t) > 3}
 
 
 def names(text: str) -> set[str]:
