@@ -173,8 +173,11 @@ def test_a_change_whose_name_the_first_error_gives_is_the_one_tied_to_it(tmp_pat
 def test_a_phrase_said_in_praise_and_in_irony_alike_goes_to_a_person(tmp_path):
     from debate_core.protocols.panel.agent.sentiment import compound, double_edged
 
-    assert double_edged("Certainly a night none of us will forget in a hurry.") == "forget in a hurry"
-    assert double_edged("Money well spent, I suppose.") == "I suppose"
+    # Quoted with up to three words before it, within its sentence.
+    assert double_edged("Certainly a night none of us will forget in a hurry.") == "of us will forget in a hurry"
+    assert double_edged("Money well spent, I suppose.") == "Money well spent, I suppose"
+    assert double_edged("Well, my shirts have never had creases like these before.") == \
+        "never had creases like these before"
     assert double_edged("A lovely evening with friends.") is None
     # "alone" before a verb singles out, and is no loneliness.
     assert compound("The cauldron scene alone was worth the ticket price.") > 0.05
@@ -186,7 +189,7 @@ def test_a_phrase_said_in_praise_and_in_irony_alike_goes_to_a_person(tmp_path):
             "evidence": [{"id": "T", "source": "Noticeboard post (fictitious)", "authority": "primary", "text": text}]}
     verdict = _run(tmp_path, case, "panel")
     assert verdict["needs_human_review"] is True
-    assert any('whether "forget in a hurry" is praise or irony' in r for r in verdict["escalation_reasons"])
+    assert any('whether "of us will forget in a hurry" is praise or irony' in r for r in verdict["escalation_reasons"])
 
     # The reviewer's own rating on the reading's side settles it.
     rated = {**case, "id": "panto_rated",
@@ -207,3 +210,56 @@ def test_hearsay_ranks_below_the_documents_and_a_forum_level_with_a_blog(tmp_pat
          "text": "Our solicitor says the fence between 3 and 5 is yours, number 5, so you must repair the fence."}])
     verdict = _run(tmp_path, case, "cross_critique")
     assert verdict["answer"].startswith("The purchaser of number 3 covenants"), verdict["answer"]
+
+
+def _chimney_case(question: str) -> dict:
+    reports = [
+        {"agent": "Analyst", "metric": "chimney_fires_2025", "value": 131, "unit": "fires",
+         "citation": "[Per extraction: 'Chimney fires attended in 2025: 131' from the bulletin]",
+         "source": "Fire service bulletin", "period": "2025", "confidence": 0.85,
+         "interpretation": "131 chimney fires", "definition": "fires confined to the chimney"},
+        {"agent": "Sweeps", "metric": "chimney_fires_2025", "value": 148, "unit": "fires",
+         "citation": "[Per extraction: '148 fires that started in a chimney' from the sweeps' newsletter]",
+         "source": "Sweeps' newsletter", "period": "2025", "confidence": 0.75,
+         "interpretation": "148 chimney fires", "definition": "fires that started in a chimney, spread or not"}]
+    evidence = [
+        {"id": "bulletin", "source": "Fire service bulletin 2025 (fictitious)", "authority": "official",
+         "date": "2026-02-16", "text": "Chimney fires attended in 2025: 131. Of the dwelling fires, 17 started in a "
+                                       "chimney before spreading to the building."},
+        {"id": "sweeps", "source": "Sweeps' newsletter, winter (fictitious)", "authority": "secondary",
+         "date": "2026-03-02", "text": "Our fire service went to 148 fires that started in a chimney last year."}]
+    return _arbitration(question, reports, evidence)
+
+
+def test_a_difference_one_source_counts_is_quoted_with_figures_that_both_stand(tmp_path):
+    case = _chimney_case("How many chimney fires did the (fictitious) service attend in 2025? Which figure is "
+                         "right, or do both stand?")
+    verdict = _run(tmp_path, case, "arbitration")
+    assert "both valid" in verdict["answer"]
+    assert 'the difference, 17, is counted in bulletin: "Of the dwelling fires, 17 started in a chimney' in \
+        verdict["answer"], verdict["answer"]
+
+
+def test_a_source_giving_both_figures_for_different_things_lets_both_stand_where_the_question_offers_both(tmp_path):
+    reports = [
+        {"agent": "Customer", "metric": "carpet_area", "value": 18.4, "unit": "m²",
+         "citation": "[Per extraction: 'that is 18.4 square metres' from the customer's email]",
+         "source": "Customer's own measurement", "period": "May 2026", "confidence": 0.8,
+         "interpretation": "overcharged"},
+        {"agent": "Shop", "metric": "carpet_area", "value": 22.0, "unit": "m²",
+         "citation": "[Per extraction: '5 m width: 22.0 m²' from the invoice]", "source": "Fairway Carpets",
+         "period": "May 2026", "confidence": 0.8, "interpretation": "charged correctly"}]
+    evidence = [
+        {"id": "invoice", "source": "Fairway Carpets, invoice 77 (fictitious)", "authority": "official",
+         "date": "2026-05-20", "text": "Wool carpet, 5 m width: 22.0 m² at £38.50 per m². Gripper and underlay: 18.4 m²."},
+        {"id": "email", "source": "Customer's email (fictitious)", "authority": "customer", "date": "2026-05-24",
+         "text": "I measured the room myself: that is 18.4 square metres, not 22."}]
+    offered = _arbitration("Was the customer overcharged for carpet? Which figure is right, or do both stand?",
+                           reports, evidence)
+    verdict = _run(tmp_path, offered, "arbitration")
+    assert "both valid" in verdict["answer"] and "invoice (Fairway Carpets) gives both figures" in verdict["answer"]
+    # Asked for one figure, the source's own figure for the measure asked about is the answer.
+    one = _arbitration("What carpet area should the invoice charge for?", reports, evidence)
+    verdict = _run(tmp_path, one, "arbitration")
+    assert verdict["answer"].startswith("Use 22 m²"), verdict["answer"]
+

@@ -32,6 +32,7 @@ from ...core.text import DECISIVE_AUTHORITY_GAP, authority_score, numbers, sente
 from ...providers.offline.agents import register
 from ...providers.offline.reading import read
 from .contradictions import (
+    BOTH_OFFERED,
     period_end,
     period_key,
     polarity,
@@ -331,6 +332,59 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     return definition_difference(s1, s2)
 
 
+# Words by which a passage giving two figures says one replaces the other: then they are one measure,
+# revised, not two.
+_REVISION = re.compile(r"\b(?:revis|correct|provisional|final|updat|replac|instead|supersed|wrong|error|mistak|"
+                       r"amend|restat)\w*", re.I)
+
+
+def both_from_one_source(s1: Side, s2: Side) -> str | None:
+    """Two figures that one side's own passage gives, in different sentences or items, for different
+    things ("carpet: 22.0 m²", "gripper and underlay: 18.4 m²"): the source that states both does
+    not hold them to contradict. Not where the passage says one revises or replaces the other. Read
+    only where the question offers both figures as an answer ("or do both stand?"): a question that
+    asks for one measure is answered by the figure its source gives for that measure."""
+    if s1.value is None or s2.value is None:
+        return None
+    for side in (s1, s2):
+        for ev in side.passages:
+            if _REVISION.search(ev.text):
+                continue
+            items = [p for sent in sentences(ev.text) for p in re.split(r"(?<=[.;])\s+", sent)]
+            one = [p for p in items if any(_matches(float(s1.value), v) for v in quoted_numbers(p))]
+            two = [p for p in items if any(_matches(float(s2.value), v) for v in quoted_numbers(p))]
+            if one and two and not set(one) & set(two):
+                return (f"{ev.id} ({side.source or 'unnamed source'}) gives both figures, for different things: "
+                        f"\"{_clip(one[0])}\" and \"{_clip(two[0])}\"")
+    return None
+
+
+def _clip(text: str, limit: int = 90) -> str:
+    text = text.strip().rstrip(".")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _difference_counted(s1: Side, s2: Side) -> str:
+    """Where one of the sources' own passages counts what separates the two figures ("17 started in a
+    chimney before spreading", between 131 and 148), that passage, quoted: it shows how the measures
+    differ."""
+    if s1.value is None or s2.value is None or s1.unit != s2.unit:
+        return ""
+    gap = round(abs(float(s1.value) - float(s2.value)), 6)
+    if not gap:
+        return ""
+    for ev in [*s1.passages, *s2.passages]:
+        for sentence in sentences(ev.text):
+            if any(_matches(gap, v) for v in quoted_numbers(sentence)):
+                quoted = sentence.rstrip(".")
+                quoted = quoted if len(quoted) <= DIFFERENCE_QUOTE else quoted[:DIFFERENCE_QUOTE].rsplit(" ", 1)[0] + "…"
+                return f"; the difference, {gap:g}, is counted in {ev.id}: \"{quoted}\""
+    return ""
+
+
+DIFFERENCE_QUOTE = 140
+
+
 def _result(resolution: str, action: str, explanation: str, value: Any, citation: str | None,
             confidence: float, uncertainties: list[str] | None = None) -> dict[str, Any]:
     return {
@@ -358,7 +412,8 @@ def arbitrate_contradiction(c: dict[str, Any], case: Case | None, order: list[st
     """The ruling, with its confidence capped and its gaps named when the reading was weak."""
     s1, s2 = _side(1, c, case), _side(2, c, case)
     metric = str(c.get("metric_name", "the metric"))
-    ruling = _rule(s1, s2, list(c.get("kinds") or []), metric, order)
+    offered = bool(case is not None and BOTH_OFFERED.search(case.question or ""))
+    ruling = _rule(s1, s2, list(c.get("kinds") or []), metric, order, both_offered=offered)
     used = {ev.id: ev for s in (s1, s2) for ev in s.cited}
     gaps = [g for g in (_checkable(s1), _checkable(s2)) if g]
     # The arbiter's question is the disputed measure, so the reading measures how much of it the
@@ -371,7 +426,8 @@ def arbitrate_contradiction(c: dict[str, Any], case: Case | None, order: list[st
     return ruling
 
 
-def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str]) -> dict[str, Any]:
+def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
+          both_offered: bool = False) -> dict[str, Any]:
     if kinds == ["confidence"]:
         a1, a2 = authority(s1, order)[0], authority(s2, order)[0]
         keep = s2 if a2 > a1 + AUTHORITY_STEP else s1
@@ -383,8 +439,9 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str]) -
             keep.value, keep.citation, 0.75,
         )
 
-    differ = _different_measures(s1, s2, kinds)
+    differ = _different_measures(s1, s2, kinds) or (both_offered and both_from_one_source(s1, s2))
     if differ:
+        differ += _difference_counted(s1, s2)
         fresher = _favour_dates(period_end(s1.period), period_end(s2.period))
         recent = {1: s1, 2: s2}.get(fresher)
         tail = f" The more recent figure is {recent.shown()} ({recent.source}, {recent.period})." if recent else ""

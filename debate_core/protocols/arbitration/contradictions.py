@@ -99,6 +99,11 @@ def _source_words(text: str | None) -> set[str]:
     return {t for t in tokens(text or "") if t not in STOPWORDS}
 
 
+# A question that offers both figures as an answer ("Which figure should the report use, or do both
+# stand?").
+BOTH_OFFERED = re.compile(r"\bboth (?:stand|valid|hold|apply|correct|right)|\bor both\b|\bor neither\b", re.I)
+
+
 def source_passages(source: str | None, citation: str | None, evidence: Sequence[Evidence]) -> list[Evidence]:
     """The passages a report rests on: those its citation names by id or quotes word for word, or
     whose source names its source, written together ("Statistics Office" in "Statistics Office,

@@ -9,21 +9,19 @@ from collections.abc import Sequence
 
 from ....core.schemas import Evidence
 from ....core.text import MONTHS, calendar_days, doubts, terms
-from ..contradictions import Contradiction, metric_words, same_period
+from ..contradictions import BOTH_OFFERED, Contradiction, metric_words, same_period
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
                          r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b", re.I)
 
 
-# ... unless it offers both as an answer ("Which figure should the report use, or do both stand?").
-_BOTH_OFFERED = re.compile(r"\bboth (?:stand|valid|hold|apply|correct|right)|\bor both\b|\bor neither\b", re.I)
 
 
 def one_figure_asked(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision]) -> str | None:
     """Rule: a question that asks for one figure is not answered by figures that are each valid in
     their own context; the verdict goes to a person, naming the metric, to choose the one it means."""
-    if not _ONE_FIGURE.search(question or "") or _BOTH_OFFERED.search(question or ""):
+    if not _ONE_FIGURE.search(question or "") or BOTH_OFFERED.search(question or ""):
         return None
     both = sorted({c.metric_name for c in contradictions
                    if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"})
@@ -42,7 +40,7 @@ def one_time_asked(question: str, contradictions: list[Contradiction], decisions
     """Rule: a question about one time (today, now) is not answered by figures each valid for a
     different period: one of them may no longer hold, and which one is for a person to decide."""
     m = _PRESENT.search(question or "")
-    if not m or _BOTH_OFFERED.search(question or ""):
+    if not m or BOTH_OFFERED.search(question or ""):
         return None
     for c in contradictions:
         d = decisions[c.index]

@@ -103,16 +103,21 @@ def compound(text: str) -> float:
     return float(analyzer().polarity_scores(text)["compound"])
 
 
+CONTEXT_WORDS = 3
+
+
 def double_edged(text: str) -> str | None:
     """The first phrase of the text that is said in praise and in irony alike ("a night none of us will
     forget in a hurry", "money well spent, I suppose"; data/lexicons/double_edged_en.txt), as the text
-    writes it; None when it has none."""
+    writes it and with up to three words before it; None when it has none."""
     low = text.lower().replace("\u2019", "'")
     found = [m for phrase in lexicons.double_edged() if (m := re.search(rf"\b{re.escape(phrase)}\b", low))]
     if not found:
         return None
     first = min(found, key=lambda m: m.start())
-    return text[first.start():first.end()]
+    # Up to three words before it, within its sentence, say what the phrase is about.
+    before = re.split(r"[.!?;:]\s", text[:first.start()])[-1].split()[-CONTEXT_WORDS:]
+    return " ".join([*before, text[first.start():first.end()]])
 
 
 def double_edged_gap(phrase: str) -> str:
