@@ -28,7 +28,7 @@ from typing import Any
 
 from ...core.lexicons import LEXICON_DIR
 from ...core.schemas import Case, Evidence
-from ...core.text import DECISIVE_AUTHORITY_GAP, authority_score, numbers, sentences
+from ...core.text import DECISIVE_AUTHORITY_GAP, authority_score, clip_words, numbers, sentences
 from ...providers.offline.agents import register
 from ...providers.offline.reading import read
 from .contradictions import (
@@ -355,13 +355,8 @@ def both_from_one_source(s1: Side, s2: Side) -> str | None:
             two = [p for p in items if any(_matches(float(s2.value), v) for v in quoted_numbers(p))]
             if one and two and not set(one) & set(two):
                 return (f"{ev.id} ({side.source or 'unnamed source'}) gives both figures, for different things: "
-                        f"\"{_clip(one[0])}\" and \"{_clip(two[0])}\"")
+                        f"\"{clip_words(one[0].rstrip('.'), 90)}\" and \"{clip_words(two[0].rstrip('.'), 90)}\"")
     return None
-
-
-def _clip(text: str, limit: int = 90) -> str:
-    text = text.strip().rstrip(".")
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def _difference_counted(s1: Side, s2: Side) -> str:
@@ -376,8 +371,7 @@ def _difference_counted(s1: Side, s2: Side) -> str:
     for ev in [*s1.passages, *s2.passages]:
         for sentence in sentences(ev.text):
             if any(_matches(gap, v) for v in quoted_numbers(sentence)):
-                quoted = sentence.rstrip(".")
-                quoted = quoted if len(quoted) <= DIFFERENCE_QUOTE else quoted[:DIFFERENCE_QUOTE].rsplit(" ", 1)[0] + "…"
+                quoted = clip_words(sentence.rstrip("."), DIFFERENCE_QUOTE)
                 return f"; the difference, {gap:g}, is counted in {ev.id}: \"{quoted}\""
     return ""
 

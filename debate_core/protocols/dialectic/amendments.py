@@ -227,7 +227,7 @@ def _share(wanted: set[str], rule_terms: set[str]) -> float:
     return len(wanted & rule_terms) / len(wanted) if wanted else 0.0
 
 
-def _quote(sentence: str, limit: int = 140) -> str:
+def quote(sentence: str, limit: int = 140) -> str:
     s = " ".join(sentence.split())
     return s if len(s) <= limit else s[: limit - 3].rstrip() + "..."
 
@@ -250,8 +250,8 @@ def kept_superseded(rule: str, evidence: Sequence[Evidence]) -> list[str]:
         if not (states_old or (on_subject and misses_new)):
             continue
         when = f", dated {s.new_date}" if s.new_date else ""
-        reason = (f"The final rule keeps what {s.old_id} said (\"{_quote(s.old_sentence)}\") although the later "
-                  f"amendment in {s.new_id}{when} changes it (\"{_quote(s.new_sentence)}\"); a person must check "
+        reason = (f"The final rule keeps what {s.old_id} said (\"{quote(s.old_sentence)}\") although the later "
+                  f"amendment in {s.new_id}{when} changes it (\"{quote(s.new_sentence)}\"); a person must check "
                   f"the rule against the amendment")
         if reason not in reasons:
             reasons.append(reason)
@@ -279,11 +279,16 @@ _PROVISION_WORDS = set(terms("exception exemption condition requirement rule pro
 WITHDRAWN_SHARE = 0.6
 
 
+def is_vocabulary(ev: Evidence) -> bool:
+    """A passage that declares the knowledge base's predicates (`name(X): description`, two or more)."""
+    return len(_DECLARATION.findall(ev.text)) >= 2
+
+
 def declarations(evidence: Sequence[Evidence]) -> dict[str, str]:
     """The declared predicates (`name(X): description`) of the vocabulary passages, name -> description."""
     out: dict[str, str] = {}
     for ev in evidence:
-        if len(_DECLARATION.findall(ev.text)) >= 2:
+        if is_vocabulary(ev):
             for m in re.finditer(r"\b([a-z][a-z0-9_]*)\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:\s*([^;]+)",
                                  ev.text):
                 out.setdefault(m.group(1), m.group(2).strip())
@@ -346,7 +351,7 @@ def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
             if kept:
                 reasons.append(f"The final rule keeps {', '.join(kept)} although {ev.id}"
                                f"{f' ({ev.date})' if ev.date else ''} says it no longer applies "
-                               f"(\"{_quote(sent)}\"); a person must check the rule against that passage")
+                               f"(\"{quote(sent)}\"); a person must check the rule against that passage")
     return reasons
 
 
@@ -414,7 +419,7 @@ def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     gone = {(s.old_id, s.old_sentence) for s in found}
     amended_pairs = {(s.old_id, s.new_id) for s in found}
     # Each sentence with figures, read once: (passage, sentence, its figures by dimension).
-    rows = [(ev, s, figures) for ev in evidence if len(_DECLARATION.findall(ev.text)) < 2
+    rows = [(ev, s, figures) for ev in evidence if not is_vocabulary(ev)
             for s in sentences(ev.text) if (ev.id, s) not in gone and not is_amendment(s)
             for figures in [_figures(s)] if figures]
     rule_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", rule)}
@@ -438,8 +443,8 @@ def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
                 if not about:
                     continue
                 reasons.append(
-                    f"{ev_a.id} and {ev_b.id} disagree and neither amends the other: {ev_a.id} says \"{_quote(sa)}\" "
-                    f"and {ev_b.id} says \"{_quote(sb)}\"; a person must decide which governs before the rule is relied on")
+                    f"{ev_a.id} and {ev_b.id} disagree and neither amends the other: {ev_a.id} says \"{quote(sa)}\" "
+                    f"and {ev_b.id} says \"{quote(sb)}\"; a person must decide which governs before the rule is relied on")
                 break
     return reasons
 
@@ -489,7 +494,7 @@ def not_in_force(evidence: Sequence[Evidence]) -> list[str]:
         for sent in sentences(ev.text):
             amends = is_amendment(ev.text) or "amend" in ev.source.lower() or _SPEAKS_OF_A_CHANGE.search(sent)
             if amends and _NOT_YET.search(sent):
-                reasons.append(f"{ev.id} changes the rule but says it takes effect only later (\"{_quote(sent)}\"), "
+                reasons.append(f"{ev.id} changes the rule but says it takes effect only later (\"{quote(sent)}\"), "
                                "and no passage says it has come into force: a person must check which version "
                                "applies")
                 break
@@ -537,7 +542,7 @@ def starts_after_question(evidence: Sequence[Evidence], question: str) -> list[s
             if starts and min(starts) <= latest:
                 continue
             when = "a date after the time the question asks about" if starts else "no date the passages give"
-            reasons.append(f"{ev.id} changes the rule from \"{_quote(start, 80)}\", {when}: which version applies "
+            reasons.append(f"{ev.id} changes the rule from \"{quote(start, 80)}\", {when}: which version applies "
                            f"to the question's time is for a person to check")
             break
     return reasons

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ...core.schemas import Evidence
 from ...core.text import authority_score, sentences, terms
-from .amendments import _DECLARATION, _quote, declarations, supersessions
+from .amendments import declarations, is_vocabulary, quote, supersessions
 
 # Passage authorities closer than this are the same standing.
 SAME_STANDING = 0.1
@@ -59,7 +59,7 @@ def variant_conflicts(evidence: Sequence[Evidence]) -> list[str]:
         own = {a: ta - tb, b: tb - ta}
         naming: dict[str, list[tuple[Evidence, str]]] = {a: [], b: []}
         for ev in evidence:
-            if len(_DECLARATION.findall(ev.text)) >= 2:
+            if is_vocabulary(ev):
                 continue
             for s in sentences(ev.text):
                 st = set(terms(s))
@@ -74,6 +74,6 @@ def variant_conflicts(evidence: Sequence[Evidence]) -> list[str]:
             (ev_a, sa), (ev_b, sb) = pair
             reasons.append(
                 f"{ev_a.id} and {ev_b.id} set the condition differently and neither amends the other: {ev_a.id} "
-                f"says \"{_quote(sa)}\" ({a}) and {ev_b.id} says \"{_quote(sb)}\" ({b}); a person must decide "
+                f"says \"{quote(sa)}\" ({a}) and {ev_b.id} says \"{quote(sb)}\" ({b}); a person must decide "
                 "which governs before the rule is relied on")
     return reasons

@@ -106,15 +106,19 @@ def compound(text: str) -> float:
 CONTEXT_WORDS = 3
 
 
+@lru_cache(maxsize=1)
+def _double_edged_pattern() -> re.Pattern[str]:
+    """The double-edged phrases as one pattern: its leftmost match is the text's first phrase."""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, lexicons.double_edged())) + r")\b")
+
+
 def double_edged(text: str) -> str | None:
     """The first phrase of the text that is said in praise and in irony alike ("a night none of us will
     forget in a hurry", "money well spent, I suppose"; data/lexicons/double_edged_en.txt), as the text
     writes it and with up to three words before it; None when it has none."""
-    low = text.lower().replace("\u2019", "'")
-    found = [m for phrase in lexicons.double_edged() if (m := re.search(rf"\b{re.escape(phrase)}\b", low))]
-    if not found:
+    first = _double_edged_pattern().search(text.lower().replace("\u2019", "'"))
+    if first is None:
         return None
-    first = min(found, key=lambda m: m.start())
     # Up to three words before it, within its sentence, say what the phrase is about.
     before = re.split(r"[.!?;:]\s", text[:first.start()])[-1].split()[-CONTEXT_WORDS:]
     return " ".join([*before, text[first.start():first.end()]])
