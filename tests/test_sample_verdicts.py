@@ -21,7 +21,8 @@ PINNED = {
     # assess who inherits, and no critique was raised in round 1 by one agent (echo-chamber risk).
     "adat_bali_daughter_heir": (True, False, 2, True),
     # A MAJOR conflict over the certificate stays open and the agents are unsure: flagged after round 2.
-    "adat_minangkabau_inheritance": (True, False, 2, True),
+    # The answer names the source its opening claim rests on, which the reference asks for: right.
+    "adat_minangkabau_inheritance": (True, True, 2, True),
     "arbitration_agreeing_reports": (False, True, 0, True),
     "arbitration_qatar_labour": (True, True, 1, False),
     "dialectic_contract_enforceability": (False, True, 2, True),

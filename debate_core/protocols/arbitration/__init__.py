@@ -41,7 +41,13 @@ from .rules import (
     value_reported,
     verdict,
 )
-from .rules.verdict import measured_after_question, one_figure_asked, one_time_asked, open_in_the_record
+from .rules.verdict import (
+    measured_after_question,
+    observed_either_side,
+    one_figure_asked,
+    one_time_asked,
+    open_in_the_record,
+)
 
 NAME = "arbitration"
 DEFAULT_AGENTS: list[dict[str, Any]] = [{
@@ -249,6 +255,8 @@ GLOSSARY = {
     "escalate.one_time_asked": "The question asks about one time, and the figures stand for different periods.",
     "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "
                                         "while the other was measured on it.",
+    "escalate.observed_either_side": "The question asks about one day, and the figures were seen only before and "
+                                     "after it: a person checks that day.",
     "escalate.open_in_the_record": "A passage of the case says the point the ruling settled is still open.",
     "consensus.metric_split_flagged": "The arbiters split on a measure, so it is flagged.",
     "escalate.flagged_for_review": "At least one contradiction could not be resolved with enough confidence.",
@@ -286,7 +294,7 @@ SPEC = ProtocolSpec(
                  lambda case: bool(case.reports)),
     ),
     moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked, one_time_asked,
-               measured_after_question, open_in_the_record, verdict),
+               measured_after_question, observed_either_side, open_in_the_record, verdict),
     glossary=GLOSSARY,
     agents_title="arbiters",
         offline_agent=f"{__name__}.agent",

@@ -33,6 +33,7 @@ from ...providers.offline.agents import register
 from ...providers.offline.reading import read
 from .contradictions import (
     BOTH_OFFERED,
+    measured_not_capacity,
     period_end,
     period_key,
     polarity,
@@ -324,10 +325,14 @@ def reading_support(side: Side) -> str:
 def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     if s1.unit and s2.unit and unit_key(s1.unit) != unit_key(s2.unit) and "source_conflict" not in kinds:
         return f"they use different units ({s1.unit} vs {s2.unit}), so they measure different things"
+    defined = (f"they use different definitions ({s1.definition} vs {s2.definition})"
+               if s1.definition and s2.definition and _norm(s1.definition) != _norm(s2.definition) else None)
     if same_period(s1.period, s2.period) is False and "source_conflict" not in kinds:
-        return f"they cover different periods ({s1.period} vs {s2.period})"
-    if s1.definition and s2.definition and _norm(s1.definition) != _norm(s2.definition):
-        return f"they use different definitions ({s1.definition} vs {s2.definition})"
+        # Both differences, where both are stated: the period alone would hide what each one counts.
+        periods = f"they cover different periods ({s1.period} vs {s2.period})"
+        return f"{periods} and {defined[5:]}" if defined else periods
+    if defined:
+        return defined
     # The cited passages can show two measures even where one source gives both figures.
     return definition_difference(s1, s2)
 
@@ -356,6 +361,19 @@ def both_from_one_source(s1: Side, s2: Side) -> str | None:
             if one and two and not set(one) & set(two):
                 return (f"{ev.id} ({side.source or 'unnamed source'}) gives both figures, for different things: "
                         f"\"{clip_words(one[0].rstrip('.'), 90)}\" and \"{clip_words(two[0].rstrip('.'), 90)}\"")
+    return None
+
+
+def capacity_against_measure(s1: Side, s2: Side) -> tuple[Side, Side] | None:
+    """(the measured side, the side worked out from a rating) where one report's own account says its
+    figure comes from what something can do and the other's that its figure was measured: a
+    capacity says what could be, and the measurement what was. None otherwise."""
+    def said(side: Side) -> str:
+        return " ".join(x for x in (side.definition, side.citation, side.interpretation) if x)
+
+    for a, b in ((s1, s2), (s2, s1)):
+        if measured_not_capacity(said(a), said(b)):
+            return a, b
     return None
 
 
@@ -431,6 +449,19 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
             f"threshold); they differ only in how sure they are ({s1.confidence:.2f} vs {s2.confidence:.2f}). "
             f"The finding stands; the gap in confidence is kept as context.",
             keep.value, keep.citation, 0.75,
+        )
+
+    capacity = capacity_against_measure(s1, s2)
+    if capacity:
+        measured, worked_out = capacity
+        return _result(
+            f"agent{measured.n}_correct", f"use_agent{measured.n}",
+            f"{worked_out.agent}'s {worked_out.shown()} is worked out from a rating or capacity "
+            f"({worked_out.definition or worked_out.citation}): what could be, not what was. "
+            f"{measured.agent}'s {measured.shown()} is measured ({measured.definition or measured.citation}), "
+            f"and a measurement answers how much {metric.replace('_', ' ')} there was. Decided by measurement: "
+            f"{measured.agent}'s {measured.shown()} stands.",
+            measured.value, measured.citation, 0.75,
         )
 
     differ = _different_measures(s1, s2, kinds) or (both_offered and both_from_one_source(s1, s2))

@@ -26,6 +26,7 @@ from ...core.text import authority_score, sentences
 from .contradictions import (
     LOW_BAND,
     Contradiction,
+    measured_not_capacity,
     quoted_numbers,
     relative_difference,
     same_period,
@@ -144,6 +145,11 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
         return None  # without both sources' passages nothing shows that they stand equal
     if bool(c1) != bool(c2):
         return None  # one figure is missing from its own source: verification, not a tie-break, decides
+    said1, said2 = (" ".join(x for x in (c.agent1_citation, c.agent1_interpretation) if x),
+                    " ".join(x for x in (c.agent2_citation, c.agent2_interpretation) if x))
+    won, lost = (said1, said2) if resolution == "agent1_correct" else (said2, said1)
+    if measured_not_capacity(won, lost):
+        return None  # a measurement against a figure worked out from a rating: the measurement decides
     r1, r2 = _rank(c.agent1_source, c.agent1_citation, order), _rank(c.agent2_source, c.agent2_citation, order)
     if r1 != r2:
         return None  # the configured authority order decides
@@ -199,7 +205,8 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     (only a ruling for one side is explained this way): the sentence in which it gives both figures
     ("93.4%, up from 89.0% in the same quarter of 2024") says what the rejected figure is; failing
     that, the sentence of the passage carrying the winning figure that says it replaces an earlier
-    one ("This value supersedes the provisional figure")."""
+    one ("This value supersedes the provisional figure"); failing that, the sentence of another of
+    the winning source's passages that gives the rejected figure."""
     if leader not in ("agent1_correct", "agent2_correct"):
         return None
     won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
@@ -208,6 +215,13 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         return None
     citation = c.agent1_citation if leader == "agent1_correct" else c.agent2_citation
     source = c.agent1_source if leader == "agent1_correct" else c.agent2_source
+    lost_citation = c.agent2_citation if leader == "agent1_correct" else c.agent1_citation
+    lost_reading = c.agent2_interpretation if leader == "agent1_correct" else c.agent1_interpretation
+    won_reading = c.agent1_interpretation if leader == "agent1_correct" else c.agent2_interpretation
+    if measured_not_capacity(f"{citation} {won_reading or ''}", f"{lost_citation} {lost_reading or ''}"):
+        quoted = re.search(r"'([^']{8,})'", lost_citation or "")
+        return ("The other figure is worked out from a rating or capacity, not measured"
+                + (f": \"{quoted.group(1).rstrip('.')}\"" if quoted else ""))
     carrying = _carries(source_passages(source, citation, evidence), won)
     for ev in carrying:
         for sent in sentences(ev.text):
@@ -219,4 +233,10 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         said = next((s for s in sentences(ev.text) if _REPLACES.search(s)), None)
         if said:
             return f"{ev.source} says: \"{' '.join(said.split()).rstrip('.')}\""
+    # Failing both, another passage of the winning source that gives the rejected figure for
+    # something else ("in 2018/19 that brought the season's total to around 51,000").
+    for ev in _carries(source_passages(source, None, evidence), lost):
+        said = next(s for s in sentences(ev.text)
+                    if any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
+        return f"{ev.source} gives the other figure for something else: \"{' '.join(said.split()).rstrip('.')}\""
     return None

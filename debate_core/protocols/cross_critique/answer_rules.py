@@ -14,7 +14,7 @@ from .. import common
 # repaired within 30 days", "only if", "unless").
 _CONDITION = re.compile(r"\b(?:provided(?: that)?|providing|only if|only where|only when|as long as|so long as|"
                         r"on condition that|unless|subject to|except|if|where|when)\b", re.I)
-_OPENING_REF = re.compile(r"\[([\w-]+)\.(C\d+)\]")
+_OPENING_REF = re.compile(r"\[([\w-]+)\.(C\d+)(?:;[^\]]*)?\]")
 
 
 def option_reason(question: str, answer: str, confidence: float, threshold: float = common.LOW_CONFIDENCE) -> str | None:

@@ -458,6 +458,10 @@ _NOT_YET = re.compile(
     # A change that waits on someone's act: "take effect only once the council ratifies them".
     r"|\b(?:takes?|taking) effect only (?:once|when|after|if)\b|\bcomes? into (?:force|effect) only (?:once|when|after|if)\b"
     r"|\bsubject to (?:ratification|confirmation) by\b"
+    # "the change will come in when the insurer has confirmed in writing": a start that waits on an act.
+    r"|\b(?:will|would|shall|is to|are to) (?:only )?(?:come in|come into (?:force|effect)|take effect|start|apply)"
+    r"\s+(?:only\s+)?(?:once|when|after)\s+[^.;]{0,60}?\b(?:has|have)\s+(?:\w+\s+){0,2}?(?:confirmed|approved|"
+    r"agreed|ratified|signed|voted|granted|issued|published|accepted)\b"
     r"|\b(?:takes?|take|taking) effect (?:only )?(?:from|on) a (?:date|day) (?:to be )?(?:set|fixed|appointed|agreed)\b"
     # "a change to the range rules needs a two-thirds majority at a general meeting".
     r"|\bchanges? [^.;]{0,60}\bneeds? (?:a|the) [^.;]{0,40}\b(?:majority|vote|ratification)\b", re.I)

@@ -38,7 +38,13 @@ from ..contradictions import (
 )
 from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
 from ..models import Decision, Resolution
-from .verdict import measured_after_question, one_figure_asked, one_time_asked, open_in_the_record
+from .verdict import (
+    measured_after_question,
+    observed_either_side,
+    one_figure_asked,
+    one_time_asked,
+    open_in_the_record,
+)
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
 RESOLUTIONS = ("agent1_correct", "agent2_correct", "both_valid", "neither_valid")
@@ -433,6 +439,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     once = None if several else one_time_asked(question, contradictions, decisions)
     reasons += [r for r in (several, once) if r]
     later = measured_after_question(question, contradictions, decisions) or \
+        observed_either_side(question, contradictions, decisions, evidence) or \
         open_in_the_record(contradictions, decisions, evidence)
     if later:
         reasons.append(later)
@@ -456,6 +463,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("escalate.one_time_asked")
     if later:
         rules.append("escalate.measured_after_question" if "after the time the question asks" in later
+                     else "escalate.observed_either_side" if "seen only before and after" in later
                      else "escalate.open_in_the_record")
     said = " ".join(d.review_reason or "" for d in flagged)
     rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),

@@ -1,6 +1,6 @@
 """Rules on the whole verdict, read from the question and the case's passages: a question asking for
 one figure (or about one time) answered with several, a figure measured after the day the question asks about, a point a
-passage of the case says is still open. Each returns the reason a person must look, or None."""
+passage of the case says is still open, a day asked about that no record shows. Each returns the reason a person must look, or None."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ from collections.abc import Sequence
 
 from ....core.schemas import Evidence
 from ....core.text import MONTHS, calendar_days, doubts, terms
-from ..contradictions import BOTH_OFFERED, Contradiction, metric_words, same_period
+from ..contradictions import (
+    BOTH_OFFERED,
+    Contradiction,
+    metric_words,
+    quoted_numbers,
+    relative_difference,
+    same_period,
+    source_passages,
+)
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
@@ -80,6 +88,60 @@ def measured_after_question(question: str, contradictions: list[Contradiction],
                     f"the time the question asks about ({day}), while the other was measured on {lost}: a person "
                     f"must decide whether the later figure still shows that time")
     return None
+
+
+# A figure found in a passage matches a report's value within this share (half a per cent, as the arbiter).
+_SAME_FIGURE = 0.005
+
+
+def _seen_on(value: float | None, source: str | None, citation: str | None,
+             evidence: Sequence[Evidence], day: tuple[int, int, int]) -> list[tuple[int, int, int]] | None:
+    """The dates of the passages that carry a report's figure; None where any of them is undated or
+    names the day asked about itself (then it may well tell that day)."""
+    if value is None:
+        return None
+    carrying = [ev for ev in source_passages(source, citation, evidence)
+                if any(relative_difference(value, v) <= _SAME_FIGURE for v in quoted_numbers(ev.text))]
+    # A figure worked out from what a passage shows ("bays 31-36 blocked") rests on the passage its
+    # citation quotes or names, else on its source's passages.
+    carrying = carrying or source_passages(None, citation, evidence) or source_passages(source, citation, evidence)
+    dates = [_days(ev.date) for ev in carrying]
+    if not carrying or any(not d for d in dates) or any(day in _days(ev.text) for ev in carrying):
+        return None
+    return [d[0] for d in dates]
+
+
+def observed_either_side(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision],
+                         evidence: Sequence[Evidence]) -> str | None:
+    """Rule: where the question asks about one day ("available on the review date, 1 April 2026") and
+    the two figures were each seen on another day, one before it and one after, the state on that
+    day is in neither record: a ruling for either side guesses when the change came, so a person
+    must check the day itself."""
+    asked = set(_days(question))
+    if len(asked) != 1:
+        return None
+    day = next(iter(asked))
+    for c in contradictions:
+        d = decisions[c.index]
+        if not d.resolved or d.resolution not in ("agent1_correct", "agent2_correct"):
+            continue
+        one = _seen_on(c.agent1_value, c.agent1_source, c.agent1_citation, evidence, day)
+        two = _seen_on(c.agent2_value, c.agent2_source, c.agent2_citation, evidence, day)
+        if not one or not two:
+            continue
+        early, late = (one, two) if max(one) < day else (two, one)
+        if max(early) < day < min(late):
+            year, month, day_of_month = day
+            when = f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
+            return (f"the question asks about {when}, and the figures for {metric_words(c.metric_name)} were seen "
+                    f"only before and after it ({c.agent1_name}'s on {_shown_day(one)}, {c.agent2_name}'s on "
+                    f"{_shown_day(two)}): which held that day, and when it changed, is for a person to check")
+    return None
+
+
+def _shown_day(days: list[tuple[int, int, int]]) -> str:
+    year, month, day = min(days)
+    return f"{day} {MONTHS[month - 1].capitalize()} {year}"
 
 
 def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int, Decision],

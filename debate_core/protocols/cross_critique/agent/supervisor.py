@@ -3,6 +3,7 @@ most of it; the supporting points, the disputes and what a human must decide fol
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ....core.options import named_options, offered_options
@@ -123,6 +124,26 @@ def choose_option(question: str, options: list[str], agreed: list[dict[str, Any]
     return best, why, clear
 
 
+def _before_comma(source: str) -> str:
+    """A source's name: what comes before its first comma outside brackets ("Consumer Contracts
+    (Information, Cancellation ...) Regulations 2013, as commonly summarised")."""
+    depth = 0
+    for i, ch in enumerate(source):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            return source[:i].strip()
+    return source.strip()
+
+
+def _source_named(case: Case, claim: dict[str, Any]) -> str:
+    """The source the opening claim rests on, by its name ("; Regulatory Reform (Fire Safety) Order
+    2005"): the reviewer sees where the answer comes from, not only which agent said it."""
+    by_id = {e.id: e for e in case.evidence}
+    names = [_before_comma(by_id[e].source) for e in claim.get("evidence", []) if e in by_id and by_id[e].source]
+    names = [re.sub(r"\s*\((?:fictitious|public fact[^)]*)\)", "", n).strip() for n in names]
+    return f"; {names[0]}" if names and names[0] else ""
+
+
 def _about_sources(statement: str) -> bool:
     """An agent's statement about whose sources decide, not about the question itself."""
     return any(mark in statement for mark in ("should be decided primarily on the sources of",
@@ -155,7 +176,7 @@ def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
             seen.add(c["statement"])
             points.append(f"{c['statement']} [{c['ref']}]")
     if opening:
-        parts[0] += f" [{opening['ref']}]"
+        parts[0] += f" [{opening['ref']}{_source_named(case, opening)}]"
     if points:
         parts.append("Supporting points: " + " ".join(f"({i}) {p}" for i, p in enumerate(points[:3], start=1)))
     if disputed:

@@ -142,6 +142,21 @@ def matched_terms(wanted: set[str], words: set[str]) -> set[str]:
     return {w for w in wanted if any(same_word(w, x) for x in words)}
 
 
+# "Performers may sell their own recordings, but must not approach people to do so": a permission and
+# a prohibition joined by "but" are two rules, each of its own clause's words.
+_TURN = re.compile(r",\s+but\s+|;\s+but\s+", re.I)
+
+
+def _turned_clauses(sentence: str) -> list[str]:
+    """The sentence, or its clauses either side of a "but" when each states a rule of a different kind."""
+    parts = _TURN.split(sentence, maxsplit=1)
+    if len(parts) == 2:
+        kinds = [cue_kind(p) for p in parts]
+        if all(kinds) and kinds[0] != kinds[1]:
+            return [parts[0].rstrip() + ".", parts[1][:1].upper() + parts[1][1:]]
+    return [sentence]
+
+
 def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
     """The passages' sentences, without those a later amendment supersedes (amendments.py)."""
     gone = superseded_sentences(case.evidence)
@@ -151,7 +166,7 @@ def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
             continue
         for s in sentences(ev.text):
             if (ev.id, s) not in gone:
-                out.append((ev.id, s))
+                out.extend((ev.id, part) for part in _turned_clauses(s))
             elif gone[(ev.id, s)].kept:
                 out.append((ev.id, gone[(ev.id, s)].kept))  # an item deleted: the rest still stands
     return out

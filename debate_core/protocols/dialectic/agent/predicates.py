@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ....core.schemas import Case
-from ....core.text import NUMBER_WORDS, terms
+from ....core.text import NUMBER_WORDS, authority_score, terms
 from ....providers.offline.reading import Reading, quoted_material, read
 from ..amendments import withdrawn_names
 from ..rules import rule_literals
@@ -40,7 +40,9 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant)\b"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
                   r"|\b(?:must|shall|should|may)\s+(?:contain|have|include|carry|use|hold)\s+no\b"
-                  r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b", re.I)
+                  r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b"
+                  # "A permit that has been suspended gives no right to perform until the suspension ends".
+                  r"|\b(?:gives?|confers?|carr(?:y|ies)) no right to\b", re.I)
 # A provision's number ("12.2", "(b)", "4.") before its text: not part of what it says.
 _NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
@@ -214,7 +216,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     limits = [m.group(0) + " " + s[:m.start()] for s in sents if not repeals(s) for m in [_LIMIT.search(s)] if m]
     # A requirement ("must", "only if") or a grant ("may ..., provided that ...") names the conditions of
     # the rule in the part before any exception.
-    required = [rule_part for s in sents if not repeals(s) for rule_part in [split_exception(s)[0]]
+    required = [_without_other_grants(rule_part, head, preds) for s in sents if not repeals(s)
+                for rule_part in [split_exception(s)[0]]
                 if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways
     if banned:
         # The rule defines what is banned ("cutting_banned"): a bar states its conditions, and what the
@@ -241,6 +244,30 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
     return grouped, vocab_ids
+
+
+# What a permission grants: the act after "may" ("may sell their own recordings"), up to a condition.
+_GRANTED_ACT = re.compile(r"\bmay\s+(?:also\s+)?(?!not\b)([^,;.]+?)(?=\s+(?:if|when|where|while|provided|as long as|"
+                          r"so long as|only|once|after|before)\b|\s+and\s+may\b|[,;.]|$)", re.I)
+
+
+def _without_other_grants(rule_part: str, head: tuple[str, str] | None, preds: list[Pred]) -> str:
+    """A permission's sentence without the acts it grants that a declared predicate names by its verb
+    ("Performers may accept money and may sell their own recordings": sells_recordings, for
+    may_perform): an act allowed alongside the rule's own is no condition of it. A granted act
+    that is the rule's own in other words ("may give surplus food to a registered recipient", for
+    may_donate) keeps its conditions."""
+    if head is None or not permits(rule_part):
+        return rule_part
+    own = set(terms(head[0].replace("_", " "))) - {"may"}
+    verbs = {t for p in preds if p.name != head[0] for t in terms(p.name.split("_")[0])}
+
+    def keep(m: re.Match[str]) -> str:
+        act = terms(m.group(1))
+        other = bool(act) and act[0] in verbs and not set(act) & own
+        return "may" if other else m.group(0)
+
+    return _GRANTED_ACT.sub(keep, rule_part)
 
 
 def only_way(sentence: str) -> str:
@@ -374,8 +401,14 @@ def build_rule(head: str, body: list[str]) -> str:
 def unexpressed(case: Case, preds: list[Pred], vocab_ids: set[str]) -> list[tuple[str, str]]:
     """Requirement sentences no declared predicate expresses: what an ASP rule over them cannot assess."""
     common = common_terms(preds)
+    # What hearsay says is required (a forum post, a blog) is no requirement the rule must carry.
+    heard = {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}
     return [(eid, s) for eid, s in evidence_sentences(case, vocab_ids)
-            if cue_kind(s) == "obligation" and not any(matches(s, p, common) for p in preds)]
+            if eid not in heard and cue_kind(s) == "obligation" and not any(matches(s, p, common) for p in preds)]
+
+
+# Sources at or below this standing (opinion, forum, blog, social media) report what others say.
+HEARSAY = 0.3
 
 
 def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -> Reading:

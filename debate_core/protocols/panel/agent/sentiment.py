@@ -85,6 +85,16 @@ _UNREALISED = re.compile(
     r"([a-z]+(?<!ed))\b", re.I)
 
 
+# A regret given with its reason ("Shame, because the outside came up better than ever", "What a pity,
+# as the food was lovely") regrets something said before; the reason says what its own clause is.
+_REGRET_BECAUSE = re.compile(r"^\W*(?:(?:it'?s|it\s+is|what|such)\s+a\s+)?(?:shame|pity)\s*[,!-]?\s*(?:because|as|since|'cause|cos)\b",
+                             re.I)
+
+
+# "Well," opening a sentence is a pause before speaking, not praise (VADER's lexicon reads "well" as good).
+_OPENING_WELL = re.compile(r"(^|[.!?]\s+)\W*(?:oh\s+)?well\s*,\s*", re.I)
+
+
 def _denied(words: str) -> str:
     """What is said after a withheld judgement, each sentiment word in it negated."""
     lexicon = analyzer().lexicon
@@ -96,7 +106,12 @@ def compound(text: str) -> float:
     it); a comparing "like" is read as the comparison it is, not as liking, a comparative that cannot
     be exceeded ("could not have been kinder") as the most of its word, a withheld judgement ("I can't
     say it is great") as denied and a judgement of what would have been as the opposite of what was."""
-    text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", text))
+    regret = _REGRET_BECAUSE.match(text)
+    if regret:
+        reason = compound(text[regret.end():])
+        if abs(reason) >= COMPOUND_THRESHOLD:
+            return reason
+    text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", _OPENING_WELL.sub(r"\1", text)))
     text = _SINGLING_ALONE.sub("itself", text)
     text = _WITHHELD.sub(lambda m: " " + _denied(m.group(1)), text)
     text = _UNREALISED.sub(lambda m: f"was not {m.group(1)}{m.group(2)}", text)
@@ -109,7 +124,10 @@ CONTEXT_WORDS = 3
 @lru_cache(maxsize=1)
 def _double_edged_pattern() -> re.Pattern[str]:
     """The double-edged phrases as one pattern: its leftmost match is the text's first phrase."""
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, lexicons.double_edged())) + r")\b")
+    # A "*" in a phrase stands for up to four words ("nothing like * imagined": "nothing like either
+    # of us had imagined").
+    phrases = [re.escape(p).replace(r"\ \*\ ", r"\s+(?:[\w']+\s+){0,4}") for p in lexicons.double_edged()]
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
 
 
 def double_edged(text: str) -> str | None:
@@ -176,8 +194,27 @@ class ClauseReading:
         return self.source in ("lexicon", "event")
 
 
+# "Not once has he rushed a fade or sent me out with a wonky neckline", "at no point did it leak":
+# the denial opens the clause and reaches every failure in it, past VADER's three-word window.
+_DENIAL_OPENERS = (("not", "once"), ("never", "once"), ("at", "no", "point"), ("at", "no", "time"),
+                   ("not", "a", "single", "time"), ("not", "one", "single", "time"))
+_DENIAL_ENDS = frozenset({"but", "yet", "although", "though", "except"})
+
+
+def _denied_from(tokens: list[str]) -> int | None:
+    """The index from which a clause-wide denial reaches (to the clause's "but"), or None."""
+    for i in range(len(tokens)):
+        for opener in _DENIAL_OPENERS:
+            if tuple(tokens[i:i + len(opener)]) == opener:
+                return i + len(opener)
+    return None
+
+
 def _negated(tokens: list[str], i: int) -> bool:
-    return any(t in _NEGATION or t.endswith("n't") for t in tokens[max(0, i - NEGATION_WINDOW):i])
+    if any(t in _NEGATION or t.endswith("n't") for t in tokens[max(0, i - NEGATION_WINDOW):i]):
+        return True
+    start = _denied_from(tokens)
+    return start is not None and start <= i and not any(t in _DENIAL_ENDS for t in tokens[start:i])
 
 
 def failure_cues(clause: str) -> tuple[list[str], list[str]]:
@@ -204,8 +241,8 @@ def failure_cues(clause: str) -> tuple[list[str], list[str]]:
         found = phrase_at(i, performance_phrases) or ((tok,) if tok in performance else None)
         if found and _negated(tokens, i):
             used |= set(range(i, i + len(found)))
-            back = next(t for t in reversed(tokens[max(0, i - NEGATION_WINDOW):i])
-                        if t in _NEGATION or t.endswith("n't"))
+            back = next((t for t in reversed(tokens[max(0, i - NEGATION_WINDOW):i])
+                         if t in _NEGATION or t.endswith("n't")), "not")
             neg.append(f"{back} {' '.join(found)}")
     return neg, pos
 
@@ -217,19 +254,36 @@ def _mask(clause: str, skip: frozenset[str]) -> str:
     return _TOKEN.sub(lambda m: "thing" if m.group(0).lower() in skip else m.group(0), clause)
 
 
+def _negative_cue(cue: str) -> bool:
+    """Whether a cue, as read ("not great" turning "great"), counts against."""
+    valence = analyzer().lexicon.get(cue.split()[-1], 0.0)
+    return (valence > 0) if cue.startswith("not ") else (valence < 0)
+
+
 def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReading:
     """The clause's sentiment: VADER's compound score on its words, checked against the failures it
     reports. Words in `skip` are what is judged, not a judgement, and are not scored."""
     text = _mask(clause, skip)
+    regret = _REGRET_BECAUSE.match(text)
+    if regret and abs(compound(text[regret.end():])) >= COMPOUND_THRESHOLD:
+        text = text[regret.end():]
     sia = analyzer()
     score = compound(text)
-    tokens = [t.lower() for t in _TOKEN.findall(_SINGLING_ALONE.sub("itself", text))]
+    tokens = [t.lower() for t in _TOKEN.findall(_SINGLING_ALONE.sub("itself", _OPENING_WELL.sub(r"\1", text)))]
     cues = [f"not {t}" if _negated(tokens, i) else t for i, t in enumerate(tokens)
             if t in sia.lexicon and t not in skip and t != "thing"]
     # Emoticons (":)", ":'(") carry sentiment in VADER's lexicon too; the word pattern above skips them.
     cues += [t for t in text.split() if t in sia.lexicon and not t[:1].isalnum()]
     lex = polarity_of(score)
     neg, pos = failure_cues(text)
+    if skip:
+        # A failure the clause denies is read even where its word names the aspect ("no upselling").
+        pos = failure_cues(clause if not regret else clause[regret.end():])[1]
+    if pos and not neg and lex == "negative" and all(c.split()[-1] in _NEGATION for c in cues if _negative_cue(c)):
+        # "No upselling of wax": the only negative words are the "no"s that deny the failures (VADER's
+        # lexicon scores "no" as a word). A "no" that denies no failure is a lack ("no headset jack").
+        lex = "neutral"
+        cues = [c for c in cues if c.split()[-1] not in _NEGATION]
     event = "negative" if len(neg) > len(pos) else "positive" if pos else "neutral"
     cues = list(dict.fromkeys(cues))
     if event == "neutral":

@@ -1,0 +1,43 @@
+"""A disagreement on record: a passage that says two of the case's documents say different things
+on a point and that the point is still to be decided ("the handbook and the T&Cs say different
+things about guests on weekday evenings. It's going to the committee"). A rule written from either
+document has chosen what the people responsible have not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ...core.schemas import Evidence
+from ...core.text import sentences
+from .amendments import quote
+
+# How a text says two others differ on a point.
+_DIFFER = re.compile(
+    r"\b(?:say|says|said|state|states|give|gives) (?:different|conflicting|contradictory|inconsistent) things\b"
+    r"|\b(?:say|says|said) different\b|\b(?:contradict|disagree with) each other\b|\b(?:do not|don't|doesn't|does not) agree\b"
+    r"|\b(?:an? |the )?(?:inconsistency|conflict|discrepancy|contradiction) between (?:the|them|these|those|our)\b", re.I)
+# How it says the point is still to be decided.
+_PENDING = re.compile(
+    r"\b(?:is|it's|it is) going to (?:the|a)\b|\b(?:has been|was|is being|will be) referred to\b"
+    r"|\b(?:has|have) not (?:yet )?(?:decided|ruled|settled|resolved)\b|\bnot yet (?:decided|settled|resolved)\b"
+    r"|\bawaiting (?:a |the )?(?:decision|ruling)\b|\buntil (?:the|a) [\w ]{1,30} (?:decides|rules|meets)\b"
+    r"|\bfor now\b|\bin the meantime\b", re.I)
+# How a passage says it was decided.
+_SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
+                      re.I)
+
+
+def disagreement_on_record(evidence: Sequence[Evidence]) -> list[str]:
+    """One reason per passage that says documents of the case disagree on a point still to be decided,
+    quoting where it says so; nothing when any passage records the decision."""
+    if any(_SETTLED.search(ev.text) for ev in evidence):
+        return []
+    reasons = []
+    for ev in evidence:
+        said = next((s for s in sentences(ev.text) if _DIFFER.search(s)), None)
+        if said and _PENDING.search(ev.text):
+            reasons.append(f"{ev.id} says the documents disagree and the point is still to be decided "
+                           f"(\"{quote(said)}\"): a person must decide which governs before the rule is relied on")
+    return reasons
