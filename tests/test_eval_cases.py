@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from debate_core.core.cases import load_case, sample_cases
+from debate_core.protocols.panel.rules.signals import parse_signals
 
 EVAL_DIR = Path(__file__).resolve().parent.parent / "data" / "eval"
 PROTOCOLS = ("cross_critique", "panel", "refinement", "dialectic", "arbitration")
@@ -107,6 +108,11 @@ def test_eval_case_format(path: Path):
         assert AGENT_ID.match(agent["id"]) and agent["name"].strip() and agent["role"].strip()
     if extra["protocol"] == "panel":
         assert {a["id"] for a in agents} == PANEL_STANCES
+        # Stage signals the panel's moderator would refuse (an aspect polarity of "mixed") fail here,
+        # where the case is written, not when it runs.
+        signals = getattr(case, "signals", None) or extra.get("signals")
+        if signals:
+            parse_signals(signals)
     if extra["protocol"] == "arbitration":
         assert len(case.reports) >= 2
     if extra["protocol"] == "dialectic":
