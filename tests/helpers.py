@@ -54,7 +54,7 @@ def minor3(target_claim: str = "C1") -> dict[str, Any]:
     return critiques(*(critique(f"K{i}", target_claim) for i in range(1, 4)))
 
 
-SUPERVISOR = {"answer": "Final answer.", "confidence": 0.6, "rationale": "Because.", "agreed_claims": [],
+SUPERVISOR = {"answer": "No: the rice field is harta pusaka tinggi of the kaum, not part of the estate.", "confidence": 0.6, "rationale": "Because.", "agreed_claims": [],
               "disputed_claims": []}
 
 NLA_R1 = agent_output("The estate is divided equally among the children under the civil code.",

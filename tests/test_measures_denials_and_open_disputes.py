@@ -243,3 +243,87 @@ def test_a_cross_critique_answer_names_the_source_it_rests_on(tmp_path):
                          "text": "Short ladder jobs never need any paperwork."}])
     verdict = _run(tmp_path, case, "cross_critique")
     assert "; Work at Height Regulations 2005]" in verdict["answer"], verdict["answer"]
+
+
+# -- the d13_ round ---------------------------------------------------------------------------------
+
+PARK = ("Predicates, all over a person P at the desk: skater(P): P is checked in to skate; session_booked(P): P holds "
+        "a booking for the session; helmet_worn(P): P wears a helmet; under_8(P): P is younger than eight; "
+        "season_ticket(P): P holds a season ticket; aged_12_plus(P): P is 12 or older; aged_14_plus(P): P is 14 or "
+        "older.")
+SKATE = ("Knowledge gap: write one ASP rule defining may_skate(P) with the knowledge-base predicates, so that it "
+         "agrees with the skate park's rules.")
+
+
+def test_a_bar_on_going_without_requires_and_a_bar_open_to_no_one_under_a_figure_defeats(tmp_path):
+    passages = [
+        {"id": "RULES", "source": "Skate park rules (fictitious)", "authority": "official", "date": "2026-01-01",
+         "text": "Everyone who skates needs a booking for the session, including season ticket holders. No one goes "
+                 "on the ramps without a helmet. The bowl isn't open to children under eight during open sessions; "
+                 "they can skate in the beginners' hour instead."}]
+    verdict = _run(tmp_path, _rule_case("skate", SKATE, PARK, passages), "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1]
+    assert "session_booked(P)" in rule and "helmet_worn(P)" in rule and "not under_8(P)" in rule, rule
+    # Who else a requirement reaches ("including season ticket holders") is no condition of it.
+    assert "season_ticket" not in rule, rule
+    assert "not session_booked" not in rule, rule
+
+
+def test_two_documents_setting_ages_apart_by_a_figure_and_an_office_passing_the_question_on_go_to_a_person(tmp_path):
+    passages = [
+        {"id": "SAFETY", "source": "Skate park safety policy (fictitious)", "authority": "official",
+         "date": "2026-03-03", "text": "Skaters in the bowl must be at least 12 years old and wear a helmet."},
+        {"id": "LEASE", "source": "Skate park operating procedure (fictitious)", "authority": "official",
+         "date": "2026-03-03", "text": "Anyone using the bowl must be at least 14 years old, with a helmet."},
+        {"id": "OFFICE", "source": "Email from the park office (fictitious)", "authority": "internal",
+         "date": "2026-04-01", "text": "I asked two of the managers and they've given me different answers, so I've "
+                                        "passed it to the trustees. Your booking is held in the meantime."}]
+    verdict = _run(tmp_path, _rule_case("bowl", SKATE, PARK, passages), "dialectic")
+    assert verdict["needs_human_review"] is True
+    reasons = verdict["escalation_reasons"]
+    assert any("set the condition differently" in r and "aged_12_plus" in r and "aged_14_plus" in r for r in reasons), \
+        reasons
+    assert any(r.startswith("OFFICE says the documents disagree") and "different answers" in r for r in reasons)
+
+
+def test_a_doubt_in_the_passage_that_gives_the_chosen_figure_keeps_the_point_open(tmp_path):
+    reports = [
+        {"agent": "Council", "metric": "site_noise", "value": 51, "unit": "dB",
+         "citation": "[Per extraction: 'Result 51 dB' from the officer's note]", "source": "Council noise team",
+         "period": "4 May 2026", "confidence": 0.8, "interpretation": "within the limit"},
+        {"agent": "Residents", "metric": "site_noise", "value": 57, "unit": "dB",
+         "citation": "[Per extraction: 'Result 57 dB' from the residents' survey]", "source": "Residents' survey",
+         "period": "9 May 2026", "confidence": 0.6, "interpretation": "over the limit"}]
+    evidence = [
+        {"id": "OFFICER", "source": "Council noise team, officer's note (fictitious)", "authority": "official",
+         "date": "2026-05-05", "text": "Measured on Monday 4 May 2026 at the nearest house. Result 51 dB. "
+                                       "I haven't yet been able to measure on a race day."},
+        {"id": "SURVEY", "source": "Residents' survey (fictitious)", "authority": "blog", "date": "2026-05-10",
+         "text": "Phone reading on race day, Saturday 9 May 2026, in a garden. Result 57 dB."}]
+    question = "Does the karting track keep to its noise limit of 55 dB: 51 dB or 57 dB? Which figure stands?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("OFFICER says the point is still open") and "haven't yet been able to measure" in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_yes_or_no_question_answered_with_neither_goes_to_a_person(tmp_path):
+    from debate_core.protocols.cross_critique.answer_rules import asks_yes_or_no
+
+    assert asks_yes_or_no("We run a tea room. Do we need a food hygiene rating sticker in the window?")
+    assert not asks_yes_or_no("Is the rating 4 or 5?")
+    assert not asks_yes_or_no("What rating does the tea room have?")
+    assert not asks_yes_or_no("Is the claim supported, partially supported or not supported?")
+    case = _cc_case("tearoom_sticker", "We run a tea room in Wales. Do we have to show our food hygiene rating "
+                    "sticker in the window?", [
+                        {"id": "ACT", "source": "Food Hygiene Rating (Wales) Act 2013, as commonly summarised "
+                                                "(public fact, paraphrased)", "authority": "statute",
+                         "text": "Food businesses in Wales must display their food hygiene rating sticker in a "
+                                 "prominent place at each entrance, such as the front window or door."},
+                        {"id": "BLOG", "source": "Cafe owners' blog (fictitious)", "authority": "blog",
+                         "text": "Displaying the sticker is optional everywhere in the UK."}])
+    verdict = _run(tmp_path, case, "cross_critique")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("the question asks for a yes or a no, and the answer gives neither")
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+    assert "yes_no_unanswered" in verdict["applied_rules"]

@@ -173,7 +173,10 @@ _DOUBT = re.compile(
     # "the two counts have not been reconciled", "the group makes no finding": the record says it is open.
     r"|\b(?:has|have|had) not (?:yet )?been (?:reconciled|verified|confirmed|established)\b"
     r"|\bmakes? no finding\b|\bno finding (?:has been|was|is|can be) made\b"
-    r"|\b(?:nobody|no one|no-one) has (?:yet )?(?:compared|checked|confirmed|established|verified)\b", re.I)
+    r"|\b(?:nobody|no one|no-one) has (?:yet )?(?:compared|checked|confirmed|established|verified)\b"
+    # "I haven't yet been able to measure on a Saturday": what the author could not yet do is open.
+    r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?been able to (?:measure|check|confirm|test|count|verify|"
+    r"inspect|visit|compare)\b", re.I)
 
 
 def states_doubt(sentence: str) -> bool:

@@ -77,3 +77,30 @@ def dropped_condition(answer: str, finals: Mapping[str, AgentOutput], evidence: 
             return (f"the answer quotes {eid} without the condition it sets (\"{left_out}\"): whether the case "
                     "meets it is for a person to check")
     return None
+
+
+# A question that asks for a yes or a no opens with one of these words ("Do we need to notify the
+# council?", "Can she have lessons from 16?", "Will the insurance pay?").
+_POLAR_OPENERS = frozenset({"do", "does", "did", "can", "could", "may", "must", "is", "are", "was", "were", "will",
+                            "would", "should", "shall", "has", "have", "had", "need", "am"})
+_SAYS_YES_OR_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
+
+
+def asks_yes_or_no(question: str) -> bool:
+    """Whether the question's last asking sentence is a yes-or-no question that lists no options of
+    its own ("Do we need to notify the council?", not "Is it X or Y?")."""
+    asking = [s for s in re.split(r"(?<=[.?!])\s+", (question or "").strip()) if s.rstrip().endswith("?")]
+    if not asking or offered_options(question):
+        return False
+    words = re.findall(r"[A-Za-z']+", asking[-1].lower())
+    return bool(words) and words[0] in _POLAR_OPENERS and " or " not in f" {asking[-1].lower()} "
+
+
+def yes_no_unanswered(question: str, answer: str) -> str | None:
+    """Rule: a question that asks for a yes or a no is answered by one: an answer that opens with
+    neither (a passage quoted, however apt) leaves the reader to draw it, so a person checks which
+    it is."""
+    if not asks_yes_or_no(question) or _SAYS_YES_OR_NO.search(answer or ""):
+        return None
+    return ("the question asks for a yes or a no, and the answer gives neither: the debate did not settle on one "
+            "of the answers the question allows")

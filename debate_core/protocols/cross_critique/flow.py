@@ -464,6 +464,10 @@ class CrossCritiqueFlow:
         if found:
             reasons = [*reasons, found[0]]
             applied.append(found[1])
+        polar = None if found else answer_rules.yes_no_unanswered(run.case.question, sup.answer)
+        if polar:
+            reasons = [*reasons, polar]
+            applied.append("yes_no_unanswered")
         dropped = answer_rules.dropped_condition(sup.answer, current, run.case.evidence)
         if dropped:
             reasons = [*reasons, dropped]

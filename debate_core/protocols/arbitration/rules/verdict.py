@@ -155,12 +155,18 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
     if not settled:
         return None
     about = set()
+    carrying: set[str] = set()
     for c in settled:
         about |= set(terms(" ".join(str(x or "") for x in (
             metric_words(c.metric_name), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation))))
+        # A doubt in a passage that gives one of the figures is about it, whatever its words.
+        carrying |= {ev.id for value, source, citation in ((c.agent1_value, c.agent1_source, c.agent1_citation),
+                                                           (c.agent2_value, c.agent2_source, c.agent2_citation))
+                     if value is not None for ev in source_passages(source, citation, evidence)
+                     if any(relative_difference(value, v) <= _SAME_FIGURE for v in quoted_numbers(ev.text))}
     for ev in evidence:
         for sentence in doubts(ev.text):
-            if set(terms(sentence)) & about:
+            if ev.id in carrying or set(terms(sentence)) & about:
                 return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
                         "it: a person must decide once it is settled")
     return None

@@ -114,7 +114,9 @@ def states_requirement(text: str) -> bool:
     """Whether the text requires ("must", "only if", "on condition that") or grants ("may", "is issued
     to a person who ...") something: the predicates it names are the conditions of that requirement or
     grant, whatever provisos follow."""
-    return _has_cue(text, "obligation") or permits(text) or bool(_GRANTED_TO.search(text))
+    return (_has_cue(text, "obligation") or permits(text) or bool(_GRANTED_TO.search(text))
+            # "No one goes on court without a waiver": a bar on going without it requires it.
+            or (_has_cue(text, "prohibition") and bool(_DOUBLE_NEGATIVE.search(text))))
 
 
 def repeals(sentence: str) -> bool:

@@ -42,7 +42,9 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"|\b(?:must|shall|should|may)\s+(?:contain|have|include|carry|use|hold)\s+no\b"
                   r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b"
                   # "A permit that has been suspended gives no right to perform until the suspension ends".
-                  r"|\b(?:gives?|confers?|carr(?:y|ies)) no right to\b", re.I)
+                  r"|\b(?:gives?|confers?|carr(?:y|ies)) no right to\b"
+                  # "The main court isn't open to children under five".
+                  r"|\b(?:is|are) not open to\b|\b(?:isn't|aren't) open to\b", re.I)
 # A provision's number ("12.2", "(b)", "4.") before its text: not part of what it says.
 _NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
@@ -51,7 +53,9 @@ _SECOND_NEGATION = re.compile(r"(?<![\w-])(?:not|no|never|without|unless|except|
 _NOBODY = re.compile(r"\s*(?:nobody|no one|no-one|no person)\b", re.I)
 # A concession ("even where the nursery class is part of a primary school", "whether or not they live
 # in the parish") names what does not change the rule: neither a condition nor what defeats it.
-_CONCESSION = re.compile(r",?\s*\b(?:even (?:where|if|when|though)|whether or not)\b[^;.]*", re.I)
+_CONCESSION = re.compile(r",?\s*\b(?:even (?:where|if|when|though)|whether or not)\b[^;.]*"
+                         # "needs a booking, including annual pass holders": who else the rule reaches.
+                         r"|,\s*(?:including|even)\s+[^,;:.]*", re.I)
 # A once-only limit ("one grant per child", "one pass for each resident").
 _ONCE_ONLY = r"one \w+ (?:per|for each|a)\b"
 _LIMIT = re.compile(r"\b(?:up to|at most|no more than|a maximum of|not more than|limited to|capped at|"
@@ -157,6 +161,11 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     # A name made only of common terms (the subject predicate itself) would match every sentence.
     if name_terms - common and covers(words, name_terms):
         return True
+    # A name that is a figure and small words ("under_5"): the figure and every word of it, as written
+    # ("children under five").
+    rest = [part for part in pred.name.split("_") if not part.isdigit()]
+    if figures and not name_terms and rest and set(rest) <= set(re.findall(r"[a-z]+", sentence.lower())):
+        return True
     # A figure no other predicate names ("six" of more_than_six_hens) identifies its predicate as a
     # long name term does: the sentence has passed the figure check above.
     if matched_terms({t for t in pred.own if len(t) >= OWN_TERM_LENGTH or (figures and _is_figure(t))}, words) \
@@ -208,7 +217,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail and tail not in only_ways]
     head = head_of(case.question, preds)
     banned = head is not None and prohibition_head(head[0])
-    bars = [s for s in sents if not repeals(s) and (_bars(s) or (banned and cue_kind(s) == "prohibition"))]
+    bars = [_bar_clause(s) for s in sents if not repeals(s) and (_bars(s) or (banned and cue_kind(s) == "prohibition"))]
     if head is not None and requirement_head(head[0]):
         # The rule defines when something is required: what the passages say does not need it defeats it.
         unless += [s for s in sents if not repeals(s) and cue_kind(s) == "not_required"]
@@ -239,6 +248,10 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                               if covers(set(terms(clause)), name_terms) or matches(clause, p, common)), None) \
                 or next((clause for clause in limits if _spends(clause, p, name_terms)), None)
             requiring = next((s for s in required if matches(s, p, common)), None)
+            if defeating in bars and requiring and _barred_other(defeating, p, preds, required, common):
+                # "isn't open to children under five during standard sessions": the bar is of the
+                # predicate no requirement names (under_5), and the session it speaks of is required.
+                defeating = None
             group = "defeater" if defeating else "condition" if requiring else "other"
             if defeating and requiring and defeating not in requiring and requiring not in defeating:
                 p = replace(p, torn=(requiring, defeating))
@@ -288,6 +301,20 @@ def _spends(clause: str, pred: Pred, name_terms: set[str]) -> bool:
     if not re.search(r"\b" + _ONCE_ONLY, clause, re.I) or not name_terms & _BEFORE:
         return False
     return bool(matched_terms(name_terms - _BEFORE, set(terms(clause))))
+
+
+def _barred_other(bar: str, pred: Pred, preds: list[Pred], required: list[str], common: set[str]) -> bool:
+    """Whether a bar also names another predicate that no requirement names: that one is what it bars."""
+    return any(q.name != pred.name and matches(bar, q, common) and not any(matches(r, q, common) for r in required)
+               for q in preds)
+
+
+def _bar_clause(sentence: str) -> str:
+    """The clause of a sentence that bars, where semicolons part it ("The main court isn't open to
+    children under five; they can jump in the toddler sessions"): what the other clauses name is
+    not barred."""
+    parts = sentence.split(";")
+    return next((p for p in parts if _bars(p)), sentence) if len(parts) > 1 else sentence
 
 
 def _bars(sentence: str) -> bool:
