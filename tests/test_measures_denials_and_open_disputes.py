@@ -327,3 +327,63 @@ def test_a_yes_or_no_question_answered_with_neither_goes_to_a_person(tmp_path):
     assert any(r.startswith("the question asks for a yes or a no, and the answer gives neither")
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
     assert "yes_no_unanswered" in verdict["applied_rules"]
+
+
+# -- the d14_ round ---------------------------------------------------------------------------------
+
+WIRE = ("Predicates, all over a person P at check-in: rider(P): P has come to ride; consent_ok(P): P is 18 or over, "
+        "or a parent has signed the consent form for P; harness_checked(P): an instructor has checked P's harness; "
+        "pregnant(P): P is pregnant; photo_pass(P): P bought the photo pass.")
+RIDE = ("Knowledge gap: write one ASP rule defining may_ride(P) with the knowledge-base predicates, so that it agrees "
+        "with the course's safety rules.")
+
+
+def test_what_riders_need_what_nobody_does_until_and_whom_we_wont_let_ride(tmp_path):
+    passages = [
+        {"id": "RULES", "source": "Zip wire safety rules (fictitious)", "authority": "official", "date": "2026-01-01",
+         "text": "Riders under 18 need a consent form signed by a parent. Nobody leaves the platform until an "
+                 "instructor has checked their harness. We won't let anyone ride who is pregnant."}]
+    verdict = _run(tmp_path, _rule_case("wire", RIDE, WIRE, passages), "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1]
+    assert "consent_ok(P)" in rule and "harness_checked(P)" in rule and "not pregnant(P)" in rule, rule
+    assert "photo_pass" not in rule
+
+
+def test_figures_in_pounds_and_kilograms_that_are_one_weight_both_stand(tmp_path):
+    reports = [
+        {"agent": "Club", "metric": "record_pike_weight", "value": 9.8, "unit": "kg",
+         "citation": "[Per extraction: 'Pike: 9.8 kg' from the record board]", "source": "Reservoir angling club",
+         "period": "4 March 2026", "confidence": 0.85, "interpretation": "the record pike"},
+        {"agent": "Magazine", "metric": "record_pike_weight", "value": 21.6, "unit": "lb",
+         "citation": "[Per extraction: 'a pike of 21lb 10oz' from the magazine]", "source": "Angling magazine",
+         "period": "4 March 2026", "confidence": 0.8, "interpretation": "the record pike"}]
+    evidence = [
+        {"id": "BOARD", "source": "Reservoir angling club record board (fictitious)", "authority": "official",
+         "date": "2026-04-01", "text": "Pike: 9.8 kg, 4 March 2026."},
+        {"id": "MAG", "source": "Angling magazine (fictitious)", "authority": "press", "date": "2026-04-10",
+         "text": "A pike of 21.6 lb (21lb 10oz) from the reservoir on 4 March."}]
+    question = "The record pike: 9.8 kg or 21.6 lb? Which weight is right, or do both stand?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert verdict["needs_human_review"] is False, verdict["escalation_reasons"]
+    assert "9.8 kg and 21.6 lb (9.798 kg), the same figure once converted: both valid" in verdict["answer"], \
+        verdict["answer"]
+
+
+def test_a_page_last_updated_years_ago_is_as_old_as_its_content(tmp_path):
+    reports = [
+        {"agent": "Listing", "metric": "visitors", "value": 5000, "unit": "visitors",
+         "citation": "[Per extraction: 'welcomes 5,000 visitors a year' from the listing]",
+         "source": "Tourism listing", "period": "2025", "confidence": 0.6, "interpretation": "busy"},
+        {"agent": "Return", "metric": "visitors", "value": 3100, "unit": "visitors",
+         "citation": "[Per extraction: 'In 2025 we welcomed 3,100 visitors' from the annual return]",
+         "source": "Farm museum trust", "period": "2025", "confidence": 0.6, "interpretation": "quieter"}]
+    evidence = [
+        {"id": "RETURN", "source": "Farm museum trust, annual return 2025 (fictitious)", "authority": "official",
+         "date": "2026-02-01", "text": "In 2025 we welcomed 3,100 visitors."},
+        {"id": "LISTING", "source": "Tourism listing for the farm museum (fictitious)", "authority": "official",
+         "date": "2026-10-01", "text": "The farm museum welcomes 5,000 visitors a year. Details last updated by the "
+                                        "museum in April 2021."}]
+    verdict = _run(tmp_path, _arbitration("How many visitors did the farm museum have in 2025?", reports, evidence),
+                   "arbitration")
+    assert verdict["answer"].startswith("Use 3,100 visitors"), verdict["answer"]
+    assert "last updated by the museum in April 2021" in verdict["answer"]

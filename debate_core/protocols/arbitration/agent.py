@@ -28,11 +28,19 @@ from typing import Any
 
 from ...core.lexicons import LEXICON_DIR
 from ...core.schemas import Case, Evidence
-from ...core.text import DECISIVE_AUTHORITY_GAP, authority_score, clip_words, numbers, sentences
+from ...core.text import (
+    DECISIVE_AUTHORITY_GAP,
+    authority_score,
+    calendar_months,
+    clip_words,
+    numbers,
+    sentences,
+)
 from ...providers.offline.agents import register
 from ...providers.offline.reading import read
 from .contradictions import (
     BOTH_OFFERED,
+    LAST_UPDATED,
     measured_not_capacity,
     period_end,
     period_key,
@@ -190,8 +198,18 @@ def authority(side: Side, order: list[str]) -> tuple[float, str]:
     return authority_score(None), f"{side.source or 'unnamed source'}, authority unknown"
 
 
+def _content_date(ev: Evidence) -> tuple[int, int] | None:
+    """A passage's date, or the earlier date it says its content was last updated."""
+    dated = _date(ev.date)
+    said = LAST_UPDATED.search(ev.text)
+    months = sorted(calendar_months(said.group(1))) if said else []
+    if months and (dated is None or months[-1] < dated):
+        return months[-1]
+    return dated
+
+
 def freshness(side: Side) -> tuple[tuple[int, int] | None, str]:
-    dates = [d for d in (_date(ev.date) for ev in side.cited) if d is not None]
+    dates = [d for d in (_content_date(ev) for ev in side.cited) if d is not None]
     if dates:
         latest = max(dates)
         return latest, f"published {latest[0]}-{latest[1]:02d}"

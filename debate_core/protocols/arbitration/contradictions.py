@@ -142,12 +142,35 @@ def unit_key(unit: str | None) -> str:
     return _UNITS.get(u, u)
 
 
+# Units of mass and length, by their exact names, in kilograms and metres (the international yard and
+# pound of 1959). A bare "m" is left out: reports write it for millions as often as for metres.
+_PHYSICAL = {
+    **{u: ("mass", 1.0) for u in ("kg", "kgs", "kilogram", "kilograms", "kilo", "kilos")},
+    **{u: ("mass", 1e-3) for u in ("g", "gram", "grams", "gramme", "grammes")},
+    **{u: ("mass", 1e3) for u in ("tonne", "tonnes", "metric ton", "metric tons")},
+    **{u: ("mass", 0.45359237) for u in ("lb", "lbs", "pound", "pounds")},
+    **{u: ("mass", 0.028349523125) for u in ("oz", "ounce", "ounces")},
+    **{u: ("mass", 6.35029318) for u in ("st", "stone", "stones")},
+    **{u: ("length", 1.0) for u in ("metre", "metres", "meter", "meters")},
+    **{u: ("length", 1e-2) for u in ("cm", "centimetre", "centimetres", "centimeter", "centimeters")},
+    **{u: ("length", 1e-3) for u in ("mm", "millimetre", "millimetres", "millimeter", "millimeters")},
+    **{u: ("length", 1e3) for u in ("km", "kilometre", "kilometres", "kilometer", "kilometers")},
+    **{u: ("length", 0.3048) for u in ("ft", "foot", "feet")},
+    **{u: ("length", 0.0254) for u in ("in", "inch", "inches")},
+    **{u: ("length", 0.9144) for u in ("yd", "yds", "yard", "yards")},
+    **{u: ("length", 1609.344) for u in ("mile", "miles", "mi")},
+}
+
+
 def unit_scale(unit: str | None) -> tuple[str, float] | None:
     """(family, factor) of a unit: "%" is ("share", 0.01), "per mille" ("share", 0.001), "million persons"
-    ("count persons", 1e6); None without a unit. A unit with no scale word is its own family."""
+    ("count persons", 1e6), "lb" ("mass", 0.45359237); None without a unit. A unit with no scale word
+    is its own family."""
     u = " ".join((unit or "").strip().lower().split())
     if not u:
         return None
+    if u.rstrip(".") in _PHYSICAL:
+        return _PHYSICAL[u.rstrip(".")]
     for pattern, factor in _RATE_SCALES:
         if pattern.search(u):
             rest = " ".join(re.findall(r"[a-z]+", pattern.sub(" ", u)))
@@ -538,3 +561,8 @@ def measured_not_capacity(measured: str, worked_out: str) -> bool:
     capacity says what could be, a measurement what was."""
     return bool(_MEASURED.search(measured) and not _CAPACITY.search(measured)
                 and _CAPACITY.search(worked_out) and not _MEASURED.search(worked_out))
+
+
+# "Listing details supplied by the business; last updated by the business in May 2022": a page is as
+# old as its content, whenever it was last looked at.
+LAST_UPDATED = re.compile(r"\blast (?:updated|revised|edited|amended)\b[^.;]{0,40}?\b(?:in|on)\s+([^.;]{3,30})", re.I)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from ...core.schemas import Evidence
 from ...core.text import authority_score, sentences
 from .contradictions import (
+    LAST_UPDATED,
     LOW_BAND,
     Contradiction,
     measured_not_capacity,
@@ -233,6 +234,13 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         said = next((s for s in sentences(ev.text) if _REPLACES.search(s)), None)
         if said:
             return f"{ev.source} says: \"{' '.join(said.split()).rstrip('.')}\""
+    # The rejected figure's own page saying how old its content is ("last updated by the business in
+    # May 2022").
+    lost_source = c.agent2_source if leader == "agent1_correct" else c.agent1_source
+    for ev in _carries(source_passages(lost_source, lost_citation, evidence), lost):
+        said = next((s for s in sentences(ev.text) if LAST_UPDATED.search(s)), None)
+        if said:
+            return f"{ev.source} says of the other figure: \"{' '.join(said.split()).rstrip('.')}\""
     # Failing both, another passage of the winning source that gives the rejected figure for
     # something else ("in 2018/19 that brought the season's total to around 51,000").
     for ev in _carries(source_passages(source, None, evidence), lost):

@@ -29,12 +29,14 @@ from ...common import low_confidence_reason, short_answer, unassessed_reason
 from ..contradictions import (
     VALUE_THRESHOLD,
     Contradiction,
+    convertible,
     exceeds,
     metric_key,
     metric_words,
     quoted_numbers,
     relative_difference,
     shown_value,
+    unit_key,
 )
 from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
 from ..models import Decision, Resolution
@@ -495,8 +497,25 @@ def agreed_figures(reports: list[AgentReport]) -> str:
         lo, hi = valued[0], valued[-1]
         span = _shown(lo.value, lo.unit) if lo.value == hi.value else \
             f"{_shown(lo.value, lo.unit)} to {_shown(hi.value, hi.unit)}"
+        if len({unit_key(r.unit) for r in valued}) > 1:
+            span = _converted_alike(valued) or span
         parts.append(f"{metric_words(metric)} {span}")
     return "; ".join(parts)
+
+
+def _converted_alike(valued: list[AgentReport]) -> str | None:
+    """Figures in units of one kind ("14.2 kg", "31.25 lb"), each shown in the first one's unit too:
+    "14.2 kg and 31.25 lb (14.17 kg), the same figure once converted: both valid"; None where a unit cannot be
+    converted."""
+    base, shown = valued[0], [_shown(valued[0].value, valued[0].unit)]
+    for r in valued[1:]:
+        scales = convertible(base.unit, r.unit) if unit_key(r.unit) != unit_key(base.unit) else (1.0, 1.0)
+        if scales is None:
+            return None
+        same = float(r.value) * scales[1] / scales[0]
+        shown.append(_shown(r.value, r.unit) if scales == (1.0, 1.0) else
+                     f"{_shown(r.value, r.unit)} ({_shown(float(f'{same:.4g}'), base.unit)})")
+    return " and ".join(shown) + ", the same figure once converted: both valid"
 
 
 def skipped_verdict(reports: list[AgentReport]) -> Verdict:

@@ -37,7 +37,7 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"(?:is|are) (?:prohibited|forbidden|banned)|(?:is|are) not (?:covered|eligible)|"
                   r"(?:isn't|aren't) (?:covered|eligible))\b"
                   r"|(?:^|,)\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
-                  r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant)\b"
+                  r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant|let)\b"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
                   r"|\b(?:must|shall|should|may)\s+(?:contain|have|include|carry|use|hold)\s+no\b"
                   r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b"
