@@ -56,7 +56,8 @@ def _norm(text: str | None) -> str:
     return re.sub(r"[^0-9a-z]+", "", (text or "").lower())
 
 
-def _carries(passages: Sequence[Evidence], value: float | None) -> list[Evidence]:
+def carries(passages: Sequence[Evidence], value: float | None) -> list[Evidence]:
+    """The passages that give a figure (within half a per cent)."""
     if value is None:
         return []
     return [ev for ev in passages
@@ -138,7 +139,7 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
         return None
     p1 = source_passages(c.agent1_source, c.agent1_citation, evidence)
     p2 = source_passages(c.agent2_source, c.agent2_citation, evidence)
-    c1, c2 = _carries(p1, v1), _carries(p2, v2)
+    c1, c2 = carries(p1, v1), carries(p2, v2)
     beyond = beyond_stated_uncertainty(v1, c1, v2, c2)
     if relative_difference(v1, v2) <= WIDE_GAP and not beyond:
         return None
@@ -223,7 +224,7 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         quoted = re.search(r"'([^']{8,})'", lost_citation or "")
         return ("The other figure is worked out from a rating or capacity, not measured"
                 + (f": \"{quoted.group(1).rstrip('.')}\"" if quoted else ""))
-    carrying = _carries(source_passages(source, citation, evidence), won)
+    carrying = carries(source_passages(source, citation, evidence), won)
     for ev in carrying:
         for sent in sentences(ev.text):
             found = quoted_numbers(sent)
@@ -237,13 +238,13 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     # The rejected figure's own page saying how old its content is ("last updated by the business in
     # May 2022").
     lost_source = c.agent2_source if leader == "agent1_correct" else c.agent1_source
-    for ev in _carries(source_passages(lost_source, lost_citation, evidence), lost):
+    for ev in carries(source_passages(lost_source, lost_citation, evidence), lost):
         said = next((s for s in sentences(ev.text) if LAST_UPDATED.search(s)), None)
         if said:
             return f"{ev.source} says of the other figure: \"{' '.join(said.split()).rstrip('.')}\""
     # Failing both, another passage of the winning source that gives the rejected figure for
     # something else ("in 2018/19 that brought the season's total to around 51,000").
-    for ev in _carries(source_passages(source, None, evidence), lost):
+    for ev in carries(source_passages(source, None, evidence), lost):
         said = next(s for s in sentences(ev.text)
                     if any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
         return f"{ev.source} gives the other figure for something else: \"{' '.join(said.split()).rstrip('.')}\""

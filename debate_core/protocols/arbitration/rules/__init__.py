@@ -440,9 +440,12 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     several = one_figure_asked(question, contradictions, decisions)
     once = None if several else one_time_asked(question, contradictions, decisions)
     reasons += [r for r in (several, once) if r]
-    later = measured_after_question(question, contradictions, decisions) or \
-        observed_either_side(question, contradictions, decisions, evidence) or \
-        open_in_the_record(contradictions, decisions, evidence)
+    # The first of the rules on the record that speaks, with its code.
+    later, later_rule = next(((reason, code) for code, rule in (
+        ("escalate.measured_after_question", lambda: measured_after_question(question, contradictions, decisions)),
+        ("escalate.observed_either_side", lambda: observed_either_side(question, contradictions, decisions, evidence)),
+        ("escalate.open_in_the_record", lambda: open_in_the_record(contradictions, decisions, evidence)),
+    ) for reason in [rule()] if reason), (None, None))
     if later:
         reasons.append(later)
     resolved = [d for d in decisions.values() if d.resolved]
@@ -463,10 +466,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("escalate.one_figure_asked")
     if once:
         rules.append("escalate.one_time_asked")
-    if later:
-        rules.append("escalate.measured_after_question" if "after the time the question asks" in later
-                     else "escalate.observed_either_side" if "seen only before and after" in later
-                     else "escalate.open_in_the_record")
+    if later_rule:
+        rules.append(later_rule)
     said = " ".join(d.review_reason or "" for d in flagged)
     rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),
                                       ("escalate.weak_tie_break", "weak tie-break:")) if mark in said]

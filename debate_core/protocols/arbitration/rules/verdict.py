@@ -9,15 +9,8 @@ from collections.abc import Sequence
 
 from ....core.schemas import Evidence
 from ....core.text import MONTHS, calendar_days, doubts, terms
-from ..contradictions import (
-    BOTH_OFFERED,
-    Contradiction,
-    metric_words,
-    quoted_numbers,
-    relative_difference,
-    same_period,
-    source_passages,
-)
+from ..contradictions import BOTH_OFFERED, Contradiction, metric_words, same_period, source_passages
+from ..escalation import carries
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
@@ -82,16 +75,10 @@ def measured_after_question(question: str, contradictions: list[Contradiction],
         who = c.agent1_name if first else c.agent2_name
         won_days, lost_days = _days(won), _days(lost)
         if won_days and won_days[0] > asked[-1] and lost_days and lost_days[0] <= asked[-1]:
-            year, month, day_of_month = asked[-1]
-            day = f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
             return (f"the figure chosen for {metric_words(c.metric_name)} ({who}'s) was measured on {won}, after "
-                    f"the time the question asks about ({day}), while the other was measured on {lost}: a person "
+                    f"the time the question asks about ({_day_words(asked[-1])}), while the other was measured on {lost}: a person "
                     f"must decide whether the later figure still shows that time")
     return None
-
-
-# A figure found in a passage matches a report's value within this share (half a per cent, as the arbiter).
-_SAME_FIGURE = 0.005
 
 
 def _seen_on(value: float | None, source: str | None, citation: str | None,
@@ -100,8 +87,7 @@ def _seen_on(value: float | None, source: str | None, citation: str | None,
     names the day asked about itself (then it may well tell that day)."""
     if value is None:
         return None
-    carrying = [ev for ev in source_passages(source, citation, evidence)
-                if any(relative_difference(value, v) <= _SAME_FIGURE for v in quoted_numbers(ev.text))]
+    carrying = carries(source_passages(source, citation, evidence), value)
     # A figure worked out from what a passage shows ("bays 31-36 blocked") rests on the passage its
     # citation quotes or names, else on its source's passages.
     carrying = carrying or source_passages(None, citation, evidence) or source_passages(source, citation, evidence)
@@ -131,17 +117,16 @@ def observed_either_side(question: str, contradictions: list[Contradiction], dec
             continue
         early, late = (one, two) if max(one) < day else (two, one)
         if max(early) < day < min(late):
-            year, month, day_of_month = day
-            when = f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
-            return (f"the question asks about {when}, and the figures for {metric_words(c.metric_name)} were seen "
-                    f"only before and after it ({c.agent1_name}'s on {_shown_day(one)}, {c.agent2_name}'s on "
-                    f"{_shown_day(two)}): which held that day, and when it changed, is for a person to check")
+            return (f"the question asks about {_day_words(day)}, and the figures for {metric_words(c.metric_name)} "
+                    f"were seen only before and after it ({c.agent1_name}'s on {_day_words(min(one))}, "
+                    f"{c.agent2_name}'s on {_day_words(min(two))}): which held that day, and when it changed, is for a person to check")
     return None
 
 
-def _shown_day(days: list[tuple[int, int, int]]) -> str:
-    year, month, day = min(days)
-    return f"{day} {MONTHS[month - 1].capitalize()} {year}"
+def _day_words(day: tuple[int, int, int]) -> str:
+    """(2026, 4, 1) as "1 April 2026"."""
+    year, month, day_of_month = day
+    return f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
 
 
 def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int, Decision],
@@ -162,8 +147,7 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
         # A doubt in a passage that gives one of the figures is about it, whatever its words.
         carrying |= {ev.id for value, source, citation in ((c.agent1_value, c.agent1_source, c.agent1_citation),
                                                            (c.agent2_value, c.agent2_source, c.agent2_citation))
-                     if value is not None for ev in source_passages(source, citation, evidence)
-                     if any(relative_difference(value, v) <= _SAME_FIGURE for v in quoted_numbers(ev.text))}
+                     for ev in carries(source_passages(source, citation, evidence), value)}
     for ev in evidence:
         for sentence in doubts(ev.text):
             if ev.id in carrying or set(terms(sentence)) & about:

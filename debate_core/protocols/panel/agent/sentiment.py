@@ -95,6 +95,16 @@ _REGRET_BECAUSE = re.compile(r"^\W*(?:(?:it'?s|it\s+is|what|such)\s+a\s+)?(?:sha
 _OPENING_WELL = re.compile(r"(^|[.!?]\s+)\W*(?:oh\s+)?well\s*,\s*", re.I)
 
 
+def _regret_reason(text: str) -> tuple[str, float] | None:
+    """What follows a regret given with its reason ("Shame, because the outside came up better"), and
+    its compound score, where that reason reads either way by itself; None otherwise."""
+    m = _REGRET_BECAUSE.match(text)
+    if not m:
+        return None
+    score = compound(text[m.end():])
+    return (text[m.end():], score) if abs(score) >= COMPOUND_THRESHOLD else None
+
+
 def _denied(words: str) -> str:
     """What is said after a withheld judgement, each sentiment word in it negated."""
     lexicon = analyzer().lexicon
@@ -106,11 +116,9 @@ def compound(text: str) -> float:
     it); a comparing "like" is read as the comparison it is, not as liking, a comparative that cannot
     be exceeded ("could not have been kinder") as the most of its word, a withheld judgement ("I can't
     say it is great") as denied and a judgement of what would have been as the opposite of what was."""
-    regret = _REGRET_BECAUSE.match(text)
+    regret = _regret_reason(text)
     if regret:
-        reason = compound(text[regret.end():])
-        if abs(reason) >= COMPOUND_THRESHOLD:
-            return reason
+        return regret[1]
     text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", _OPENING_WELL.sub(r"\1", text)))
     text = _SINGLING_ALONE.sub("itself", text)
     text = _WITHHELD.sub(lambda m: " " + _denied(m.group(1)), text)
@@ -264,11 +272,14 @@ def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReadin
     """The clause's sentiment: VADER's compound score on its words, checked against the failures it
     reports. Words in `skip` are what is judged, not a judgement, and are not scored."""
     text = _mask(clause, skip)
-    regret = _REGRET_BECAUSE.match(text)
-    if regret and abs(compound(text[regret.end():])) >= COMPOUND_THRESHOLD:
-        text = text[regret.end():]
+    regret = _regret_reason(text)
+    if regret:
+        # The regret is of something said before; the clause is its reason, in the words as written.
+        written = _REGRET_BECAUSE.match(clause)
+        clause = clause[written.end():] if written else clause
+        text = regret[0]
     sia = analyzer()
-    score = compound(text)
+    score = regret[1] if regret else compound(text)
     tokens = [t.lower() for t in _TOKEN.findall(_SINGLING_ALONE.sub("itself", _OPENING_WELL.sub(r"\1", text)))]
     cues = [f"not {t}" if _negated(tokens, i) else t for i, t in enumerate(tokens)
             if t in sia.lexicon and t not in skip and t != "thing"]
@@ -278,7 +289,7 @@ def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReadin
     neg, pos = failure_cues(text)
     if skip:
         # A failure the clause denies is read even where its word names the aspect ("no upselling").
-        pos = failure_cues(clause if not regret else clause[regret.end():])[1]
+        pos = failure_cues(clause)[1]
     if pos and not neg and lex == "negative" and all(c.split()[-1] in _NEGATION for c in cues if _negative_cue(c)):
         # "No upselling of wax": the only negative words are the "no"s that deny the failures (VADER's
         # lexicon scores "no" as a word). A "no" that denies no failure is a lack ("no headset jack").
