@@ -33,6 +33,16 @@ def irregular_forms() -> dict[str, str]:
     return out
 
 
+def spelling_variants() -> dict[str, str]:
+    """Words spelt two ways and the one form they are read as ("licence" -> "license")."""
+    out: dict[str, str] = {}
+    for line in (LEXICON_DIR / "spelling_variants_en.txt").read_text(encoding="utf-8").splitlines():
+        words = line.lower().split()
+        if words and not line.startswith("#"):
+            out.update({form: words[0] for form in words[1:]})
+    return out
+
+
 @lru_cache(maxsize=1)
 def double_edged() -> tuple[str, ...]:
     """Phrases said in praise and in irony alike ("won't forget in a hurry", "I suppose")."""

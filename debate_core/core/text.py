@@ -32,6 +32,7 @@ _ENDED = re.compile(r"[.!?…][\"'”’)\]]*$")
 STOPWORDS = lexicons.stopwords()
 NEGATIONS = lexicons.negations()
 IRREGULAR = lexicons.irregular_forms()
+SPELLING = lexicons.spelling_variants()
 # The calendar's names, in order, for the readers of dates and periods.
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
@@ -75,6 +76,7 @@ def stem(token: str) -> str:
     ('-an', '-nya', '-kan', '-lah') by the Snowball Indonesian stemmer, its prefixes kept (an English
     word such as 'diagnosis' would otherwise lose 'di-'), then goes through the English stemmer."""
     english, indonesian = _stemmers()
+    token = SPELLING.get(token, token)  # "licence" meets "licensing", "colour" "color"
     token = IRREGULAR.get(token, token)  # "paid" meets "pay", which no suffix rule reaches
     m = _MISSION.match(token)
     if m:  # "permission" meets "permit", "admission" "admit": a Latin pair no suffix rule reaches
@@ -320,6 +322,14 @@ def best_span(text: str, query: str, limit: int) -> str:
 DECISIVE_AUTHORITY_GAP = 0.3
 
 
+# Sources at or below this standing (opinion, forum, blog, a chat message) report what others say.
+HEARSAY = 0.3
+
+# Words that, anywhere in an authority label, mark what someone says in passing or a text no longer in force.
+_DISCOUNTED = frozenset({"opinion", "forum", "blog", "social", "comment", "anecdote", "rumour", "outdated", "chat",
+                         "gossip", "hearsay", "repealed", "superseded", "withdrawn"})
+
+
 def authority_score(value: float | str | None) -> float:
     """Evidence authority as a number in [0, 1]: numbers pass through, labels map to levels."""
     if value is None:
@@ -340,8 +350,17 @@ def authority_score(value: float | str | None) -> float:
         # ... and what someone says in passing is hearsay, below the press and level with a blog.
         "press": 0.4, "media": 0.4, "newsletter": 0.4, "opinion": 0.3, "forum": 0.25, "social": 0.2,
         "social_media": 0.2, "comment": 0.2, "anecdote": 0.2, "rumour": 0.15, "outdated": 0.2,
+        "chat": 0.2, "gossip": 0.15, "hearsay": 0.2, "repealed": 0.2, "superseded": 0.2, "withdrawn": 0.2,
     }
-    return levels.get(label, 0.5)
+    if label in levels:
+        return levels[label]
+    # A label in words of its own ("government guidance", "group chat", "statute (repealed)"): what
+    # marks it as hearsay or as no longer in force decides; otherwise its strongest known word does.
+    known = [levels[w] for w in re.findall(r"[a-z_]+", label) if w in levels]
+    discounted = [levels[w] for w in re.findall(r"[a-z_]+", label) if w in _DISCOUNTED]
+    if discounted:
+        return min(discounted)
+    return max(known, default=0.5)
 
 
 def mentioned_ids(text: str, ids: Iterable[str]) -> list[str]:

@@ -158,7 +158,7 @@ async def run(run: DebateRun) -> Outcome:
     if not contradictions:
         if not reports:
             run.warn("the case has no reports: nothing to arbitrate")
-        skipped = skipped_verdict(reports)
+        skipped = skipped_verdict(reports, run.case.question)
         empty = build_consensus(reports, [], {})
         empty.consensus_narrative = skipped.answer
         # The source protocol reports a skipped debate with zero latency: no arbitration took place.
@@ -251,6 +251,8 @@ GLOSSARY = {
     "detect.confidence": "Two reports hold the same finding with clearly different confidence.",
     "detect.source_conflict": "Two reports cite different sources for the same measure.",
     "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
+    "escalate.differ_under_threshold": "The figures differ by less than a contradiction needs, and the question "
+                                       "asks which one to use.",
     "escalate.one_figure_asked": "The question asks for one figure, and several stand, each in its own context.",
     "escalate.one_time_asked": "The question asks about one time, and the figures stand for different periods.",
     "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "

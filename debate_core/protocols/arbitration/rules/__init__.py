@@ -41,6 +41,7 @@ from ..contradictions import (
 from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
 from ..models import Decision, Resolution
 from .verdict import (
+    differ_under_threshold,
     measured_after_question,
     observed_either_side,
     one_figure_asked,
@@ -519,7 +520,7 @@ def _converted_alike(valued: list[AgentReport]) -> str | None:
     return " and ".join(shown) + ", the same figure once converted: both valid"
 
 
-def skipped_verdict(reports: list[AgentReport]) -> Verdict:
+def skipped_verdict(reports: list[AgentReport], question: str = "") -> Verdict:
     metrics = sorted({metric_key(r.metric) for r in reports})
     if not reports:
         nothing = "No agent reports to compare: nothing to arbitrate."
@@ -527,16 +528,21 @@ def skipped_verdict(reports: list[AgentReport]) -> Verdict:
                        needs_human_review=False, rationale="the case has no reports",
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
+    close = differ_under_threshold(question, reports)
     agree = (f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
              f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
+    if close:
+        agree = (f"The reports differ by less than a contradiction needs: {agreed_figures(reports)}. "
+                 f"The question asks which figure to use, and a person must choose.")
     return Verdict(
         answer=agree,
         short_answer=short_answer(agree),
         confidence=round(mean, 4),
-        needs_human_review=False,
+        needs_human_review=bool(close),
+        escalation_reasons=[close] if close else [],
         rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "
                   "or holds the same claim with clearly different confidence",
-        applied_rules=["skip.no_contradictions"],
+        applied_rules=["skip.no_contradictions"] + (["escalate.differ_under_threshold"] if close else []),
     )
 
 

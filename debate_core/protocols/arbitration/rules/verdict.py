@@ -7,14 +7,49 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ....core.schemas import Evidence
+from ....core.schemas import AgentReport, Evidence
 from ....core.text import MONTHS, calendar_days, doubts, terms
-from ..contradictions import BOTH_OFFERED, Contradiction, metric_words, same_period, source_passages
+from ..contradictions import (
+    BOTH_OFFERED,
+    Contradiction,
+    metric_key,
+    metric_words,
+    relative_difference,
+    same_period,
+    shown_value,
+    source_passages,
+    unit_key,
+)
 from ..escalation import carries
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
                          r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b", re.I)
+# "Which figure should go on the banner?", "Which time is the record?", "Which count is right?": the
+# question asks to choose between the figures it was given.
+_CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|estimate|count|total|time|reading|"
+                     r"level|one)\b|\bwhich\b[^?.]{0,40}?\b(?:stands?|is (?:right|correct))\b", re.I)
+
+
+def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str | None:
+    """Rule: reports whose figures differ, by less than the threshold at which the protocol sees a
+    contradiction, do not agree when the question asks which one to use (a course record of 15:02 or
+    15:31): the difference is the question, and a person chooses."""
+    if not _CHOOSE.search(question or "") or BOTH_OFFERED.search(question or ""):
+        return None
+    apart = []
+    for metric in sorted({metric_key(r.metric) for r in reports}):
+        valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
+        figures = {(float(r.value), unit_key(r.unit)) for r in valued}
+        if len(figures) > 1 and len({u for _, u in figures}) == 1:
+            lo, hi = min(v for v, _ in figures), max(v for v, _ in figures)
+            unit = valued[0].unit
+            apart.append(f"{metric_words(metric)} ({shown_value(lo, unit)} and {shown_value(hi, unit)}, "
+                         f"{relative_difference(lo, hi):.1%} apart)")
+    if not apart:
+        return None
+    return (f"the reports give different figures for {'; '.join(apart)}, too close for the protocol to call "
+            f"a contradiction, and the question asks which one to use: a person must choose")
 
 
 

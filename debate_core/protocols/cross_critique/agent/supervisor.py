@@ -8,7 +8,7 @@ from typing import Any
 
 from ....core.options import named_options, offered_options
 from ....core.schemas import AgentOutput, Case
-from ....core.text import authority_score, has_negation, sentences, terms
+from ....core.text import HEARSAY, authority_score, has_negation, sentences, terms
 from ....providers.offline import reading
 from ....providers.offline.agents import register
 from ...common import unassessed
@@ -41,6 +41,8 @@ def _opening(claims: list[dict[str, Any]], question: str, case: Case) -> dict[st
 
     usable = [r for r in claims if r["supported"] and covers(r) >= OPENING_COVERAGE
               and not _about_sources(r["statement"])]
+    # What a friend's message or a forum post says never opens the answer: hearsay is no answer.
+    usable = [r for r in usable if _authority(case, r) > HEARSAY]
     return max(usable, key=lambda r: (covers(r) * r["confidence"] * (0.5 + _authority(case, r)), r["confidence"],
                                       r["ref"]), default=None)
 

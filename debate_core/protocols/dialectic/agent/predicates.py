@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ....core.schemas import Case
-from ....core.text import NUMBER_WORDS, authority_score, terms
+from ....core.text import HEARSAY, NUMBER_WORDS, authority_score, terms
 from ....providers.offline.reading import Reading, quoted_material, read
 from ..amendments import withdrawn_names
 from ..rules import rule_literals
@@ -34,7 +34,7 @@ _UNLESS_CLAUSE = re.compile(r"\b(?:unless|except (?:where|when|if))\b([^;.,]+)",
 # sentence a requirement instead, and it is left to the requirement reading.
 _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|are) not (?:allowed|permitted)|"
                   r"(?:is|are|will be|shall be) not (?:issued|granted|given|awarded|offered|paid)|"
-                  r"(?:is|are) (?:prohibited|forbidden|banned)|(?:is|are) not (?:covered|eligible)|"
+                  r"(?:is|are) (?:prohibited|forbidden|banned)|(?:is|are) not (?:covered|eligible)|(?:isn't|aren't) (?:allowed|permitted)|"
                   r"(?:isn't|aren't) (?:covered|eligible))\b"
                   r"|(?:^|,)\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
                   r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant|let)\b"
@@ -205,7 +205,10 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     if not preds:
         return preds, vocab_ids
     common = common_terms(preds)
-    sents = [_CONCESSION.sub("", s) for _, s in evidence_sentences(case, vocab_ids)]
+    # What a forum post or a chat message says the rule is (a trap more often than a source) sets no
+    # condition and no bar of it.
+    heard = _heard(case)
+    sents = [_CONCESSION.sub("", s) for eid, s in evidence_sentences(case, vocab_ids) if eid not in heard]
     described = {p.name: p.desc for p in preds}
     withdrawn = {name for s in sents if repeals(s) for name in withdrawn_names(s, described)}
     if labelled:
@@ -244,7 +247,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
         elif p.name in withdrawn:
             group = "repealed"
         else:
-            defeating = next((clause for clause in [*unless, *limits]
+            defeating = next((clause for clause in [*unless, *(c for c in limits if _reaches(c, p))]
                               if covers(set(terms(clause)), name_terms) or matches(clause, p, common)), None) \
                 or next((clause for clause in limits if _spends(clause, p, name_terms)), None)
             requiring = next((s for s in required if matches(s, p, common)), None)
@@ -252,6 +255,10 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 # "isn't open to children under five during standard sessions": the bar is of the
                 # predicate no requirement names (under_5), and the session it speaks of is required.
                 defeating = None
+            if defeating and head is not None and name_terms and name_terms <= set(terms(head[0].replace("_", " "))):
+                # with_dog, for may_run_with_dog: the act the rule grants, which a bar names as what it
+                # bars ("which is why they can't take a dog"), not what defeats the rule.
+                defeating, requiring = None, defeating
             group = "defeater" if defeating else "condition" if requiring else "other"
             if defeating and requiring and defeating not in requiring and requiring not in defeating:
                 p = replace(p, torn=(requiring, defeating))
@@ -303,6 +310,19 @@ def _spends(clause: str, pred: Pred, name_terms: set[str]) -> bool:
     return bool(matched_terms(name_terms - _BEFORE, set(terms(clause))))
 
 
+def _reaches(limit: str, pred: Pred) -> bool:
+    """Rule: a limit above one ("guests are welcome to a drink ..., up to two per person") is reached
+    only by a predicate that names its figure ("renewed_three_times"); one that does not (had_a_drink:
+    a drink bought) is within it. A limit of one ("limited to one") is reached by having it at all."""
+    m = _LIMIT.match(limit)  # a limit clause opens with the limit itself (see vocabulary)
+    if m and re.match(_ONCE_ONLY, m.group(0), re.I):
+        # "one dog per person" names what one_dog or with_dog is about, not what defeats them: a
+        # once-only limit is spent only by having had it already (_spends).
+        return False
+    figure = _numbers(m.group(0)) if m else set()
+    return not figure or figure <= {"0", "1"} or bool(figure & _numbers(pred.name))
+
+
 def _barred_other(bar: str, pred: Pred, preds: list[Pred], required: list[str], common: set[str]) -> bool:
     """Whether a bar also names another predicate that no requirement names: that one is what it bars."""
     return any(q.name != pred.name and matches(bar, q, common) and not any(matches(r, q, common) for r in required)
@@ -310,10 +330,11 @@ def _barred_other(bar: str, pred: Pred, preds: list[Pred], required: list[str], 
 
 
 def _bar_clause(sentence: str) -> str:
-    """The clause of a sentence that bars, where semicolons part it ("The main court isn't open to
-    children under five; they can jump in the toddler sessions"): what the other clauses name is
-    not barred."""
-    parts = sentence.split(";")
+    """The clause of a sentence that bars, where semicolons or a ", so" part it ("The main court isn't
+    open to children under five; they can jump in the toddler sessions"): what the other clauses name
+    is not barred."""
+    # ", so wear shoes that cover your toes" after a bar on sandals is what to do instead, not barred.
+    parts = re.split(r";|,\s+so\s+", sentence)
     return next((p for p in parts if _bars(p)), sentence) if len(parts) > 1 else sentence
 
 
@@ -339,7 +360,8 @@ def is_type(pred: Pred) -> bool:
 
 
 # How a vocabulary names what every predicate is about ("Predicates, all over a tenant T:").
-_OVER = re.compile(r"\b(?:all |each )?(?:over|about|of|for) (?:an?|the|each|every) ([a-z][a-z ]{1,40}?) ([A-Z])\s*[:;,.]")
+_OVER = re.compile(r"\b(?:all |each )?(?:over|about|of|for) (?:an?|the|each|every) ([a-z][a-z ]{1,40}?) ([A-Z])"
+                   r"(?:\s+(?:on|in|at|from|under|of)\s+[a-z][a-z ]{1,30})?\s*[:;,.]")
 
 
 def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
@@ -429,13 +451,15 @@ def unexpressed(case: Case, preds: list[Pred], vocab_ids: set[str]) -> list[tupl
     """Requirement sentences no declared predicate expresses: what an ASP rule over them cannot assess."""
     common = common_terms(preds)
     # What hearsay says is required (a forum post, a blog) is no requirement the rule must carry.
-    heard = {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}
+    heard = _heard(case)
     return [(eid, s) for eid, s in evidence_sentences(case, vocab_ids)
             if eid not in heard and cue_kind(s) == "obligation" and not any(matches(s, p, common) for p in preds)]
 
 
-# Sources at or below this standing (opinion, forum, blog, social media) report what others say.
-HEARSAY = 0.3
+def _heard(case: Case) -> set[str]:
+    """The passages of hearsay standing (a forum post, a blog, a chat message)."""
+    return {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}
+
 
 
 def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -> Reading:

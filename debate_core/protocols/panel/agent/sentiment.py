@@ -85,6 +85,28 @@ _UNREALISED = re.compile(
     r"([a-z]+(?<!ed))\b", re.I)
 
 
+# A double denial ("there wasn't a question she wasn't happy to answer", "not one dish they didn't get
+# right") says every one was: VADER reads only the second negation, and reads it as a complaint.
+_DOUBLE_DENIAL = re.compile(
+    r"\b(?:there\s+)?(?:was|is|were|are)(?:n't|\s+not)\s+(?:a|an|one|a\s+single)\s+([a-z]+)\s+"
+    r"((?:that|which|who)\s+|(?:she|he|they|we|it|you|i)\s+)?(was|is|were|are|did|could|would)(?:n't|\s+not)\b", re.I)
+# "I can't remember the last time I learnt so much": the most of it in a long time, praise; without its
+# "so" or "such" ("I can't remember the last time they cleaned it") it says what no longer happens.
+_NOT_SINCE = re.compile(r"\b(?:i|we)\s+(?:can't|cannot|can\s+not|couldn't|don't|do\s+not)\s+(?:remember|recall)\s+"
+                        r"(?:the\s+last\s+time|when\s+(?:i|we)\s+last)\b(?=[^.!?;]*\b(?:so|such)\b)", re.I)
+# Booking again or saying one will return is the reviewer's own verdict on what they had.
+_RETURNING = re.compile(r"\b(?:already\s+(?:re)?booked|booked\s+again|rebooked|(?:will|we'll|i'll|would)\s+"
+                        r"(?:definitely\s+|certainly\s+|100%\s+)?(?:be|go|come)\s+back)\b", re.I)
+
+
+def plain_meaning(text: str) -> str:
+    """The text with the turns of phrase VADER misreads said plainly: a double denial as "every",
+    "I can't remember the last time ... so much" as the best in a long time, booking again as liking."""
+    text = _DOUBLE_DENIAL.sub(lambda m: f"every {m.group(1)} {m.group(2) or ''}{m.group(3)}", text)
+    text = _NOT_SINCE.sub("the best in ages:", text)
+    return _RETURNING.sub(lambda m: f"{m.group(0)}, loved it,", text)
+
+
 # A regret given with its reason ("Shame, because the outside came up better than ever", "What a pity,
 # as the food was lovely") regrets something said before; the reason says what its own clause is.
 _REGRET_BECAUSE = re.compile(r"^\W*(?:(?:it'?s|it\s+is|what|such)\s+a\s+)?(?:shame|pity)\s*[,!-]?\s*(?:because|as|since|'cause|cos)\b",
@@ -119,6 +141,7 @@ def compound(text: str) -> float:
     regret = _regret_reason(text)
     if regret:
         return regret[1]
+    text = plain_meaning(text)
     text = _NEGATED_COMPARATIVE.sub(_superlative, _COMPARING_LIKE.sub(r"\1 as", _OPENING_WELL.sub(r"\1", text)))
     text = _SINGLING_ALONE.sub("itself", text)
     text = _WITHHELD.sub(lambda m: " " + _denied(m.group(1)), text)
@@ -271,7 +294,7 @@ def _negative_cue(cue: str) -> bool:
 def read_clause(clause: str, skip: frozenset[str] = frozenset()) -> ClauseReading:
     """The clause's sentiment: VADER's compound score on its words, checked against the failures it
     reports. Words in `skip` are what is judged, not a judgement, and are not scored."""
-    text = _mask(clause, skip)
+    text = plain_meaning(_mask(clause, skip))
     regret = _regret_reason(text)
     if regret:
         # The regret is of something said before; the clause is its reason, in the words as written.
