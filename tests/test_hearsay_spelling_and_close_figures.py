@@ -3,7 +3,9 @@ function that reads it): a chat message that sets no condition, a limit above on
 does not reach, the act a bar names as what it bars, a vocabulary "over a person P on the field";
 authority labels read word by word; one spelling for "licence" and "licensing"; a double denial, "I
 can't remember the last time ... so much" and booking again read as praise; figures too close for a
-contradiction when the question asks which one to use; and hearsay that never opens an answer."""
+contradiction when the question asks which one to use, and what the figure kept and the one it
+replaces each rest on; hearsay that never opens an answer nor supports it; and a dated error line
+asked for only where two changes need telling apart."""
 
 from __future__ import annotations
 
@@ -128,3 +130,76 @@ def test_hearsay_never_opens_a_cross_critique_answer(tmp_path):
     verdict = _run(tmp_path, case, "cross_critique")
     assert not verdict["answer"].startswith("Every council"), verdict["answer"]
     assert "Messages from two friends]" not in verdict["answer"].split("Supporting points")[0], verdict["answer"]
+
+
+def test_hearsay_is_no_supporting_point_and_a_forum_post_against_a_label_is_no_open_question(tmp_path):
+    case = _cc_case("dolorex_child", "Can a child of eight be given Dolorex for a sprained knee?", [
+        {"id": "LABEL", "source": "Dolorex product information (fictitious)", "authority": "official",
+         "text": "Dolorex must not be given to children under 12 years of age, because of a rare liver reaction."},
+        {"id": "FORUM", "source": "Sports forum post (fictitious)", "authority": "forum",
+         "text": "Dolorex is safe for kids of any age at half the adult dose, and great for a sprained knee."},
+        {"id": "GUIDE", "source": "Children's pain guidance (fictitious)", "authority": "secondary",
+         "text": "For a minor sprain in a child, rest, ice and paracetamol at a weight-based dose come first."}])
+    verdict = _run(tmp_path, case, "cross_critique")
+    assert "safe for kids of any age" not in verdict["answer"], verdict["answer"]
+    assert not any("which of its own sources prevails" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+
+
+# -- refinement -------------------------------------------------------------------------------------
+
+def _bindery(changes: list[dict]) -> dict:
+    return {"id": "bindery", "title": "fictitious", "protocol": "refinement",
+            "question": "Since late September the (fictitious) bindery's notebooks come back with pages that will "
+                        "not lie flat. What is the root cause, and how should it be fixed?",
+            "domain_hint": "bookbinding incident; the bindery and its records are fictitious",
+            "evidence": [*changes,
+                         {"id": "M1", "source": "metrics: returns by job",
+                          "text": "Returned for pages not lying flat: 37 of the 410 notebooks on the new paper, none "
+                                  "of the 260 on the old paper."},
+                         {"id": "K1", "source": "knowledge: paper grain",
+                          "text": "When the grain of the paper runs across the spine, the pages resist opening and "
+                                  "the spine ripples."}],
+            "agents": [{"id": "log", "name": "Bindery log reader", "role": "Reads the job sheets."},
+                       {"id": "kg", "name": "Binding practice expert", "role": "Knows past faults."},
+                       {"id": "hybrid", "name": "Workshop lead", "role": "Weighs both."}]}
+
+
+PAPER = {"id": "C1", "source": "config: goods-in record, 18 September",
+         "text": "Received 40 reams of a new short-grain paper from a new mill after our usual long-grain paper "
+                 "was discontinued."}
+GLUE = {"id": "C2", "source": "config: workshop change note, 16 September",
+        "text": "On 16 September the spine glue was switched to a new PVA brand from a new supplier."}
+
+
+def test_one_change_needs_no_dated_error_line_and_two_do(tmp_path):
+    verdict = _run(tmp_path, _bindery([PAPER]), "refinement")
+    assert not any("when the first anomaly happened" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+    # With two changes, which came just before the failure needs the failure's time.
+    verdict = _run(tmp_path, _bindery([PAPER, GLUE]), "refinement")
+    assert verdict["needs_human_review"] is True
+    assert any("when the first anomaly happened" in r for r in verdict["escalation_reasons"])
+
+
+# -- arbitration: what each figure rests on ---------------------------------------------------------
+
+def test_the_figure_kept_and_the_one_it_replaces_are_told_with_what_each_rests_on(tmp_path):
+    reports = [
+        {"agent": "Handler", "metric": "compensation_share", "value": 25, "unit": "%",
+         "citation": "[Per extraction: 'departed 1 h 50 min late' from the claims note]", "source": "Claims note",
+         "period": "14 February 2026", "confidence": 0.8, "interpretation": "departure delay under two hours: 25% due"},
+        {"agent": "Advocate", "metric": "compensation_share", "value": 50, "unit": "%",
+         "citation": "[Per extraction: 'arrived 12:20, due 10:00' from the voyage record]", "source": "Voyage record",
+         "period": "14 February 2026", "confidence": 0.8,
+         "interpretation": "arrival delay of 2 h 20 min: 50% due"}]
+    evidence = [
+        {"id": "NOTE", "source": "Claims note (fictitious)", "authority": "internal", "date": "2026-02-20",
+         "text": "Sailing departed 1 h 50 min behind schedule. Compensation share offered: 25% of the fare."},
+        {"id": "VOYAGE", "source": "Voyage record (fictitious)", "authority": "official", "date": "2026-02-14",
+         "text": "Scheduled arrival 10:00, actual arrival 12:20. Compensation share for an arrival delay of two hours "
+                 "or more: 50% of the fare."}]
+    question = "What compensation share of the fare is due for the delay?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert "'arrival delay of 2 h 20 min: 50% due' against 'departure delay under two hours: 25% due'" in \
+        verdict["answer"], verdict["answer"]

@@ -318,7 +318,8 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
         kept = sorted(set(info["adopted_from"].values()))
         parts.append(f"{metric}: " + " and ".join(f"{reports[p].agent}'s {_finding(reports[p], reading)}" for p in kept)
                      + " accepted over "
-                     + " and ".join(f"{reports[p].agent}'s {_finding(reports[p], reading)}" for p in superseded) + ".")
+                     + " and ".join(f"{reports[p].agent}'s {_finding(reports[p], reading)}" for p in superseded)
+                     + _readings_told(kept, superseded, reports, reading) + ".")
         parts.extend(dict.fromkeys(f"{d.context}." for c in cs for d in [decisions[c.index]] if d.resolved and d.context))
     valid = [c for c in cs if decisions[c.index].resolved and decisions[c.index].resolution == "both_valid"]
     if valid:
@@ -342,6 +343,17 @@ def _metric_sentence(metric: str, info: dict[str, Any], contradictions: list[Con
                          f"{reports[c.report2].agent}'s {_finding(reports[c.report2], reading)} could not be "
                          f"reconciled ({d.review_reason}); flagged for human review.")
     return " ".join(parts)
+
+
+def _readings_told(kept: list[int], superseded: list[int], reports: list[AgentReport], reading: bool) -> str:
+    """What the figure kept and the figures it replaces each rest on, in their reports' own words
+    (": 'arrival delay of 2 h 20 min: 50% due' against 'departure delay under two hours: 25% due'"):
+    the reader sees why one stands. Told only where the figures, not the readings, are in dispute
+    (there _finding already quotes them)."""
+    said = [[reports[p].interpretation for p in group if reports[p].interpretation] for group in (kept, superseded)]
+    if reading or not all(said):
+        return ""
+    return ": " + " and ".join(f"'{x}'" for x in said[0]) + " against " + " and ".join(f"'{x}'" for x in said[1])
 
 
 def _first_sentence(text: str) -> str:

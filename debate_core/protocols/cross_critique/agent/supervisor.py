@@ -169,7 +169,9 @@ def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
         # The question offers answers: the verdict opens by naming exactly one of them.
         chosen, why, clear = choose_option(case.question, options, agreed, disputed, case)
         parts = [f"{chosen[:1].upper()}{chosen[1:]}: {why}" + ("." if clear else "; a reviewer should confirm this.")]
-    rest = sorted((c for c in agreed if c is not opening and c["supported"] and not _about_sources(c["statement"])),
+    # Hearsay is no supporting point: what a forum post says is not support for the answer.
+    rest = sorted((c for c in agreed if c is not opening and c["supported"] and not _about_sources(c["statement"])
+                   and _authority(case, c) > HEARSAY),
                   key=lambda c: (-c["confidence"], c["ref"]))
     seen = {parts[0]}
     points = []

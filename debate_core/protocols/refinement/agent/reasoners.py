@@ -174,7 +174,8 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
         text += f" The first anomaly followed at {first.when}: \"{quote(first.text)}\" ({first.ev.id})."
         cited.append(first.ev)
         reasoning.append(f"The earliest {first.severity} line is {first.ev.id} at {first.when}.")
-    else:
+    elif len(change_ev) > 1:
+        # Which change came just before the failure needs the failure's time; with one change it does not.
         gaps.append("when the first anomaly happened: no passage carries a dated error or warning line")
     if tl.limit is not None:
         text += f" A limit was reached: \"{quote(tl.limit.text)}\" ({tl.limit.ev.id})."
