@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from ...core.lexicons import LEXICON_DIR
 from ...core.schemas import Case, Evidence
 from ...core.text import (
     DECISIVE_AUTHORITY_GAP,
@@ -52,6 +50,7 @@ from .contradictions import (
     source_passages,
     unit_key,
 )
+from .measures import DEFINITION_GROUPS, cues_in, label_of, rates_of_different_totals
 from .rules import authority_order
 
 # How far apart two sides must be on a criterion before it decides.
@@ -65,9 +64,6 @@ DECISIVE_CONFIDENCE = 0.75
 # A quoted or found number matches a reported value when within 0.5% of it (rounding in sources).
 MATCH_TOLERANCE = 0.005
 _DATE = re.compile(r"((?:19|20)\d\d)(?:[-/.](\d{1,2}))?")
-MEASURES_FILE = "statistical_measures_en.tsv"
-# Cue groups whose kinds name different measures of one quantity; "estimate" only says how sure a figure is.
-DEFINITION_GROUPS = ("basis", "method", "release")
 
 
 def _norm(text: str | None) -> str:
@@ -264,46 +260,6 @@ def _favour_dates(a: tuple[int, int] | None, b: tuple[int, int] | None) -> int:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Cue:
-    group: str
-    kind: str
-    label: str
-    phrases: tuple[str, ...]
-
-
-def _words(text: str | None) -> str:
-    """Lower-case words separated by single spaces, padded, so phrases match on word boundaries."""
-    return " " + " ".join(re.findall(r"[0-9a-z]+", (text or "").lower())) + " "
-
-
-@lru_cache(maxsize=1)
-def measure_cues() -> tuple[Cue, ...]:
-    """The general cue phrases of data/lexicons/statistical_measures_en.tsv (sources in its README)."""
-    out = []
-    for line in (LEXICON_DIR / MEASURES_FILE).read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        group, kind, label, phrases = line.split("\t")
-        out.append(Cue(group, kind, label, tuple(_words(p).strip() for p in phrases.split("|") if p.strip())))
-    return tuple(out)
-
-
-def cues_in(text: str | None) -> dict[str, dict[str, list[str]]]:
-    """group -> kind -> the cue phrases found in the text."""
-    words = _words(text)
-    found: dict[str, dict[str, list[str]]] = {}
-    for cue in measure_cues():
-        hits = [p for p in cue.phrases if f" {p} " in words]
-        if hits:
-            found.setdefault(cue.group, {})[cue.kind] = hits
-    return found
-
-
-def _label(group: str, kind: str) -> str:
-    return next(c.label for c in measure_cues() if c.group == group and c.kind == kind)
-
-
 def definition_difference(s1: Side, s2: Side) -> str | None:
     """Two figures are different measures when, in one cue group, each side's context names a kind
     and the two sets of kinds do not meet (an annual average against a 12-month change, a survey
@@ -317,8 +273,8 @@ def definition_difference(s1: Side, s2: Side) -> str | None:
             quote1 = ", ".join(f"'{w}'" for w in said1[:3])
             quote2 = ", ".join(f"'{w}'" for w in said2[:3])
             return (f"they measure different things: {s1.shown()} ({s1.source or 'unnamed source'}) is "
-                    f"{_label(group, kind1)} (its citation and passage say {quote1}), while {s2.shown()} "
-                    f"({s2.source or 'unnamed source'}) is {_label(group, kind2)} (they say {quote2})")
+                    f"{label_of(group, kind1)} (its citation and passage say {quote1}), while {s2.shown()} "
+                    f"({s2.source or 'unnamed source'}) is {label_of(group, kind2)} (they say {quote2})")
     return None
 
 
@@ -352,7 +308,7 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     if defined:
         return defined
     # The cited passages can show two measures even where one source gives both figures.
-    return definition_difference(s1, s2)
+    return definition_difference(s1, s2) or rates_of_different_totals(s1.interpretation, s2.interpretation)
 
 
 # Words by which a passage giving two figures says one replaces the other: then they are one measure,

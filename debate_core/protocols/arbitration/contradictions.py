@@ -280,8 +280,8 @@ def polarity(text: str | None) -> dict[str, tuple[int, str]]:
 
 
 # A reading that places the figure against a reference ("above the 92% level", "below target").
-_SIDES = {"above": +1, "exceeds": +1, "exceed": +1, "exceeding": +1, "exceeded": +1,
-          "below": -1, "beneath": -1, "under": -1}
+_SIDES = {"above": +1, "exceeds": +1, "exceed": +1, "exceeding": +1, "exceeded": +1, "over": +1,
+          "below": -1, "beneath": -1, "under": -1, "inside": -1, "within": -1}
 # How far after the side word its reference is looked for ("below the 92% level": 3 words).
 _REFERENCE_WINDOW = 4
 

@@ -115,8 +115,18 @@ _LEAD_IN = re.compile(r"\b(?:amended|changed)\s+as follows\b|\b(?:is|are) (?:her
 _ITEM_DELETED = re.compile(r"\b(?:paragraph|point|item|letter|sub-?paragraph|limb)\s+\(([a-z]{1,4}|\d{1,3})\)\s+"
                            r"(?:is|are|has been) (?:deleted|repealed|struck out|omitted|revoked|removed)\b", re.I)
 # Words substituted in an earlier text ("for 'more than four dogs' substitute 'more than three dogs'").
-_SUBSTITUTE = re.compile(r"\bfor\s+['‘\"“]([^'’\"”]{2,80})['’\"”]\s*,?\s*substitute\s+['‘\"“]([^'’\"”]{1,80})['’\"”]",
-                         re.I)
+_QUOTED = r"['‘\"“]([^'’\"”]{2,80})['’\"”]"
+_SUBSTITUTE = re.compile(r"\bfor\s+" + _QUOTED + r"\s*,?\s*substitute\s+" + _QUOTED
+                         # "'twelve weeks' in rule 4.1 is replaced by 'eight weeks'", "replace 'X' with 'Y'".
+                         + r"|" + _QUOTED + r"(?:[^'‘\"“.;]|\.(?=\d)){0,40}?\b(?:is|are|shall be|will be|to be|be)\s+(?:replaced|substituted)\s+"
+                         r"(?:by|with)\s+" + _QUOTED
+                         + r"|\breplace\s+" + _QUOTED + r"(?:[^'‘\"“.;]|\.(?=\d)){0,40}?\b(?:with|by)\s+" + _QUOTED, re.I)
+
+
+def _swapped(m: re.Match[str]) -> tuple[str, str]:
+    """(the words replaced, the words put in their place) of a substitution, whichever form it takes."""
+    found = [g for g in m.groups() if g is not None]
+    return found[0], found[1]
 # A provision deleted by its number ("rule 12.4 of the Allotment Rules be deleted").
 _NUMBERED_DELETED = re.compile(
     r"\b(?:rule|section|paragraph|clause|article|standard|regulation|byelaw|bylaw|item|point)\s+(\d+(?:\.\d+)+)\b"
@@ -185,7 +195,7 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
             swap = _SUBSTITUTE.search(sent)
             if swap:
                 # Words substituted in an earlier sentence: that sentence now reads with the new words.
-                old_words, new_words = swap.group(1), swap.group(2)
+                old_words, new_words = _swapped(swap)
                 out += [Supersession(ev.id, old, amending.id, sent, amending.date,
                                      re.sub(re.escape(old_words), new_words, old, flags=re.I))
                         for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)

@@ -19,9 +19,10 @@ from typing import Any
 
 from ....core import lexicons
 from ....core.options import offered_options
-from ....core.text import STOPWORDS, bm25_rank
+from ....core.text import bm25_rank
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
+from .missing import cut_off, refers_elsewhere
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
 from .sentiment import compound, double_edged, double_edged_gap, polarity_of, read_clause
 
@@ -531,24 +532,8 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
                       offers_mixed=not options or "mixed" in options)
     if aspects:
         _measure(reading, case, text, used, asked, target_read, context)
-    cut = cut_off(text)
-    if cut:
-        reading.gaps.append(cut)
+    reading.gaps += [gap for gap in (cut_off(text), refers_elsewhere(text)) if gap]
     return reading
-
-
-def cut_off(text: str) -> str | None:
-    """The reason a text under review reads as cut off: it stops without a sentence end on a word that
-    cannot end one ("... when we got to reception the"), so what it was going to say is unknown."""
-    words = re.findall(r"[A-Za-z']+", text or "")
-    stripped = (text or "").rstrip()
-    if not words or stripped.endswith((".", "!", "?", ")", '"', "'", "”", "…")) or _HANGUL.search(stripped):
-        return None
-    if words[-1].lower() not in STOPWORDS:
-        return None
-    tail = " ".join(stripped.split()[-6:])
-    return (f"what the text goes on to say: it is cut off mid-sentence (\"…{tail}\"), so the "
-            "sentiment of what follows is unknown")
 
 
 def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str],

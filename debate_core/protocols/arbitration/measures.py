@@ -1,0 +1,69 @@
+"""What kind of statistic a figure is, from the cue phrases next to it (an annual average or a
+12-month change, a survey or a register count, a first or a revised estimate), and what a rate is out
+of: the readings by which two figures of one quantity turn out to be different measures."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...core.lexicons import LEXICON_DIR
+from ...core.text import stem
+
+MEASURES_FILE = "statistical_measures_en.tsv"
+# Cue groups whose kinds name different measures of one quantity; "estimate" only says how sure a figure is.
+DEFINITION_GROUPS = ("basis", "method", "release")
+
+
+@dataclass(frozen=True)
+class Cue:
+    group: str
+    kind: str
+    label: str
+    phrases: tuple[str, ...]
+
+
+def _words(text: str | None) -> str:
+    """Lower-case words separated by single spaces, padded, so phrases match on word boundaries."""
+    return " " + " ".join(re.findall(r"[0-9a-z]+", (text or "").lower())) + " "
+
+
+@lru_cache(maxsize=1)
+def measure_cues() -> tuple[Cue, ...]:
+    """The general cue phrases of data/lexicons/statistical_measures_en.tsv (sources in its README)."""
+    out = []
+    for line in (LEXICON_DIR / MEASURES_FILE).read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        group, kind, label, phrases = line.split("\t")
+        out.append(Cue(group, kind, label, tuple(_words(p).strip() for p in phrases.split("|") if p.strip())))
+    return tuple(out)
+
+
+def cues_in(text: str | None) -> dict[str, dict[str, list[str]]]:
+    """group -> kind -> the cue phrases found in the text."""
+    words = _words(text)
+    found: dict[str, dict[str, list[str]]] = {}
+    for cue in measure_cues():
+        hits = [p for p in cue.phrases if f" {p} " in words]
+        if hits:
+            found.setdefault(cue.group, {})[cue.kind] = hits
+    return found
+
+
+def label_of(group: str, kind: str) -> str:
+    return next(c.label for c in measure_cues() if c.group == group and c.kind == kind)
+
+
+# "96% of candidates entered", "77% of pupils in the graded classes": a rate and what it is out of.
+_RATE_OF = re.compile(r"\d\s*%\s+of\s+(?:the\s+|all\s+|those\s+)?([a-z]+)", re.I)
+
+
+def rates_of_different_totals(reading1: str | None, reading2: str | None) -> str | None:
+    """Rule: two rates whose reports say they are out of different totals ("96% of candidates entered
+    passed", "77% of pupils in the graded classes passed") measure different things."""
+    bases = [{stem(m.group(1).lower()) for m in _RATE_OF.finditer(r or "")} for r in (reading1, reading2)]
+    if len(bases[0]) != 1 or len(bases[1]) != 1 or bases[0] == bases[1]:
+        return None
+    return f"they are rates out of different totals: '{reading1}' against '{reading2}'"
