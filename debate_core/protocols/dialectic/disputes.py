@@ -17,14 +17,17 @@ from .amendments import quote
 _DIFFER = re.compile(
     r"\b(?:say|says|said|state|states|give|gives) (?:different|conflicting|contradictory|inconsistent) things\b"
     r"|\b(?:say|says|said) different\b|\b(?:given|gave|give|got)(?: me| us)? different answers\b|\b(?:contradict|disagree with) each other\b|\b(?:do not|don't|doesn't|does not) agree\b"
-    r"|\b(?:an? |the )?(?:inconsistency|conflict|discrepancy|contradiction) between (?:the|them|these|those|our)\b", re.I)
+    r"|\b(?:an? |the )?(?:inconsistency|conflict|discrepancy|contradiction) between (?:the|them|these|those|our)\b"
+    # "I'm not sure ... which one was voted on": which of two documents is meant is not known.
+    r"|\bwhich (?:one|version|paper|text|copy) (?:was|is|applies|counts)\b", re.I)
 # How it says the point is still to be decided.
 _PENDING = re.compile(
     r"\b(?:is|it's|it is) going to (?:the|a)\b|\b(?:has been|was|is being|will be) referred to\b"
     r"|\b(?:has|have) not (?:yet )?(?:decided|ruled|settled|resolved)\b|\bnot yet (?:decided|settled|resolved)\b"
     r"|\bawaiting (?:a |the )?(?:decision|ruling)\b|\buntil (?:the|a) [\w ]{1,30} (?:decides|rules|meets)\b"
     r"|\b(?:passed|referred|sent) (?:it|this|the (?:question|matter)) (?:on )?to\b"
-    r"|\bfor now\b|\bin the meantime\b", re.I)
+    r"|\bfor now\b|\bin the meantime\b"
+    r"|\b(?:will|is to|are to|is going to) (?:sort (?:it |this )?out|decide|settle|rule on|confirm)\b", re.I)
 # How a passage says it was decided.
 _SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
                       re.I)

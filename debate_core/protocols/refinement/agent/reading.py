@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ....core.lexicons import LEXICON_DIR
 from ....core.schemas import Case, Evidence
-from ....core.text import bm25_rank, calendar_days, sentences, terms
+from ....core.text import MONTHS, bm25_rank, calendar_days, sentences, terms
 from ..rules import seen_when_nothing_fails
 
 _CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
@@ -88,6 +88,11 @@ _RECORD_LINK = frozenset({"with", "by", "in", "on", "at", "as"})
 _HEDGE = frozenset({"about", "around", "roughly", "nearly", "almost", "approximately", "over", "under", "up"})
 
 
+# Words that open a clause giving the reason or the occasion of a change ("after the neighbour
+# mentioned the hum"): the verb in it is no change made.
+_REASON_GIVEN = frozenset({"after", "because", "since", "once", "when", "as", "before", "until"})
+
+
 def _participle(word: str) -> bool:
     w = word.lower().rstrip(".,;:")
     return (len(w) > 4 and w.endswith("ed")) or (len(w) >= 6 and w.endswith("en") and not w.endswith("een"))
@@ -120,6 +125,9 @@ def change_verbs(sentence: str, record: bool = False) -> list[tuple[int, str]]:
             continue
         before = [x.lower() for x in words[max(0, i - 3):i]]
         if any(x in _NOT or x.endswith("n't") for x in before):
+            continue
+        if any(x in _REASON_GIVEN for x in before):
+            # "set after the neighbour mentioned the hum": why the change was made, not a change.
             continue
         after = words[i + 1:i + 5]
         passive = bool(before) and (before[-1] in _BE or (len(before) > 1 and before[-2] in _BE
@@ -196,6 +204,24 @@ def day_of(text: str) -> int | None:
     return out.pop() if len(out) == 1 else None
 
 
+# "10 June:" in a change record dated 2026: a day and month without their year.
+_DAY_MONTH = re.compile(r"\b(\d{1,2})\s+(" + "|".join(MONTHS) + r")\b(?!,?\s+\d{4})", re.I)
+
+
+def day_in_year(text: str, year: int | None) -> int | None:
+    """The one day a sentence names by day and month alone ("12 June: firmware v4.2 pushed"), in the
+    year of its passage; None without a year or with more than one such day."""
+    if year is None:
+        return None
+    out = set()
+    for d, month in _DAY_MONTH.findall(text):
+        try:
+            out.add(date(year, MONTHS.index(month.lower()) + 1, int(d)).toordinal())
+        except ValueError:
+            continue
+    return out.pop() if len(out) == 1 else None
+
+
 def _stamp(ev: Evidence) -> tuple[int | None, float | None]:
     """The day and the clock time of a passage's `date` field ("2026-01-19T20:00:00"), where given."""
     raw = (ev.date or "").strip()
@@ -229,6 +255,7 @@ class Event:
     limits: tuple[str, ...]
     normal: bool
     day: int | None = None  # the calendar day, when the sentence or its passage gives one
+    dated: bool = False  # the sentence names its own day ("12 June: firmware v4.2 pushed")
 
     @property
     def anomaly(self) -> bool:
@@ -252,11 +279,14 @@ def events_of(ev: Evidence) -> list[Event]:
         severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
         normal = bool(found("normal", s)) and not severity
         own_day = day_of(s)
+        if own_day is None and day is not None:
+            own_day = day_in_year(s, date.fromordinal(day).year)
         # "unchanged" says so of its own clause: "array extended ...; inverter settings unchanged" reports a change.
         changed = tuple(dict.fromkeys(c for part in s.split(";") if not found("normal", part)
                                       for c in changes_in(part, record)))
         out.append(Event(ev, s, min(times) if times else None, severity, changed,
-                         tuple(found("limit", s)), normal, own_day if own_day is not None else day))
+                         tuple(found("limit", s)), normal, own_day if own_day is not None else day,
+                         own_day is not None))
     return out
 
 
@@ -375,10 +405,14 @@ def quote(text: str, limit: int = QUOTE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "..."
 
 
-def change_quote(ev: Evidence) -> str:
-    """A change record from its first sentence that reports a change, whole sentences up to the quote length."""
+def change_quote(ev: Evidence, first: str | None = None) -> str:
+    """A change record from its first sentence that reports a change (or from `first`, the change the
+    timeline took from it: "12 June: firmware v4.2 pushed" after "10 June: new bottles"), whole
+    sentences up to the quote length."""
     sents = sentences(ev.text)
-    start = next((i for i, s in enumerate(sents) if found("change", s)), 0)
+    start = next((i for i, s in enumerate(sents) if s == first), None) if first else None
+    if start is None:
+        start = next((i for i, s in enumerate(sents) if found("change", s)), 0)
     out = ""
     for s in sents[start:]:
         if out and len(out) + len(s) > QUOTE_CHARS:

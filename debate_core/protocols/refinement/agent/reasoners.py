@@ -151,8 +151,10 @@ def _hypothesis(case: Case, text: str, cited: list[Evidence], category: str, rea
     }
 
 
-def _changes_told(changes: list[Evidence], limit: int | None = None) -> str:
-    quoted = (change_quote(ev) if limit is None else quote(change_quote(ev), limit) for ev in changes)
+def _changes_told(changes: list[Evidence], said: dict[str, str], limit: int | None = None) -> str:
+    """The change-led hypothesis's opening, quoting each change from the sentence the timeline took."""
+    quoted = (change_quote(ev, said.get(ev.id)) if limit is None else quote(change_quote(ev, said.get(ev.id)), limit)
+              for ev in changes)
     return ("Root cause: the change just before the first anomaly, "
             + "; then ".join(f"\"{q}\" ({ev.id})" for q, ev in zip(quoted, changes, strict=True)) + ".")
 
@@ -163,10 +165,13 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
         return None
     first = tl.first_anomaly
     change_ev = list({ev.id: ev for ev in [*(e.ev for e in tl.changes_before), *tl.linked_config]}.values())
-    text = _changes_told(change_ev)
+    # A record of dated items ("10 June: new bottles. 12 June: firmware pushed") is quoted from the
+    # item the timeline took; an undated record from its first change.
+    said = {e.ev.id: e.text for e in tl.changes_before if e.dated}
+    text = _changes_told(change_ev, said)
     if len(text) > HYPOTHESIS_CHARS // 2:
         # The changes leave room for the anomaly and the limit they led to: quoted shorter.
-        text = _changes_told(change_ev[:3], 80)
+        text = _changes_told(change_ev[:3], said, 80)
     cited = list(change_ev)
     reasoning = [f"{e.ev.id} reports a change ({', '.join(e.changes)}) at {e.when}." for e in tl.changes_before]
     gaps = []
