@@ -10,6 +10,7 @@ asked for only where two changes need telling apart."""
 from __future__ import annotations
 
 from test_cc_dialectic_traps import _cc_case, _rule_case, _run
+from test_panel_refinement_arbitration_traps import _REASONERS
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import authority_score, stem, terms
@@ -160,9 +161,7 @@ def _bindery(changes: list[dict]) -> dict:
                          {"id": "K1", "source": "knowledge: paper grain",
                           "text": "When the grain of the paper runs across the spine, the pages resist opening and "
                                   "the spine ripples."}],
-            "agents": [{"id": "log", "name": "Bindery log reader", "role": "Reads the job sheets."},
-                       {"id": "kg", "name": "Binding practice expert", "role": "Knows past faults."},
-                       {"id": "hybrid", "name": "Workshop lead", "role": "Weighs both."}]}
+            "agents": _REASONERS}
 
 
 PAPER = {"id": "C1", "source": "config: goods-in record, 18 September",

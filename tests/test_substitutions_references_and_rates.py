@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date
 
 from test_cc_dialectic_traps import _rule_case, _run
+from test_panel_refinement_arbitration_traps import _REASONERS
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.schemas import Evidence
@@ -113,24 +114,24 @@ def test_a_figure_read_as_over_a_limit_against_one_read_as_inside_it_is_a_confli
 
 # -- refinement -------------------------------------------------------------------------------------
 
+def _incident(case_id: str, question: str, evidence: list[dict]) -> dict:
+    return {"id": case_id, "title": "fictitious", "protocol": "refinement", "question": question,
+            "domain_hint": "incident; every party and record is fictitious", "evidence": evidence,
+            "agents": _REASONERS}
+
+
 def test_a_change_record_of_dated_items_is_read_item_by_item(tmp_path):
     assert day_in_year("12 June: firmware v4.2 pushed.", 2026) == date(2026, 6, 12).toordinal()
     assert day_in_year("On 12 June 2025 the seal was replaced.", 2026) is None  # its own year: day_of reads it
-    case = {"id": "milk_machine", "title": "fictitious", "protocol": "refinement",
-            "question": "Since 14 June 2026 milk from the (fictitious) farm shop's vending machine turns sour within "
-                        "a day. What is the root cause?",
-            "domain_hint": "vending machine incident; the shop and its records are fictitious",
-            "evidence": [
+    case = _incident("milk_machine", "Since 14 June 2026 milk from the (fictitious) farm shop's vending machine turns "
+                                     "sour within a day. What is the root cause?", [
                 {"id": "C1", "source": "config: machine and shop change record, June 2026", "date": "2026-06-12T08:00:00",
                  "text": "10 June: glass bottles now from a new supplier, washed on the same programme. 12 June: the "
                          "maker pushed firmware v4.2 overnight; the engineer noted 'settings restored from backup'."},
                 {"id": "M1", "source": "metrics: chiller compartment temperature", "date": "2026-06-20T23:00:00",
                  "text": "1-11 June: compartment 3.1-3.6 °C. 12-20 June: compartment 7.8-8.3 °C."},
                 {"id": "L1", "source": "log: complaints", "date": "2026-06-20T18:00:00",
-                 "text": "17 complaints of milk sour within 24 hours, all bought from the vending machine."}],
-            "agents": [{"id": "log", "name": "Log reader", "role": "Reads the records."},
-                       {"id": "kg", "name": "Machine expert", "role": "Knows past faults."},
-                       {"id": "hybrid", "name": "Shop lead", "role": "Weighs both."}]}
+                 "text": "17 complaints of milk sour within 24 hours, all bought from the vending machine."}])
     verdict = _run(tmp_path, case, "refinement")
     cause = verdict["answer"].split("\n")[0]
     assert cause.startswith('Root cause: the change just before the first anomaly, "12 June: the maker pushed '
@@ -143,21 +144,15 @@ def test_a_schedule_that_runs_daily_from_the_change_is_the_change_not_a_routine(
     # The reason a change was made is no change of its own.
     assert changes_in("6 July: the air pump plugged into a new smart plug after the neighbour mentioned the hum.",
                       record=True) == ("plugged",)
-    case = {"id": "koi_pond", "title": "fictitious", "protocol": "refinement",
-            "question": "Since 7 July 2026 the koi in a (fictitious) garden pond gasp at the surface at first light. "
-                        "What is the root cause?",
-            "domain_hint": "pond incident; the pond and its records are fictitious",
-            "evidence": [
+    case = _incident("koi_pond", "Since 7 July 2026 the koi in a (fictitious) garden pond gasp at the surface at "
+                                 "first light. What is the root cause?", [
                 {"id": "C1", "source": "config: pond equipment change record, July 2026", "date": "2026-07-06T20:00:00",
                  "text": "5 July: a 36 W UV clarifier fitted on the filter return. 6 July: the air pump plugged into a "
                          "new smart plug, schedule 'Quiet nights' set after the neighbour mentioned the hum."},
                 {"id": "L1", "source": "log: smart plug app history", "date": "2026-07-14T09:00:00",
                  "text": "Schedule 'Quiet nights': off 22:30, on 07:00, daily from 6 July."},
                 {"id": "M1", "source": "metrics: dawn oxygen", "date": "2026-07-14T16:30:00",
-                 "text": "Dawn oxygen: 1-6 July 6.4-7.1 mg/L; 7-14 July 2.8-3.6 mg/L."}],
-            "agents": [{"id": "log", "name": "Pond log reader", "role": "Reads the records."},
-                       {"id": "kg", "name": "Koi keeper", "role": "Knows past faults."},
-                       {"id": "hybrid", "name": "Society adviser", "role": "Weighs both."}]}
+                 "text": "Dawn oxygen: 1-6 July 6.4-7.1 mg/L; 7-14 July 2.8-3.6 mg/L."}])
     verdict = _run(tmp_path, case, "refinement")
     cause = verdict["answer"].split("\n")[0]
     assert cause.startswith('Root cause: the change just before the first anomaly, "6 July: the air pump'), cause
