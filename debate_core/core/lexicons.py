@@ -4,7 +4,7 @@ Loaded once; nothing here is written for a particular case."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 LEXICON_DIR = Path(__file__).resolve().parents[2] / "data" / "lexicons"
@@ -22,25 +22,25 @@ def _words(name: str) -> frozenset[str]:
     return frozenset(words)
 
 
-@lru_cache(maxsize=1)
-def irregular_forms() -> dict[str, str]:
-    """English irregular past forms and their base ("paid" -> "pay", "written" -> "write")."""
+@cache
+def _forms_of(filename: str) -> dict[str, str]:
+    """A file of one word per line with its other forms after it: each other form -> the first."""
     out: dict[str, str] = {}
-    for line in (LEXICON_DIR / "irregular_verbs_en.txt").read_text(encoding="utf-8").splitlines():
+    for line in (LEXICON_DIR / filename).read_text(encoding="utf-8").splitlines():
         words = line.lower().split()
         if words and not line.startswith("#"):
             out.update({form: words[0] for form in words[1:]})
     return out
+
+
+def irregular_forms() -> dict[str, str]:
+    """English irregular past forms and their base ("paid" -> "pay", "written" -> "write")."""
+    return _forms_of("irregular_verbs_en.txt")
 
 
 def spelling_variants() -> dict[str, str]:
     """Words spelt two ways and the one form they are read as ("licence" -> "license")."""
-    out: dict[str, str] = {}
-    for line in (LEXICON_DIR / "spelling_variants_en.txt").read_text(encoding="utf-8").splitlines():
-        words = line.lower().split()
-        if words and not line.startswith("#"):
-            out.update({form: words[0] for form in words[1:]})
-    return out
+    return _forms_of("spelling_variants_en.txt")
 
 
 @lru_cache(maxsize=1)

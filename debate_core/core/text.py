@@ -356,8 +356,9 @@ def authority_score(value: float | str | None) -> float:
         return levels[label]
     # A label in words of its own ("government guidance", "group chat", "statute (repealed)"): what
     # marks it as hearsay or as no longer in force decides; otherwise its strongest known word does.
-    known = [levels[w] for w in re.findall(r"[a-z_]+", label) if w in levels]
-    discounted = [levels[w] for w in re.findall(r"[a-z_]+", label) if w in _DISCOUNTED]
+    words = re.findall(r"[a-z_]+", label)
+    known = [levels[w] for w in words if w in levels]
+    discounted = [levels[w] for w in words if w in _DISCOUNTED]
     if discounted:
         return min(discounted)
     return max(known, default=0.5)

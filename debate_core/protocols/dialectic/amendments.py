@@ -122,11 +122,6 @@ _SUBSTITUTE = re.compile(r"\bfor\s+" + _QUOTED + r"\s*,?\s*substitute\s+" + _QUO
                          r"(?:by|with)\s+" + _QUOTED
                          + r"|\breplace\s+" + _QUOTED + r"(?:[^'‘\"“.;]|\.(?=\d)){0,40}?\b(?:with|by)\s+" + _QUOTED, re.I)
 
-
-def _swapped(m: re.Match[str]) -> tuple[str, str]:
-    """(the words replaced, the words put in their place) of a substitution, whichever form it takes."""
-    found = [g for g in m.groups() if g is not None]
-    return found[0], found[1]
 # A provision deleted by its number ("rule 12.4 of the Allotment Rules be deleted").
 _NUMBERED_DELETED = re.compile(
     r"\b(?:rule|section|paragraph|clause|article|standard|regulation|byelaw|bylaw|item|point)\s+(\d+(?:\.\d+)+)\b"
@@ -134,6 +129,12 @@ _NUMBERED_DELETED = re.compile(
     r"struck out|omitted|removed)\b", re.I)
 _IN_PART = re.compile(r"\b(?:sub-?section|section|paragraph|clause|article)\s+\((\d+[a-z]?)\)", re.I)
 _ITEM = re.compile(r"\(([a-z]{1,4}|\d{1,3})\)")
+
+
+def _swapped(m: re.Match[str]) -> tuple[str, str]:
+    """(the words replaced, the words put in their place) of a substitution, whichever form it takes."""
+    found = [g for g in m.groups() if g is not None]
+    return found[0], found[1]
 
 
 def without_item(sentence: str, label: str) -> str:

@@ -532,7 +532,7 @@ def _converted_alike(valued: list[AgentReport]) -> str | None:
     return " and ".join(shown) + ", the same figure once converted: both valid"
 
 
-def skipped_verdict(reports: list[AgentReport], question: str = "") -> Verdict:
+def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
     metrics = sorted({metric_key(r.metric) for r in reports})
     if not reports:
         nothing = "No agent reports to compare: nothing to arbitrate."

@@ -9,7 +9,6 @@ from ....core.bounds import build
 from ....core.schemas import CLAIM_CHARS, REVIEWER_ISSUE, AgentOutput, Case
 from ....core.text import (
     DECISIVE_AUTHORITY_GAP,
-    authority_score,
     best_span,
     bm25_rank,
     clip_words,
@@ -33,6 +32,7 @@ from .scoring import (
     outside_age,
     passage_texts,
     short_source,
+    standing,
     support_level,
 )
 
@@ -137,8 +137,8 @@ def revise(payload: dict[str, Any]) -> dict[str, Any]:
                                       f"{item.critic}'s?")
                 maintained.append(f"{claim.id} ({'precedence, ' if legal else ''}against {item.critic})")
         elif k.issue_type == "conflict":
-            theirs = max((authority_score(by_id[m].authority) for m in named), default=0.0)
-            mine = max((authority_score(by_id[e].authority) for e in claim.evidence if e in by_id), default=0.0)
+            theirs = standing(named, by_id)
+            mine = standing(claim.evidence, by_id)
             if named and theirs - mine >= DECISIVE_AUTHORITY_GAP:
                 # A claim resting on a forum post that a primary text contradicts is not qualified but
                 # given up: the stronger passage settles the point.

@@ -5,6 +5,7 @@ the agent's reading of the case."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ....core.schemas import AgentOutput, Case, Claim, Evidence
@@ -459,20 +460,18 @@ def own_contradictions(claims: list[Claim], case: Case) -> list[str]:
     gaps: list[str] = []
     for i, c in enumerate(claims):
         rival = contradicted(c, claims[i + 1:])
-        if rival is not None and not _settled_by_standing(c, rival, case):
+        # Two claims that disagree are no open question when one rests on a source decisively above the
+        # other's (a statute against a forum post): the stronger settles it.
+        if rival is not None and abs(standing(c.evidence, by_id) - standing(rival.evidence, by_id)) < DECISIVE_AUTHORITY_GAP:
             a = ", ".join(e for e in c.evidence if e in by_id) or c.id
             b = ", ".join(e for e in rival.evidence if e in by_id) or rival.id
             gaps.append(f"which of its own sources prevails where {a} and {b} disagree")
     return gaps
 
 
-def _settled_by_standing(a: Claim, b: Claim, case: Case) -> bool:
-    """Two of the agent's own claims that disagree are no open question when one rests on a source
-    decisively above the other's (a statute against a forum post): the stronger settles it."""
-    def standing(c: Claim) -> float:
-        return max((authority_score(case.evidence_by_id()[e].authority) for e in c.evidence
-                    if e in case.evidence_by_id()), default=0.0)
-    return abs(standing(a) - standing(b)) >= DECISIVE_AUTHORITY_GAP
+def standing(evidence_ids: Iterable[str], by_id: Mapping[str, Evidence]) -> float:
+    """The standing of what a claim rests on: the highest authority among the passages it cites."""
+    return max((authority_score(by_id[e].authority) for e in evidence_ids if e in by_id), default=0.0)
 
 
 def doubted(claims: list[Claim], case: Case) -> list[str]:

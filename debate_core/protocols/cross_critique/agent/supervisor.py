@@ -8,11 +8,11 @@ from typing import Any
 
 from ....core.options import named_options, offered_options
 from ....core.schemas import AgentOutput, Case
-from ....core.text import HEARSAY, authority_score, has_negation, sentences, terms
+from ....core.text import HEARSAY, has_negation, sentences, terms
 from ....providers.offline import reading
 from ....providers.offline.agents import register
 from ...common import unassessed
-from .scoring import NEUTRAL_YIELD_MARK, YIELD_MARK, asked, contradiction
+from .scoring import NEUTRAL_YIELD_MARK, YIELD_MARK, asked, contradiction, standing
 
 # The opening claim must carry at least this share of the question's terms; otherwise the verdict
 # says the agreed claims do not answer it rather than quote a passage about something else.
@@ -26,8 +26,7 @@ UNSURE_CONFIDENCE = 0.45  # the supervisor's confidence in an option it chose wi
 
 
 def _authority(case: Case, row: dict[str, Any]) -> float:
-    by_id = case.evidence_by_id()
-    return max((authority_score(by_id[e].authority) for e in row.get("evidence", []) if e in by_id), default=0.0)
+    return standing(row.get("evidence", []), case.evidence_by_id())
 
 
 def _opening(claims: list[dict[str, Any]], question: str, case: Case) -> dict[str, Any] | None:

@@ -239,6 +239,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     else:
         unless += bars
     subject = subject_predicate(case, preds)
+    head_terms = set(terms(head[0].replace("_", " "))) if head is not None else set()
     grouped: list[Pred] = []
     for p in preds:
         name_terms = set(terms(p.name.replace("_", " ")))
@@ -255,7 +256,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 # "isn't open to children under five during standard sessions": the bar is of the
                 # predicate no requirement names (under_5), and the session it speaks of is required.
                 defeating = None
-            if defeating and head is not None and name_terms and name_terms <= set(terms(head[0].replace("_", " "))):
+            if defeating and name_terms and name_terms <= head_terms:
                 # with_dog, for may_run_with_dog: the act the rule grants, which a bar names as what it
                 # bars ("which is why they can't take a dog"), not what defeats the rule.
                 defeating, requiring = None, defeating

@@ -96,7 +96,7 @@ _NOT_SINCE = re.compile(r"\b(?:i|we)\s+(?:can't|cannot|can\s+not|couldn't|don't|
                         r"(?:the\s+last\s+time|when\s+(?:i|we)\s+last)\b(?=[^.!?;]*\b(?:so|such)\b)", re.I)
 # Booking again or saying one will return is the reviewer's own verdict on what they had.
 _RETURNING = re.compile(r"\b(?:already\s+(?:re)?booked|booked\s+again|rebooked|(?:will|we'll|i'll|would)\s+"
-                        r"(?:definitely\s+|certainly\s+|100%\s+)?(?:be|go|come)\s+back)\b", re.I)
+                        r"(?:definitely\s+|certainly\s+|100%\s+)?(?:be|go|come)\s+back)\b(?!, loved it,)", re.I)
 
 
 def plain_meaning(text: str) -> str:

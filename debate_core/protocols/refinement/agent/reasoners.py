@@ -153,8 +153,9 @@ def _hypothesis(case: Case, text: str, cited: list[Evidence], category: str, rea
 
 def _changes_told(changes: list[Evidence], said: dict[str, str], limit: int | None = None) -> str:
     """The change-led hypothesis's opening, quoting each change from the sentence the timeline took."""
-    quoted = (change_quote(ev, said.get(ev.id)) if limit is None else quote(change_quote(ev, said.get(ev.id)), limit)
-              for ev in changes)
+    quoted = (change_quote(ev, said.get(ev.id)) for ev in changes)
+    if limit is not None:
+        quoted = (quote(q, limit) for q in quoted)
     return ("Root cause: the change just before the first anomaly, "
             + "; then ".join(f"\"{q}\" ({ev.id})" for q, ev in zip(quoted, changes, strict=True)) + ".")
 
