@@ -59,7 +59,9 @@ def test_offline_korean_sample_runs_the_whole_protocol():
     assert res.status == "completed", res.error
     assert started_steps(sink) == [f"r{n}.turn.{p}" for n in (1, 2) for p in ORDER] + ["final.judge"]
     assert res.usage["calls"] == 7
-    assert res.verdict.answer == "The overall sentiment is mixed: 파스타 positive; 응대 negative; 가격 neutral."
+    assert res.verdict.answer == ("The overall sentiment is mixed: 파스타 positive; 응대 negative; 가격 neutral. "
+                                  'In the text\'s words: 파스타: "파스타는 정말 맛있었는데"; '
+                                  '응대: "직원 응대가 너무 느리고 불친절해서 다시 갈지는 모르겠어요."; 가격: "가격은 그럭저럭 괜찮은 편이에요.".')
     assert res.verdict.confidence == pytest.approx(0.7)
     assert res.verdict.needs_human_review is False
     assert res.verdict.applied_rules == ["RuleB", "RuleM", "RuleC", "RuleA"]

@@ -444,10 +444,13 @@ async def run(run: DebateRun) -> Outcome:
     reasons += mod.panel_reading_reasons(turns, summary, judge="the judge")
     converged, why = mod.convergence(debated, summary, decision.final_label,
                                   decision.arbiter_flags.debate_inferred_label, len(rounds_out))
-    final_aspects = [s.model_dump(mode="json") for s in final_sentiments]
+    quotes = mod.aspect_quotes(signals and signals.text, [s.aspect for s in final_sentiments],
+                               signals and signals.synonym_hints)
+    final_aspects = [s.model_dump(mode="json") | {"evidence": s.evidence or quotes.get(s.aspect, "")}
+                     for s in final_sentiments]
     verdict = Verdict(
         answer=mod.verdict_answer(decision.final_label, [(s.aspect, s.polarity) for s in final_sentiments],
-                                  mod.panel_uncertainties(turns, summary)),
+                                  mod.panel_uncertainties(turns, summary), quotes),
         short_answer=mod.label_sentence(decision.final_label),
         confidence=decision.confidence,
         needs_human_review=bool(reasons),

@@ -94,6 +94,7 @@ from .verdict import (
     JUDGE_ONLY_BASE_CONFIDENCE,
     JUDGE_ONLY_CONFIDENCE_SPREAD,
     NO_CONSENSUS,
+    aspect_quotes,
     convergence,
     escalation_reasons,
     judge_has_consensus,
@@ -180,5 +181,6 @@ __all__ = [
     "panel_unassessed_reason",
     "panel_reading_reasons",
     "verdict_answer",
+    "aspect_quotes",
     "label_sentence",
 ]

@@ -141,6 +141,15 @@ class TermIndex:
         hits.sort()
         return list(dict.fromkeys(term for _, term in hits))
 
+    def where(self, text: str, term: str) -> int | None:
+        """The character offset in ``text`` where the term, one of its synonyms or an inflected form
+        ("billed" for "billing") is first named, or None."""
+        low = (text or "").lower()
+        keys = [k.lower().strip() for k in (term, *self.synonym_hints.get(term, [])) if k.strip()]
+        places = [m.start() for k in keys if (m := re.search(r"(?<!\w)" + re.escape(k), low))]
+        places += [m.start() for pattern, t in self.stemmed if t == term and (m := pattern.search(low))]
+        return min(places) if places else None
+
 
 def fallback_map(sentiments: Sequence[AspectSentiment], polarity_hint: str) -> list[str]:
     """The source protocol's ATSA-polarity fallback for a turn that names no aspect."""

@@ -9,12 +9,13 @@ label. These functions read the judge's summary and the moderator's decision; th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ....engine.spec import LOW_CONFIDENCE
 from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
 from ..models import DebateSummary
+from .review_context import TermIndex
 from .rules import ModeratorOutput
 from .signals import ValidatorSignal
 
@@ -138,14 +139,58 @@ def panel_reading_reasons(turns: Sequence[dict[str, Any]], summary: DebateSummar
     return [r for r in (panel_low_confidence_reason(summary, judge), panel_unassessed_reason(turns, summary)) if r]
 
 
-def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = ()) -> str:
+# A clause ends at a sentence end, a semicolon, a dash, or a contrast that turns the sentence: an
+# English contrast word, or a Korean contrastive ending ("맛있었는데, ...", "좋지만, ...").
+_CLAUSE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\s+[-\u2013\u2014]\s+|,?\s+(?=(?:but|however|although|though|whereas|"
+                           r"while|yet)\b)|(?<=는데|은데|지만),\s*", re.IGNORECASE)
+# A quote keeps at most this many words, starting a few words before the aspect's name: short enough
+# to read at a glance and well under the 15 copied words that make an answer a copied passage.
+QUOTE_WORDS = 12
+QUOTE_LEAD = 4
+MAX_QUOTES = 5
+
+
+def _quote(clause: str, at: int | None) -> str:
+    """The clause, or QUOTE_WORDS of it starting a few words before character ``at``."""
+    words = clause.split()
+    if len(words) <= QUOTE_WORDS:
+        return clause.strip(" ,;:")
+    first = len(clause[:at].split()) if at else 0
+    start = max(0, min(first - QUOTE_LEAD, len(words) - QUOTE_WORDS))
+    cut = " ".join(words[start:start + QUOTE_WORDS]).strip(" ,;:")
+    return ("\u2026" if start else "") + cut + ("\u2026" if start + QUOTE_WORDS < len(words) else "")
+
+
+def aspect_quotes(text: str | None, aspects: Sequence[str],
+                  synonym_hints: Mapping[str, Sequence[str]] | None = None) -> dict[str, str]:
+    """Rule: each aspect's sentiment is shown with the words of the text under review that carry it,
+    the first clause naming the aspect (or one of its synonyms), so a reviewer checks the reading
+    against the text rather than taking it on trust. An aspect the text never names gets no quote."""
+    if not text or not aspects:
+        return {}
+    index = TermIndex.build(aspects, synonym_hints)
+    clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
+    quotes: dict[str, str] = {}
+    for clause in clauses:
+        for aspect in index.find(clause):
+            if aspect not in quotes and len(quotes) < MAX_QUOTES:
+                quotes[aspect] = _quote(clause, index.where(clause, aspect))
+    return {a: quotes[a] for a in aspects if a in quotes}
+
+
+def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = (),
+                   quotes: Mapping[str, str] | None = None) -> str:
     """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
-    keyboard negative." followed by what the panel could not assess."""
+    keyboard negative." then, in the text's own words, what carries each aspect, and what the panel
+    could not assess."""
     by_label: dict[str, list[str]] = {}
     for aspect, polarity in aspects:
         by_label.setdefault(polarity, []).append(aspect)
     detail = "; ".join(f"{', '.join(names)} {pol}" for pol, names in by_label.items())
     answer = f"The overall sentiment is {label}" + (f": {detail}." if detail else ".")
+    shown = [f'{aspect}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
+    if shown:
+        answer += " In the text's words: " + "; ".join(shown) + "."
     items = unassessed(uncertainties)
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."

@@ -1,0 +1,60 @@
+"""A panel verdict shows, for each aspect, the words of the text under review that carry it, so a
+reviewer checks the reading against the text instead of taking a bare "tutor positive" on trust.
+Driven through the CLI on a review written here (fictitious), and through the rule itself."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import cli
+
+from debate_core.engine.checks import answer_copies_a_passage
+from debate_core.protocols.panel.rules import aspect_quotes
+
+REVIEW = ("At the Wrenfold Pottery Barn our tutor never once made me feel clumsy, even when my third bowl "
+          "collapsed on the wheel in front of everyone. The kiln firing took two weeks longer than promised, but "
+          "the glazes were gorgeous.")
+
+
+def _case() -> dict:
+    return {
+        "id": "pottery-evening-review", "title": "Pottery evening review (fictitious studio)",
+        "protocol": "panel", "domain_hint": "sentiment of a class review; the studio is fictitious",
+        "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: "{REVIEW}"? '
+                    "And the sentiment towards each aspect (tutor, firing, glazes, parking)?",
+        "evidence": [{"id": "R1", "source": "Review on the studio's booking page (fictitious)", "authority": "primary",
+                      "text": REVIEW}],
+        "signals": {
+            "text": REVIEW, "language": "en", "aspect_terms": ["tutor", "firing", "glazes", "parking"],
+            "stage1_ate": {"label": "mixed", "confidence": 0.7},
+            "stage1_atsa": {"aspect_sentiments": [
+                {"aspect": "tutor", "polarity": "positive", "confidence": 0.7},
+                {"aspect": "firing", "polarity": "negative", "confidence": 0.8},
+                {"aspect": "glazes", "polarity": "positive", "confidence": 0.8},
+                {"aspect": "parking", "polarity": "neutral", "confidence": 0.5}]},
+        },
+    }
+
+
+def test_each_aspect_is_shown_with_the_words_that_carry_it(tmp_path):
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(_case()), encoding="utf-8")
+    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
+    answer = json.loads(proc.stdout)["verdict"]["answer"]
+    words = answer.split("In the text's words: ", 1)[1]
+    # The negation that makes the tutor's aspect praise is quoted, cut short with an ellipsis.
+    assert 'tutor: "\u2026Wrenfold Pottery Barn our tutor never once made me feel clumsy, even\u2026"' in words
+    assert '"The kiln firing took two weeks longer than promised"' in words
+    assert 'glazes: "but the glazes were gorgeous."' in words
+    # An aspect the text never names gets no quote to stand behind its reading.
+    assert "parking:" not in words
+    # A quote is a quote, not the review restated.
+    assert answer_copies_a_passage(answer, [{"id": "R1", "text": REVIEW}]) is None
+
+
+def test_a_long_clause_is_cut_around_the_aspect_and_an_inflected_form_finds_it():
+    text = ("The two movers arrived on time and wrapped every chair carefully, and then at the end of the "
+            "day billed us for three hours they spent sitting in the van outside.")
+    quotes = aspect_quotes(text, ["billing", "tables"])
+    assert quotes == {"billing": "\u2026end of the day billed us for three hours they spent sitting\u2026"}
+    assert len(quotes["billing"].split()) == 12
