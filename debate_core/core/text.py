@@ -178,7 +178,10 @@ _DOUBT = re.compile(
     r"|\b(?:nobody|no one|no-one) has (?:yet )?(?:compared|checked|confirmed|established|verified)\b"
     # "I haven't yet been able to measure on a Saturday": what the author could not yet do is open.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?been able to (?:measure|check|confirm|test|count|verify|"
-    r"inspect|visit|compare)\b", re.I)
+    r"inspect|visit|compare)\b"
+    # "I won't sign anything until the new certificate is back": its author holds the point open.
+    r"|\b(?:I|we)\s+(?:won't|will not|can't|cannot|can not|shan't|shall not)\s+(?:sign|say|confirm|certify|"
+    r"approve|decide|do|rule|accept|ratify|award|issue|pass)\b[^.;]{0,60}?\buntil\b", re.I)
 
 
 def states_doubt(sentence: str) -> bool:

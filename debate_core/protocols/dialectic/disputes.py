@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ...core.schemas import Evidence
-from ...core.text import sentences
+from ...core.text import HEARSAY, authority_score, sentences
 from .amendments import quote
 
 # How a text says two others differ on a point.
@@ -28,6 +28,13 @@ _PENDING = re.compile(
     r"|\b(?:passed|referred|sent) (?:it|this|the (?:question|matter)) (?:on )?to\b"
     r"|\bfor now\b|\bin the meantime\b"
     r"|\b(?:will|is to|are to|is going to) (?:sort (?:it |this )?out|decide|settle|rule on|confirm)\b", re.I)
+# How a passage says the point itself is not yet decided ("Nothing is decided", "still with the
+# veterinary committee"): the rule that will apply is not known, whichever document the rule follows.
+_UNDECIDED = re.compile(
+    r"\bnothing (?:is|has been|was) (?:yet )?(?:decided|agreed|settled)\b"
+    r"|\bno decision (?:has been|was|is) (?:yet )?(?:made|taken)\b|\bnot (?:yet )?(?:been )?decided\b"
+    r"|\bstill (?:with|before) the [\w ]{0,30}?(?:committee|board|council|panel)\b"
+    r"|\b(?:has|have) yet to (?:decide|agree|rule)\b", re.I)
 # How a passage says it was decided.
 _SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
                       re.I)
@@ -44,4 +51,21 @@ def disagreement_on_record(evidence: Sequence[Evidence]) -> list[str]:
         if said and _PENDING.search(ev.text):
             reasons.append(f"{ev.id} says the documents disagree and the point is still to be decided "
                            f"(\"{quote(said)}\"): a person must decide which governs before the rule is relied on")
+    return reasons
+
+
+def undecided_on_record(evidence: Sequence[Evidence]) -> list[str]:
+    """One reason per passage (hearsay aside) that says the point is not yet decided, quoting where it
+    says so; nothing when any passage records the decision, or for a passage that already says the
+    documents disagree (`disagreement_on_record` names it)."""
+    if any(_SETTLED.search(ev.text) for ev in evidence):
+        return []
+    reasons = []
+    for ev in evidence:
+        if authority_score(ev.authority) <= HEARSAY or any(_DIFFER.search(s) for s in sentences(ev.text)):
+            continue
+        said = next((s for s in sentences(ev.text) if _UNDECIDED.search(s)), None)
+        if said:
+            reasons.append(f"{ev.id} says the point is not yet decided (\"{quote(said)}\"): a person must wait "
+                           "for the decision before the rule is relied on")
     return reasons

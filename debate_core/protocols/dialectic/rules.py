@@ -22,7 +22,7 @@ from .amendments import (
     starts_after_question,
     unsettled_conflicts,
 )
-from .disputes import disagreement_on_record
+from .disputes import disagreement_on_record, undecided_on_record
 from .variants import variant_conflicts
 
 ENGINE_ISSUE_PREFIX = "[engine] CRITICAL:"
@@ -204,9 +204,11 @@ def withdrawn_kept(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
 def conflicting_passages(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
     """Rule: "passages that set different figures on the rule's subject (amendments.py), or of the same
     standing name different forms of one of its conditions (variants.py), neither amending the other,
-    or a passage that says the documents disagree on a point still to be decided (disputes.py), send
-    the rule to a human"; one reason per pair or passage, naming the passages."""
-    return unsettled_conflicts(final_rule, evidence) + variant_conflicts(evidence) + disagreement_on_record(evidence)
+    or a passage that says the documents disagree on a point still to be decided, or that the point
+    is not yet decided at all (disputes.py), send the rule to a human"; one reason per pair or
+    passage, naming the passages."""
+    return (unsettled_conflicts(final_rule, evidence) + variant_conflicts(evidence) + disagreement_on_record(evidence)
+            + undecided_on_record(evidence))
 
 
 def amendment_not_in_force(evidence: Sequence[Evidence]) -> list[str]:

@@ -24,7 +24,7 @@ from ..escalation import carries
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
-                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b", re.I)
+                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b|\bhow (?:many|much)\b", re.I)
 # "Which figure should go on the banner?", "Which time is the record?", "Which count is right?": the
 # question asks to choose between the figures it was given.
 _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|estimate|count|total|time|reading|"
@@ -164,6 +164,11 @@ def _day_words(day: tuple[int, int, int]) -> str:
     return f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
 
 
+# "I won't sign anything until ...": whoever holds off names the point in the passage, not always in
+# that sentence ("The 2021 calibration ... doesn't count for this claim. ... I won't sign anything until").
+_HOLDS_OFF = re.compile(r"\buntil\b", re.I)
+
+
 def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int, Decision],
                        evidence: Sequence[Evidence]) -> str | None:
     """Rule: where a passage of the case says the point the arbiters settled is still open ("the two
@@ -178,14 +183,15 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
     carrying: set[str] = set()
     for c in settled:
         about |= set(terms(" ".join(str(x or "") for x in (
-            metric_words(c.metric_name), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation))))
+            metric_words(c.metric_name), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation,
+            c.agent1_interpretation, c.agent2_interpretation))))
         # A doubt in a passage that gives one of the figures is about it, whatever its words.
         carrying |= {ev.id for value, source, citation in ((c.agent1_value, c.agent1_source, c.agent1_citation),
                                                            (c.agent2_value, c.agent2_source, c.agent2_citation))
                      for ev in carries(source_passages(source, citation, evidence), value)}
     for ev in evidence:
         for sentence in doubts(ev.text):
-            if ev.id in carrying or set(terms(sentence)) & about:
+            if ev.id in carrying or set(terms(sentence)) & about or (_HOLDS_OFF.search(sentence) and set(terms(ev.text)) & about):
                 return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
                         "it: a person must decide once it is settled")
     return None

@@ -38,6 +38,7 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"(?:isn't|aren't) (?:covered|eligible))\b"
                   r"|(?:^|,)\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
                   r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant|let)\b"
+                  r"|\b(?:will not|won't|shall not) be (?:allowed|permitted)\b"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
                   r"|\b(?:must|shall|should|may)\s+(?:contain|have|include|carry|use|hold)\s+no\b"
                   r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b"
@@ -54,6 +55,8 @@ _NOBODY = re.compile(r"\s*(?:nobody|no one|no-one|no person)\b", re.I)
 # A concession ("even where the nursery class is part of a primary school", "whether or not they live
 # in the parish") names what does not change the rule: neither a condition nor what defeats it.
 _CONCESSION = re.compile(r",?\s*\b(?:even (?:where|if|when|though)|whether or not)\b[^;.]*"
+                         # "open to everyone, members or not": the rule reaches both.
+                         r"|,\s*(?:\w+\s+){1,2}or not\b"
                          # "needs a booking, including annual pass holders": who else the rule reaches.
                          r"|,\s*(?:including|even)\s+[^,;:.]*", re.I)
 # A once-only limit ("one grant per child", "one pass for each resident").
@@ -362,7 +365,7 @@ def is_type(pred: Pred) -> bool:
 
 # How a vocabulary names what every predicate is about ("Predicates, all over a tenant T:").
 _OVER = re.compile(r"\b(?:all |each )?(?:over|about|of|for) (?:an?|the|each|every) ([a-z][a-z ]{1,40}?) ([A-Z])"
-                   r"(?:\s+(?:on|in|at|from|under|of)\s+[a-z][a-z ]{1,30})?\s*[:;,.]")
+                   r"(?:\s+(?:[a-z]+ed\s+)?(?:on|in|at|from|under|of|for|to|by|with)\s+[a-z][a-z ]{1,30})?\s*[:;,.]")
 
 
 def subject_predicate(case: Case, preds: list[Pred]) -> str | None:

@@ -268,6 +268,10 @@ def rating_against_text(label: str | None, rating: float | None) -> str | None:
     complaint rated 5 of 5) cannot be labelled from either alone: a slip of the finger and a complaint
     left unsaid read the same, and only a person can ask."""
     side = _rating_side(rating)
+    if label in _POLAR and rating is not None and side is None:
+        # A middling rating (3 of 5) is the reviewer saying the good and the bad weigh alike.
+        return (f"which way the review leans: its text reads {label}, while the reviewer's own rating "
+                f"({rating:g} of 5) takes neither side")
     if label not in _POLAR or side not in _POLAR or side == label:
         return None
     return f"which way the review leans: its text reads {label}, at odds with the reviewer's own rating ({rating:g} of 5)"

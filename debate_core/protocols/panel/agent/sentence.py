@@ -29,6 +29,7 @@ from .reading import (
     _short,
     opposite_leaning,
     quote_text,
+    rating_against_text,
     whole_text_label,
 )
 from .sentiment import compound, double_edged, double_edged_gap, failure_cues
@@ -132,6 +133,10 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
     leaning = opposite_leaning(label, text)
     if leaning:
         gaps.append(leaning)
+    # The reviewer's own rating of a one-sentence review is read as it is for a longer one.
+    against = rating_against_text(label, r.own_rating)
+    if against:
+        gaps.append(against)
     phrase = double_edged(text)
     # A rating in the sentence, or the reviewer's own on the reading's side, settles it.
     if phrase and not any(c.source == "rating" for c in views) and not _rating_agrees(r.own_rating, label or ""):

@@ -208,6 +208,17 @@ def day_of(text: str) -> int | None:
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\s+(" + "|".join(MONTHS) + r")\b(?!,?\s+\d{4})", re.I)
 
 
+# "October 2025 workshop: ..." opening an item of a change record: a month, no day. The item is
+# dated by the month's first day, so it is not taken for the record's own (later) date.
+_MONTH_YEAR_HEAD = re.compile(r"^\s*(" + "|".join(MONTHS) + r")\s+(\d{4})\b", re.I)
+
+
+def month_opening(text: str) -> int | None:
+    """The first day of the month a sentence opens with ("October 2025 workshop: ..."), or None."""
+    m = _MONTH_YEAR_HEAD.match(text)
+    return date(int(m.group(2)), MONTHS.index(m.group(1).lower()) + 1, 1).toordinal() if m else None
+
+
 def day_in_year(text: str, year: int | None) -> int | None:
     """The one day a sentence names by day and month alone ("12 June: firmware v4.2 pushed"), in the
     year of its passage; None without a year or with more than one such day."""
@@ -279,6 +290,8 @@ def events_of(ev: Evidence) -> list[Event]:
         severity = "error" if found("error", s) else "warning" if found("warning", s) else ""
         normal = bool(found("normal", s)) and not severity
         own_day = day_of(s)
+        if own_day is None:
+            own_day = month_opening(s)
         if own_day is None and day is not None:
             own_day = day_in_year(s, date.fromordinal(day).year)
         # "unchanged" says so of its own clause: "array extended ...; inverter settings unchanged" reports a change.
