@@ -185,3 +185,33 @@ def test_a_withdrawal_names_the_predicate_whose_own_name_it_carries_whatever_its
     assert withdrawn_names(said, described) == ["check_flight_today"]
     # A withdrawal that names no predicate by its own words withdraws none of them.
     assert withdrawn_names("From 1 May 2026 the old winter timetable is withdrawn.", described) == []
+
+
+_SOLO_VOCABULARY = ("Predicates, all over a pilot P on a flying day: member(P): P is a club member; aged_14_plus(P): "
+                    "P is 14 or over; medical_ok(P): P's medical declaration is on file; signed_off(P): the duty "
+                    "instructor has signed P off today; own_parachute(P): P brings their own parachute.")
+
+
+def _solo_case(case_id: str, orders: str) -> dict:
+    return _rule_case(case_id, "Write one ASP rule defining may_fly_solo(P) with the knowledge-base predicates.",
+                      _SOLO_VOCABULARY, [{"id": "ORDERS", "source": "Club flying orders (fictitious)",
+                                          "authority": "official", "date": "2026-04-01", "text": orders}])
+
+
+def test_a_rule_that_leaves_out_three_predicates_the_passages_speak_of_unread_goes_to_a_person(tmp_path):
+    unread = ("Only members may fly solo. Pilots fly solo at 14 or over. Solo flying without a medical declaration "
+              "on file? Never. Get signed off by the duty instructor before each solo, every day. Club "
+              "parachutes are in every glider.")
+    verdict = _run(tmp_path, _solo_case("solo-unread", unread), "dialectic")
+    assert verdict["needs_human_review"] is True
+    reason = next(r for r in verdict["escalation_reasons"] if "predicates the rule leaves out" in r)
+    assert reason.startswith("The agents could not assess: 3 predicates the rule leaves out (aged_14_plus, "
+                             "medical_ok, signed_off)"), reason
+
+    # Said with rule words, the same orders are read, and the rule carries them.
+    read = ("Only members may fly solo. Pilots must be 14 or over. A medical declaration must be on file. "
+            "Pilots must be signed off by the duty instructor before each solo. Club parachutes are in every glider.")
+    verdict = _run(tmp_path, _solo_case("solo-read", read), "dialectic")
+    assert not any("predicates the rule leaves out" in r for r in verdict["escalation_reasons"])
+    rule = verdict["answer"].split("As an ASP rule:")[1]
+    assert all(f"{name}(P)" in rule for name in ("aged_14_plus", "medical_ok", "signed_off")), rule
