@@ -11,6 +11,7 @@ from test_cc_dialectic_traps import _rule_case, _run
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.schemas import Case
+from debate_core.core.text import terms
 from debate_core.protocols.dialectic.agent.cues import cue_kind
 from debate_core.protocols.dialectic.agent.predicates import vocabulary
 from debate_core.protocols.dialectic.amendments import withdrawn_names
@@ -215,3 +216,41 @@ def test_a_rule_that_leaves_out_three_predicates_the_passages_speak_of_unread_go
     assert not any("predicates the rule leaves out" in r for r in verdict["escalation_reasons"])
     rule = verdict["answer"].split("As an ASP rule:")[1]
     assert all(f"{name}(P)" in rule for name in ("aged_14_plus", "medical_ok", "signed_off")), rule
+
+
+def test_figures_too_close_to_contradict_that_fall_either_side_of_the_figure_asked_about_go_to_a_person(tmp_path):
+    reports = [
+        {"agent": "FridayRecord", "metric": "crane_wingspan", "value": 8.24, "unit": "m",
+         "citation": "[Per extraction: '8.24 m' from measurement record 1]", "source": "Measurement record 1",
+         "period": "14 August 2026", "confidence": 0.8, "interpretation": "the wingspan beats the record"},
+        {"agent": "SaturdayRecord", "metric": "crane_wingspan", "value": 7.86, "unit": "m",
+         "citation": "[Per extraction: '7.86 m' from measurement record 2]", "source": "Measurement record 2",
+         "period": "15 August 2026", "confidence": 0.8, "interpretation": "the wingspan falls short of the record"}]
+    evidence = [
+        {"id": "FRIDAY", "source": "Measurement record 1 (fictitious)", "authority": "witnessed measurement",
+         "date": "2026-08-14", "text": "Wingtip to wingtip: 8.24 m."},
+        {"id": "SATURDAY", "source": "Measurement record 2 (fictitious)", "authority": "witnessed measurement",
+         "date": "2026-08-15", "text": "Wingtip to wingtip: 7.86 m, after heavy rain overnight."}]
+    question = "The record is a wingspan of 8.00 m. What is the crane's wingspan, and has the record been beaten?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert "either side of the figure the question turns on" in verdict["answer"]
+    assert any("either side of the 8 m the question turns on" in r for r in verdict["escalation_reasons"])
+    # A figure the question names outside the two leaves them agreeing.
+    question = "The record is a wingspan of 9.00 m. What is the crane's wingspan, and has the record been beaten?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert verdict["answer"].startswith("The reports agree") and verdict["needs_human_review"] is False
+
+
+def test_encouraged_is_not_required_rang_is_ring_and_a_kind_over_a_named_place_names_its_subject():
+    assert cue_kind("We'd strongly encourage a reserve repacked within the last year.") == "not_required"
+    assert cue_kind("A radio is up to you.") == "not_required"
+    assert terms("P has rung the site line") == terms("P rings the site line")
+    case = Case.model_validate({
+        "id": "ridge", "title": "Ridge", "question": "Write one ASP rule defining may_fly(P).",
+        "evidence": [{"id": "KB", "source": "Vocabulary", "authority": "official",
+                      "text": "Predicates, over a pilot P on a day at Gullcliff: bhpa_member(P): P holds BHPA "
+                              "membership; club_member(P): P is a member of the club; carries_radio(P): P carries "
+                              "a radio."}]})
+    groups = {p.name: p.group for p in vocabulary(case)[0]}
+    assert groups["bhpa_member"] == "subject" and groups["club_member"] != "subject", groups

@@ -545,7 +545,8 @@ def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
              f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
     if close:
         agree = (f"The reports differ by less than a contradiction needs: {agreed_figures(reports)}. "
-                 f"The question asks which figure to use, and a person must choose.")
+                 + ("They fall either side of the figure the question turns on, and a person must choose."
+                    if "either side" in close else "The question asks which figure to use, and a person must choose."))
     return Verdict(
         answer=agree,
         short_answer=short_answer(agree),

@@ -14,6 +14,7 @@ from ..contradictions import (
     Contradiction,
     metric_key,
     metric_words,
+    quoted_numbers,
     relative_difference,
     same_period,
     shown_value,
@@ -34,9 +35,13 @@ _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|esti
 def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str | None:
     """Rule: reports whose figures differ, by less than the threshold at which the protocol sees a
     contradiction, do not agree when the question asks which one to use (a course record of 15:02 or
-    15:31): the difference is the question, and a person chooses."""
-    if not _CHOOSE.search(question or "") or BOTH_OFFERED.search(question or ""):
+    15:31), or when they fall either side of a figure the question turns on (8.24 m and 7.86 m
+    against an 8.00 m record): the difference is the question, and a person chooses."""
+    if BOTH_OFFERED.search(question or ""):
         return None
+    asked = quoted_numbers(question)
+    if not _CHOOSE.search(question or ""):
+        return _either_side(asked, reports)
     apart = []
     for metric in sorted({metric_key(r.metric) for r in reports}):
         valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
@@ -52,6 +57,23 @@ def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str
             f"a contradiction, and the question asks which one to use: a person must choose")
 
 
+
+
+def _either_side(asked: Sequence[float], reports: Sequence[AgentReport]) -> str | None:
+    """The reason, when a metric's figures (in one unit) lie strictly either side of a figure the
+    question names; None otherwise."""
+    for metric in sorted({metric_key(r.metric) for r in reports}):
+        valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
+        if len({unit_key(r.unit) for r in valued}) != 1:
+            continue
+        lo, hi = min(float(r.value) for r in valued), max(float(r.value) for r in valued)
+        between = [v for v in asked if lo < v < hi]
+        if between:
+            unit = valued[0].unit
+            return (f"the reports give {shown_value(lo, unit)} and {shown_value(hi, unit)} for {metric_words(metric)}, "
+                    f"too close for the protocol to call a contradiction, but either side of the "
+                    f"{shown_value(between[0], unit)} the question turns on: a person must choose")
+    return None
 
 
 def one_figure_asked(question: str, contradictions: list[Contradiction], decisions: dict[int, Decision]) -> str | None:

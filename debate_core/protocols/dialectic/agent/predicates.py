@@ -365,7 +365,7 @@ def is_type(pred: Pred) -> bool:
 
 # How a vocabulary names what every predicate is about ("Predicates, all over a tenant T:").
 _OVER = re.compile(r"\b(?:all |each )?(?:over|about|of|for) (?:an?|the|each|every) ([a-z][a-z ]{1,40}?) ([A-Z])"
-                   r"(?:\s+(?:[a-z]+ed\s+)?(?:on|in|at|from|under|of|for|to|by|with)\s+[a-z][a-z ]{1,30})?\s*[:;,.]")
+                   r"(?:\s+(?:[a-z]+ed\s+)?(?:on|in|at|from|under|of|for|to|by|with)\s+[a-z][A-Za-z ]{1,30})?\s*[:;,.]")
 
 
 def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
