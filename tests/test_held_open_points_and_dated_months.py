@@ -254,3 +254,19 @@ def test_encouraged_is_not_required_rang_is_ring_and_a_kind_over_a_named_place_n
                               "a radio."}]})
     groups = {p.name: p.group for p in vocabulary(case)[0]}
     assert groups["bhpa_member"] == "subject" and groups["club_member"] != "subject", groups
+
+
+def test_what_a_class_is_for_and_what_one_has_to_do_are_conditions():
+    assert cue_kind("Every puller has to be registered with the Association.") == "obligation"
+    assert cue_kind("Pullers don't have to bring their own belt.") == "not_required"
+    case = Case.model_validate({
+        "id": "pull", "title": "Pull", "question": "Write one ASP rule defining may_pull(P).",
+        "evidence": [
+            {"id": "KB", "source": "Vocabulary", "authority": "official",
+             "text": "Predicates, all over a puller P at a championship: registered(P): P is registered for the "
+                     "season; aged_18_plus(P): P is 18 or over on the day; own_belt(P): P brings their own belt."},
+            {"id": "HANDBOOK", "source": "Association handbook (fictitious)", "authority": "official",
+             "text": "Our senior championships are for pullers aged 18 or over on the day. Pullers don't have to "
+                     "bring their own belt."}]})
+    groups = {p.name: p.group for p in vocabulary(case)[0]}
+    assert groups["aged_18_plus"] == "condition" and groups["own_belt"] != "condition", groups

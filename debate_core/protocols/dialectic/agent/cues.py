@@ -38,6 +38,10 @@ _EXTRA_CUES = {
 # "X is limited to the sections the council has opened" confines X to what follows, a condition; a
 # limit to an amount ("is limited to a 150 ml portion") is a cap, which what exceeds it defeats.
 _CONFINED = re.compile(r"\b(?:is|are) (?:limited|restricted|confined) to (?!(?:a|an|one|two|three|four|five|\d)\b)", re.I)
+# "Our senior championships are for pullers aged 18 or over": what a class or an event is for is who
+# may enter it, a condition.
+_MEANT_FOR = re.compile(r"\b(?:is|are) (?:only |just )?(?:for|open to) (?:[\w-]+ ){1,3}?(?:who|that|aged|born|under|over)\b",
+                        re.I)
 
 # Where a sentence carves something out of its rule: what follows is the exception ("... unless X",
 # "does not apply to X", "Nor does it apply to X"), what precedes it the rule and its conditions.
@@ -81,7 +85,7 @@ def cue_kind(sentence: str) -> str | None:
         return "exception"
     if _has_cue(sentence, "prohibition"):
         return "obligation" if _DOUBLE_NEGATIVE.search(sentence) else "prohibition"
-    if _has_cue(sentence, "obligation") or _CONFINED.search(sentence):
+    if _has_cue(sentence, "obligation") or _CONFINED.search(sentence) or _MEANT_FOR.search(sentence):
         return "obligation"
     if permits(sentence):
         return "permission"
@@ -118,6 +122,7 @@ def states_requirement(text: str) -> bool:
     to a person who ...") something: the predicates it names are the conditions of that requirement or
     grant, whatever provisos follow."""
     return (_has_cue(text, "obligation") or permits(text) or bool(_GRANTED_TO.search(text))
+            or bool(_MEANT_FOR.search(text))
             # "No one goes on court without a waiver": a bar on going without it requires it.
             or (_has_cue(text, "prohibition") and bool(_DOUBLE_NEGATIVE.search(text))))
 
