@@ -236,6 +236,7 @@ def test_figures_too_close_to_contradict_that_fall_either_side_of_the_figure_ask
     assert verdict["needs_human_review"] is True
     assert "either side of the figure the question turns on" in verdict["answer"]
     assert any("either side of the 8 m the question turns on" in r for r in verdict["escalation_reasons"])
+    assert "escalate.either_side_of_asked" in verdict["applied_rules"]
     # A figure the question names outside the two leaves them agreeing.
     question = "The record is a wingspan of 9.00 m. What is the crane's wingspan, and has the record been beaten?"
     verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")

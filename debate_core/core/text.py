@@ -164,6 +164,9 @@ def has_negation(text: str) -> bool:
 # A sentence in which its own author says the point is not settled ("I cannot rule out ...", "it is
 # unclear whether ...", "the tests were inconclusive"): explicit doubt, not the hedges ("may",
 # "likely") every careful text uses.
+_HELD_OPEN = re.compile(r"\b(?:I|we)\s+(?:won't|will not|can't|cannot|can not|shan't|shall not)\s+(?:sign|say|"
+                        r"confirm|certify|approve|decide|do|rule|accept|ratify|award|issue|pass)\b[^.;]{0,60}?\buntil\b",
+                        re.I)
 _DOUBT = re.compile(
     r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
@@ -180,13 +183,18 @@ _DOUBT = re.compile(
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?been able to (?:measure|check|confirm|test|count|verify|"
     r"inspect|visit|compare)\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
-    r"|\b(?:I|we)\s+(?:won't|will not|can't|cannot|can not|shan't|shall not)\s+(?:sign|say|confirm|certify|"
-    r"approve|decide|do|rule|accept|ratify|award|issue|pass)\b[^.;]{0,60}?\buntil\b", re.I)
+    r"|" + _HELD_OPEN.pattern, re.I)
 
 
 def states_doubt(sentence: str) -> bool:
     """Whether the sentence's author says the point is not settled (see _DOUBT)."""
     return bool(_DOUBT.search(sentence))
+
+
+def holds_open(sentence: str) -> bool:
+    """Whether the sentence's author holds the point open until something comes ("I won't sign anything
+    until the new certificate is back")."""
+    return bool(_HELD_OPEN.search(sentence))
 
 
 def doubts(text: str) -> list[str]:

@@ -253,6 +253,8 @@ GLOSSARY = {
     "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
     "escalate.differ_under_threshold": "The figures differ by less than a contradiction needs, and the question "
                                        "asks which one to use.",
+    "escalate.either_side_of_asked": "The figures differ by less than a contradiction needs, but fall either side "
+                                     "of a figure the question names.",
     "escalate.one_figure_asked": "The question asks for one figure, and several stand, each in its own context.",
     "escalate.one_time_asked": "The question asks about one time, and the figures stand for different periods.",
     "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "

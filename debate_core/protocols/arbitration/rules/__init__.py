@@ -42,6 +42,7 @@ from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_r
 from ..models import Decision, Resolution
 from .verdict import (
     differ_under_threshold,
+    either_side_of_asked,
     measured_after_question,
     observed_either_side,
     one_figure_asked,
@@ -541,21 +542,23 @@ def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
     close = differ_under_threshold(question, reports)
+    straddle = None if close else either_side_of_asked(question, reports)
     agree = (f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
              f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
-    if close:
+    if close or straddle:
         agree = (f"The reports differ by less than a contradiction needs: {agreed_figures(reports)}. "
-                 + ("They fall either side of the figure the question turns on, and a person must choose."
-                    if "either side" in close else "The question asks which figure to use, and a person must choose."))
+                 + ("The question asks which figure to use" if close else
+                    "They fall either side of the figure the question turns on") + ", and a person must choose.")
     return Verdict(
         answer=agree,
         short_answer=short_answer(agree),
         confidence=round(mean, 4),
-        needs_human_review=bool(close),
-        escalation_reasons=[close] if close else [],
+        needs_human_review=bool(close or straddle),
+        escalation_reasons=[r for r in (close, straddle) if r],
         rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "
                   "or holds the same claim with clearly different confidence",
-        applied_rules=["skip.no_contradictions"] + (["escalate.differ_under_threshold"] if close else []),
+        applied_rules=["skip.no_contradictions"] + (["escalate.differ_under_threshold"] if close else [])
+        + (["escalate.either_side_of_asked"] if straddle else []),
     )
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from ....core.schemas import AgentReport, Evidence
-from ....core.text import MONTHS, calendar_days, doubts, terms
+from ....core.text import MONTHS, calendar_days, doubts, holds_open, terms
 from ..contradictions import (
     BOTH_OFFERED,
     Contradiction,
@@ -35,13 +35,9 @@ _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|esti
 def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str | None:
     """Rule: reports whose figures differ, by less than the threshold at which the protocol sees a
     contradiction, do not agree when the question asks which one to use (a course record of 15:02 or
-    15:31), or when they fall either side of a figure the question turns on (8.24 m and 7.86 m
-    against an 8.00 m record): the difference is the question, and a person chooses."""
-    if BOTH_OFFERED.search(question or ""):
+    15:31): the difference is the question, and a person chooses."""
+    if not _CHOOSE.search(question or "") or BOTH_OFFERED.search(question or ""):
         return None
-    asked = quoted_numbers(question)
-    if not _CHOOSE.search(question or ""):
-        return _either_side(asked, reports)
     apart = []
     for metric in sorted({metric_key(r.metric) for r in reports}):
         valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
@@ -59,9 +55,11 @@ def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str
 
 
 
-def _either_side(asked: Sequence[float], reports: Sequence[AgentReport]) -> str | None:
-    """The reason, when a metric's figures (in one unit) lie strictly either side of a figure the
-    question names; None otherwise."""
+def either_side_of_asked(question: str, reports: Sequence[AgentReport]) -> str | None:
+    """Rule: reports whose figures differ by less than a contradiction needs do not agree when they
+    fall strictly either side of a figure the question names (8.24 m and 7.86 m against an 8.00 m
+    record): which one holds decides the answer, and a person chooses."""
+    asked = quoted_numbers(question)
     for metric in sorted({metric_key(r.metric) for r in reports}):
         valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
         if len({unit_key(r.unit) for r in valued}) != 1:
@@ -186,11 +184,6 @@ def _day_words(day: tuple[int, int, int]) -> str:
     return f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
 
 
-# "I won't sign anything until ...": whoever holds off names the point in the passage, not always in
-# that sentence ("The 2021 calibration ... doesn't count for this claim. ... I won't sign anything until").
-_HOLDS_OFF = re.compile(r"\buntil\b", re.I)
-
-
 def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int, Decision],
                        evidence: Sequence[Evidence]) -> str | None:
     """Rule: where a passage of the case says the point the arbiters settled is still open ("the two
@@ -213,7 +206,9 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
                      for ev in carries(source_passages(source, citation, evidence), value)}
     for ev in evidence:
         for sentence in doubts(ev.text):
-            if ev.id in carrying or set(terms(sentence)) & about or (_HOLDS_OFF.search(sentence) and set(terms(ev.text)) & about):
+            # Whoever holds the point open ("I won't sign anything until ...") names it in the passage,
+            # not always in that sentence ("The 2021 calibration ... doesn't count for this claim.").
+            if ev.id in carrying or set(terms(sentence)) & about or (holds_open(sentence) and set(terms(ev.text)) & about):
                 return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
                         "it: a person must decide once it is settled")
     return None
