@@ -8,7 +8,7 @@ or through the reading itself."""
 from __future__ import annotations
 
 from test_cc_dialectic_traps import _rule_case, _run
-from test_pending_changes_variants_and_bases import _arbitration
+from test_pending_changes_variants_and_bases import UNIT_EVIDENCE, UNIT_REPORTS, _arbitration
 
 from debate_core.core.schemas import Case
 from debate_core.core.text import terms
@@ -58,18 +58,7 @@ def test_a_point_the_observer_holds_open_until_a_result_comes_is_not_closed_by_a
 
 
 def test_how_many_is_one_figure_asked(tmp_path):
-    reports = [
-        {"agent": "Tenant", "metric": "unit_area", "value": 86, "unit": "sq ft",
-         "citation": "[Per extraction: 'about 86 square feet' from tenant]", "source": "Tenant's measurement",
-         "period": "February 2026", "confidence": 0.7, "interpretation": "the unit is small"},
-        {"agent": "Manager", "metric": "unit_area", "value": 100, "unit": "sq ft",
-         "citation": "[Per extraction: '100 sq ft' from plan]", "source": "Site floor plan",
-         "period": "2019", "confidence": 0.8, "interpretation": "the unit is as let"}]
-    evidence = [
-        {"id": "plan", "source": "Site floor plan, 2019 (fictitious)", "authority": "official", "date": "2019-05-30",
-         "text": "Unit 7: 9.3 m² (100 sq ft)."},
-        {"id": "tenant", "source": "Tenant's email (fictitious)", "authority": "customer", "date": "2026-02-03",
-         "text": "I measured it on Saturday: about 86 square feet."}]
+    reports, evidence = UNIT_REPORTS, UNIT_EVIDENCE
     verdict = _run(tmp_path, _arbitration("How many square feet is unit 7?", reports, evidence), "arbitration")
     assert "both valid" in verdict["answer"]
     assert verdict["needs_human_review"] is True

@@ -106,20 +106,24 @@ def _arbitration(question: str, reports: list[dict], evidence: list[dict]) -> di
             "agents": [{"id": "arbiter", "name": "Figures arbiter", "role": "Neutral arbiter."}]}
 
 
+# A unit measured by its tenant in February 2026 and on the site plan of 2019 (fictitious).
+UNIT_REPORTS = [
+    {"agent": "Tenant", "metric": "unit_area", "value": 86, "unit": "sq ft",
+     "citation": "[Per extraction: 'about 86 square feet' from tenant]", "source": "Tenant's measurement",
+     "period": "February 2026", "confidence": 0.7, "interpretation": "the unit is small"},
+    {"agent": "Manager", "metric": "unit_area", "value": 100, "unit": "sq ft",
+     "citation": "[Per extraction: '100 sq ft' from plan]", "source": "Site floor plan",
+     "period": "2019", "confidence": 0.8, "interpretation": "the unit is as let"}]
+UNIT_EVIDENCE = [
+    {"id": "plan", "source": "Site floor plan, 2019 (fictitious)", "authority": "official", "date": "2019-05-30",
+     "text": "Unit 7: 9.3 m² (100 sq ft)."},
+    {"id": "tenant", "source": "Tenant's email (fictitious)", "authority": "customer", "date": "2026-02-03",
+     "text": "I measured it on Saturday: about 86 square feet."}]
+
+
 def test_a_question_about_today_is_not_answered_by_figures_of_different_periods(tmp_path):
-    reports = [
-        {"agent": "Tenant", "metric": "unit_area", "value": 86, "unit": "sq ft",
-         "citation": "[Per extraction: 'about 86 square feet' from tenant]", "source": "Tenant's measurement",
-         "period": "February 2026", "confidence": 0.7, "interpretation": "the unit is small"},
-        {"agent": "Manager", "metric": "unit_area", "value": 100, "unit": "sq ft",
-         "citation": "[Per extraction: '100 sq ft' from plan]", "source": "Site floor plan",
-         "period": "2019", "confidence": 0.8, "interpretation": "the unit is as let"}]
-    evidence = [
-        {"id": "plan", "source": "Site floor plan, 2019 (fictitious)", "authority": "official", "date": "2019-05-30",
-         "text": "Unit 7: 9.3 m² (100 sq ft)."},
-        {"id": "tenant", "source": "Tenant's email (fictitious)", "authority": "customer", "date": "2026-02-03",
-         "text": "I measured it on Saturday: about 86 square feet."}]
-    verdict = _run(tmp_path, _arbitration("What is the floor area of unit 7 today?", reports, evidence), "arbitration")
+    verdict = _run(tmp_path, _arbitration("What is the floor area of unit 7 today?", UNIT_REPORTS, UNIT_EVIDENCE),
+                   "arbitration")
     assert verdict["needs_human_review"] is True
     assert any(r.startswith("the question asks about one time (today)") and "February 2026" in r and "2019" in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
