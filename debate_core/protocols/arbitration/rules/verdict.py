@@ -32,27 +32,30 @@ _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|esti
                      r"level|one)\b|\bwhich\b[^?.]{0,40}?\b(?:stands?|is (?:right|correct))\b", re.I)
 
 
+def _spreads(reports: Sequence[AgentReport]) -> list[tuple[str, float, float, str | None]]:
+    """Per metric whose reports give more than one figure, all in one unit: the metric, the lowest and
+    highest figure, and the unit as the reports write it."""
+    out = []
+    for metric in sorted({metric_key(r.metric) for r in reports}):
+        valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
+        figures = {(float(r.value), unit_key(r.unit)) for r in valued}
+        if len(figures) > 1 and len({u for _, u in figures}) == 1:
+            out.append((metric, min(v for v, _ in figures), max(v for v, _ in figures), valued[0].unit))
+    return out
+
+
 def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str | None:
     """Rule: reports whose figures differ, by less than the threshold at which the protocol sees a
     contradiction, do not agree when the question asks which one to use (a course record of 15:02 or
     15:31): the difference is the question, and a person chooses."""
     if not _CHOOSE.search(question or "") or BOTH_OFFERED.search(question or ""):
         return None
-    apart = []
-    for metric in sorted({metric_key(r.metric) for r in reports}):
-        valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
-        figures = {(float(r.value), unit_key(r.unit)) for r in valued}
-        if len(figures) > 1 and len({u for _, u in figures}) == 1:
-            lo, hi = min(v for v, _ in figures), max(v for v, _ in figures)
-            unit = valued[0].unit
-            apart.append(f"{metric_words(metric)} ({shown_value(lo, unit)} and {shown_value(hi, unit)}, "
-                         f"{relative_difference(lo, hi):.1%} apart)")
+    apart = [f"{metric_words(metric)} ({shown_value(lo, unit)} and {shown_value(hi, unit)}, "
+             f"{relative_difference(lo, hi):.1%} apart)" for metric, lo, hi, unit in _spreads(reports)]
     if not apart:
         return None
     return (f"the reports give different figures for {'; '.join(apart)}, too close for the protocol to call "
             f"a contradiction, and the question asks which one to use: a person must choose")
-
-
 
 
 def either_side_of_asked(question: str, reports: Sequence[AgentReport]) -> str | None:
@@ -60,14 +63,9 @@ def either_side_of_asked(question: str, reports: Sequence[AgentReport]) -> str |
     fall strictly either side of a figure the question names (8.24 m and 7.86 m against an 8.00 m
     record): which one holds decides the answer, and a person chooses."""
     asked = quoted_numbers(question)
-    for metric in sorted({metric_key(r.metric) for r in reports}):
-        valued = [r for r in reports if metric_key(r.metric) == metric and r.value is not None]
-        if len({unit_key(r.unit) for r in valued}) != 1:
-            continue
-        lo, hi = min(float(r.value) for r in valued), max(float(r.value) for r in valued)
+    for metric, lo, hi, unit in _spreads(reports):
         between = [v for v in asked if lo < v < hi]
         if between:
-            unit = valued[0].unit
             return (f"the reports give {shown_value(lo, unit)} and {shown_value(hi, unit)} for {metric_words(metric)}, "
                     f"too close for the protocol to call a contradiction, but either side of the "
                     f"{shown_value(between[0], unit)} the question turns on: a person must choose")

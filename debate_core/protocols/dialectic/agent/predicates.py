@@ -472,13 +472,14 @@ _RULE_LIKE = re.compile(
 UNREAD_LIMIT = 3
 
 
-def unread_predicates(case: Case, preds: list[Pred], vocab_ids: set[str], used: set[str]) -> list[tuple[str, str]]:
-    """The declared predicates a rule leaves out that passages of standing name in sentences that look
-    like rules but that no rule cue reads: (predicate name, passage id), in order of the passages."""
-    common = common_terms(preds)
+def unread_predicates(case: Case, preds: list[Pred], sents: list[tuple[str, str]], common: set[str],
+                      used: set[str]) -> list[tuple[str, str]]:
+    """The declared predicates a rule leaves out that passages of standing name in sentences (`sents`,
+    the case's evidence sentences) that look like rules but that no rule cue reads: (predicate name,
+    passage id), in order of the passages."""
     heard = _heard(case)
     found: dict[str, str] = {}
-    for eid, sent in evidence_sentences(case, vocab_ids):
+    for eid, sent in sents:
         if eid in heard or cue_kind(sent) is not None or not _RULE_LIKE.search(sent):
             continue
         for p in preds:
@@ -500,8 +501,8 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     used_names = {literal_name(b) for b in body}
     used = [p for p in preds if p.name in used_names]
     # The passages the agent mapped onto the vocabulary: those it relied on to add, keep or drop a literal.
-    backing = sorted({eid for eid, s in evidence_sentences(case, vocab_ids)
-                      if any(matches(s, p, common) for p in preds)})
+    sents = evidence_sentences(case, vocab_ids)
+    backing = sorted({eid for eid, s in sents if any(matches(s, p, common) for p in preds)})
     texts = [p.desc for p in used] + [ev.text for ev in case.evidence if ev.id in backing]
     gaps = [f"the requirement in {eid} that no declared predicate expresses (\"{shortened(s)}\")"
             for eid, s in unexpressed(case, preds, vocab_ids)]
@@ -509,7 +510,7 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     # Quoted short: the whole line must fit an uncertainty's bound (160 characters).
     gaps += [f"whether {p.name} is a condition (\"{shortened(p.torn[0], 32)}\") or defeats the rule "
              f"(\"{shortened(p.torn[1], 32)}\")" for p in used if p.torn]
-    unread = unread_predicates(case, preds, vocab_ids, used_names)
+    unread = unread_predicates(case, preds, sents, common, used_names)
     if len(unread) >= UNREAD_LIMIT:
         gaps.append(f"{len(unread)} predicates the rule leaves out ({', '.join(name for name, _ in unread)}), "
                     f"named in {', '.join(dict.fromkeys(eid for _, eid in unread))} where no rule word was read")
