@@ -58,3 +58,29 @@ def test_a_long_clause_is_cut_around_the_aspect_and_an_inflected_form_finds_it()
     quotes = aspect_quotes(text, ["billing", "tables"])
     assert quotes == {"billing": "\u2026end of the day billed us for three hours they spent sitting\u2026"}
     assert len(quotes["billing"].split()) == 12
+
+
+def test_an_aspect_the_review_names_in_its_own_words_is_shown_under_the_aspect_asked_about(tmp_path):
+    review = "Kev on the till sorted my refund in two minutes, lovely man, but the drill bits were blunt after one job."
+    case = {
+        "id": "tool-shop-review", "title": "Tool shop review (fictitious shop)", "protocol": "panel",
+        "domain_hint": "sentiment of a shop review; the shop and its staff are fictitious",
+        "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: "{review}"? '
+                    "And the sentiment towards each aspect (staff, product)?",
+        "evidence": [{"id": "R1", "source": "Review on the shop's page (fictitious)", "authority": "primary",
+                      "text": review}],
+        "signals": {
+            "text": review, "language": "en", "aspect_terms": ["staff", "product"],
+            "synonym_hints": {"staff": ["Kev"], "product": ["drill bits"]},
+            "stage1_ate": {"label": "mixed", "confidence": 0.7},
+            "stage1_atsa": {"aspect_sentiments": [
+                {"aspect": "staff", "polarity": "positive", "confidence": 0.7},
+                {"aspect": "product", "polarity": "negative", "confidence": 0.7}]},
+        },
+    }
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
+    answer = json.loads(proc.stdout)["verdict"]["answer"]
+    assert answer.startswith("The overall sentiment is mixed: staff (Kev) positive; product (drill bits) negative."), answer
+    assert 'staff (Kev): "' in answer

@@ -22,7 +22,7 @@ confidence and says, in plain words, what the arbiter could not assess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.schemas import Case, Evidence
@@ -50,8 +50,15 @@ from .contradictions import (
     source_passages,
     unit_key,
 )
-from .measures import DEFINITION_GROUPS, cues_in, label_of, rates_of_different_totals
+from .measures import (
+    DEFINITION_GROUPS,
+    cues_in,
+    label_of,
+    rates_of_different_totals,
+    years_of_different_kinds,
+)
 from .rules import authority_order
+from .units import misread_unit, misread_words
 
 # How far apart two sides must be on a criterion before it decides.
 AUTHORITY_STEP = 0.1
@@ -107,6 +114,7 @@ class Side:
     interpretation: str | None
     definition: str | None
     passages: list[Evidence]
+    evidence: list[Evidence] = field(default_factory=list)
 
     @property
     def cited(self) -> list[Evidence]:
@@ -173,6 +181,7 @@ def _side(n: int, c: dict[str, Any], case: Case | None) -> Side:
         interpretation=c.get(p + "interpretation"),
         definition=str(definition) if definition else None,
         passages=source_passages(c.get(p + "source"), c.get(p + "citation") or "", evidence),
+        evidence=evidence,
     )
 
 
@@ -308,7 +317,9 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     if defined:
         return defined
     # The cited passages can show two measures even where one source gives both figures.
-    return definition_difference(s1, s2) or rates_of_different_totals(s1.interpretation, s2.interpretation)
+    return (definition_difference(s1, s2) or rates_of_different_totals(s1.interpretation, s2.interpretation)
+            or years_of_different_kinds(*(" ".join([s.context(), *(ev.text for ev in s.value_passages)])
+                                          for s in (s1, s2)), s1.shown(), s2.shown()))
 
 
 # Words by which a passage giving two figures says one replaces the other: then they are one measure,
@@ -437,6 +448,13 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
             f"{measured.agent}'s {measured.shown()} stands.",
             measured.value, measured.citation, 0.75,
         )
+
+    for wrong, right in ((s1, s2), (s2, s1)):
+        found = misread_unit(wrong.value, wrong.unit, right.value, right.unit, wrong.evidence)
+        if found:
+            return _result(f"agent{right.n}_correct", f"use_agent{right.n}",
+                           misread_words(wrong.agent, wrong.shown(), wrong.unit or "", right.agent, right.shown(),
+                                         right.unit or "", found), right.value, right.citation, 0.8)
 
     differ = _different_measures(s1, s2, kinds) or (both_offered and both_from_one_source(s1, s2))
     if differ:

@@ -159,6 +159,7 @@ _PHYSICAL = {
     **{u: ("length", 0.0254) for u in ("in", "inch", "inches")},
     **{u: ("length", 0.9144) for u in ("yd", "yds", "yard", "yards")},
     **{u: ("length", 1609.344) for u in ("mile", "miles", "mi")},
+    **{u: ("length", 1852.0) for u in ("nautical mile", "nautical miles", "nmi")},
 }
 
 

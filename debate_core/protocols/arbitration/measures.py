@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...core.lexicons import LEXICON_DIR
-from ...core.text import stem
+from ...core.text import MONTHS, stem
 
 MEASURES_FILE = "statistical_measures_en.tsv"
 # Cue groups whose kinds name different measures of one quantity; "estimate" only says how sure a figure is.
@@ -67,3 +67,43 @@ def rates_of_different_totals(reading1: str | None, reading2: str | None) -> str
     if len(bases[0]) != 1 or len(bases[1]) != 1 or bases[0] == bases[1]:
         return None
     return f"they are rates out of different totals: '{reading1}' against '{reading2}'"
+
+
+# "between April 2025 and March 2026", "April 2025 to March 2026": a span of months a figure covers.
+_MONTH = r"(" + "|".join(m[:3] + r"[a-z]*" for m in MONTHS) + r")\.?\s+((?:19|20)\d\d)"
+_SPAN = re.compile(_MONTH + r"\s*(?:-|–|to|and|until|till)\s*" + _MONTH, re.I)
+# "2025/26", "2025-26": a year that runs across two calendar years.
+_SPLIT_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d\s*[/–-]\s*\d\d(?!\d)")
+_YEAR_KINDS = {"calendar": "the calendar year (January to December)",
+               "offset": "a twelve-month year that does not start in January (a financial, tax or season year)"}
+
+
+def _month(name: str) -> int:
+    return next(n for n, m in enumerate(MONTHS, start=1) if m.startswith(name.lower()[:3]))
+
+
+def year_kind(text: str | None) -> tuple[str, str] | None:
+    """Which kind of year a text says its figure covers, and the words that say so: a twelve-month
+    span of months, a split year ("2025/26"), or the cue phrases of the "year" group."""
+    kinds: dict[str, str] = {}
+    for m in _SPAN.finditer(text or ""):
+        start, end = (_month(m.group(1)), int(m.group(2))), (_month(m.group(3)), int(m.group(4)))
+        months = (end[1] - start[1]) * 12 + end[0] - start[0] + 1
+        if months == 12:
+            kinds.setdefault("calendar" if start[0] == 1 else "offset", m.group(0))
+    split = _SPLIT_YEAR.search(text or "")
+    if split:
+        kinds.setdefault("offset", split.group(0))
+    for kind, said in cues_in(text).get("year", {}).items():
+        kinds.setdefault(kind, said[0])
+    return next(iter(kinds.items())) if len(kinds) == 1 else None
+
+
+def years_of_different_kinds(text1: str | None, text2: str | None, figure1: str, figure2: str) -> str | None:
+    """Rule: two yearly figures, one for the calendar year and one for a year that starts in another
+    month (April to March), cover different periods, whatever year each report names."""
+    k1, k2 = year_kind(text1), year_kind(text2)
+    if not k1 or not k2 or k1[0] == k2[0]:
+        return None
+    return (f"they cover different years: {figure1} is for {_YEAR_KINDS[k1[0]]} ('{k1[1]}'), {figure2} for "
+            f"{_YEAR_KINDS[k2[0]]} ('{k2[1]}')")

@@ -450,7 +450,7 @@ async def run(run: DebateRun) -> Outcome:
                      for s in final_sentiments]
     verdict = Verdict(
         answer=mod.verdict_answer(decision.final_label, [(s.aspect, s.polarity) for s in final_sentiments],
-                                  mod.panel_uncertainties(turns, summary), quotes),
+                                  mod.panel_uncertainties(turns, summary), quotes, signals),
         short_answer=mod.label_sentence(decision.final_label),
         confidence=decision.confidence,
         needs_human_review=bool(reasons),

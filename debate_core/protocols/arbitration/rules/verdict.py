@@ -127,11 +127,41 @@ def measured_after_question(question: str, contradictions: list[Contradiction],
         won, lost = (c.agent1_period, c.agent2_period) if first else (c.agent2_period, c.agent1_period)
         who = c.agent1_name if first else c.agent2_name
         won_days, lost_days = _days(won), _days(lost)
-        if won_days and won_days[0] > asked[-1] and lost_days and lost_days[0] <= asked[-1]:
+        when = _day_words(asked[-1])
+        later = won_days and won_days[0] > asked[-1] and lost_days and lost_days[0] <= asked[-1]
+        # On the day asked about itself, the clock decides: a gust read at 14:20 against one at 14:10.
+        asked_clock, won_clock, lost_clock = _clock(question, first=True), _clock(won), _clock(lost)
+        if (not later and won_days == lost_days == [asked[-1]] and asked_clock is not None
+                and won_clock is not None and lost_clock is not None and won_clock > asked_clock >= lost_clock):
+            later, when = True, f"{_clock_words(asked_clock)} on {when}"
+        if later:
             return (f"the figure chosen for {metric_words(c.metric_name)} ({who}'s) was measured on {won}, after "
-                    f"the time the question asks about ({_day_words(asked[-1])}), while the other was measured on {lost}: a person "
+                    f"the time the question asks about ({when}), while the other was measured on {lost}: a person "
                     f"must decide whether the later figure still shows that time")
     return None
+
+
+# A time of day: "14:10", "2:10 pm", "2.10pm".
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d\d)\b(?:\s*([ap])\.?m\b\.?)?|\b(\d{1,2})\.(\d\d)\s*([ap])\.?m\b\.?", re.I)
+
+
+def _clock(text: str | None, first: bool = False) -> int | None:
+    """The one time of day a text names, in minutes after midnight; None for none or several. With
+    `first`, the first it names: a question sets the time of its event before the readings it quotes
+    ("At 14:10 the section lifted ... a gust at 14:20")."""
+    found: set[int] = set()
+    for m in _CLOCK.finditer(text or ""):
+        hour, minute, half = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        h = int(hour) % 12 + (12 if half and half.lower() == "p" else 0) if half else int(hour)
+        if h < 24 and int(minute) < 60:
+            found.add(h * 60 + int(minute))
+            if first:
+                break
+    return found.pop() if len(found) == 1 else None
+
+
+def _clock_words(minutes: int) -> str:
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def _seen_on(value: float | None, source: str | None, citation: str | None,
@@ -143,7 +173,12 @@ def _seen_on(value: float | None, source: str | None, citation: str | None,
     carrying = carries(source_passages(source, citation, evidence), value)
     # A figure worked out from what a passage shows ("bays 31-36 blocked") rests on the passage its
     # citation quotes or names, else on its source's passages.
-    carrying = carrying or source_passages(None, citation, evidence) or source_passages(source, citation, evidence)
+    quoted = source_passages(None, citation, evidence)
+    carrying = carrying or quoted or source_passages(source, citation, evidence)
+    # A figure converted from a passage its citation quotes ("'6.5 nm' from the log of 16 August") was
+    # seen when that passage was written.
+    if any(day in _days(ev.date) for ev in quoted):
+        return None
     dates = [_days(ev.date) for ev in carrying]
     if not carrying or any(not d for d in dates) or any(day in _days(ev.text) for ev in carrying):
         return None

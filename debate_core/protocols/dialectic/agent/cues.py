@@ -16,7 +16,7 @@ _ASKS_ASP = re.compile(r"\b(ASP|answer set program\w*|clingo|logic program)\b", 
 _DOUBLE_NEGATIVE = re.compile(r"\b(fail(?:s|ing)? to|without)\b"
                               # "Nobody leaves the platform until an instructor has checked their harness":
                               # what must have been done first; "until the suspension ends" says when a bar lifts.
-                              r"|\buntil\b[^,.;]{0,60}?\b(?:has|have)\s+(?:been\s+)?\w+(?:ed|en|t)\b", re.I)
+                              r"|\buntil\b[^,.;]{0,60}?(?:\b(?:has|have)|['’](?:s|ve))\s+(?:been\s+)?\w+(?:ed|en|t)\b", re.I)
 _LABEL_PREFIX = re.compile(r"^\s*[A-Z][A-Za-z ]{0,30}:\s+")
 _WHEN_CLAUSE = re.compile(r"\bwhen\b\s+(.+?)(?:,?\s+and\s+when\b|[?;]|\.(?:\s|$)|$)", re.I | re.S)
 _WHETHER_CLAUSE = re.compile(r"\bwhether\b\s+(.+?)(?:[?;]|\.(?:\s|$)|$)", re.I | re.S)

@@ -164,6 +164,12 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     # A name made only of common terms (the subject predicate itself) would match every sentence.
     if name_terms - common and covers(words, name_terms):
         return True
+    if _abbreviates(sentence, pred.name):
+        return True
+    # Two or more terms of the name that no other predicate uses name it without the words it shares
+    # ("do the quiz ... until they've passed it" for site_quiz_passed, where rang_site_line has "site").
+    if len(pred.own) >= 2 and covers(words, set(pred.own)):
+        return True
     # A name that is a figure and small words ("under_5"): the figure and every word of it, as written
     # ("children under five").
     rest = [part for part in pred.name.split("_") if not part.isdigit()]
@@ -179,6 +185,18 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     desc = {t for t in set(terms(pred.desc)) - common - name_terms if not t.isdigit()}
     hit = matched_terms(desc, words)
     return (len(hit) >= 2 and len(hit) >= 0.6 * len(desc)) or _shares_phrase(pred.desc, sentence)
+
+
+# A capitalised abbreviation ("a CP rating or better") names the predicate whose consecutive name
+# words it takes its letters from (club_pilot_plus).
+_ABBREVIATION = re.compile(r"\b[A-Z]{2,5}\b")
+
+
+def _abbreviates(sentence: str, name: str) -> bool:
+    words = [w for w in name.split("_") if w.isalpha()]
+    initials = {"".join(w[0] for w in words[i:j]) for i in range(len(words))
+                for j in range(i + 2, len(words) + 1)}
+    return any(a.lower() in initials for a in _ABBREVIATION.findall(sentence))
 
 
 # A description's phrase this many words long, found word for word in a sentence ("between 1 March and

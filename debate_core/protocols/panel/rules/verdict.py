@@ -17,7 +17,7 @@ from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unas
 from ..models import DebateSummary
 from .review_context import TermIndex
 from .rules import ModeratorOutput
-from .signals import ValidatorSignal
+from .signals import PanelSignals, ValidatorSignal
 
 # How a judge says it found no consensus, in English or Korean.
 NO_CONSENSUS = re.compile(
@@ -178,17 +178,29 @@ def aspect_quotes(text: str | None, aspects: Sequence[str],
     return {a: quotes[a] for a in aspects if a in quotes}
 
 
+def asked_name(aspect: str, signals: PanelSignals | None) -> str:
+    """Rule: an aspect the review names in its own words (the stage-2 validator's revised span, "Reg's")
+    is shown under the aspect the question asks about, with those words: "tutor (Reg's)"."""
+    asked = [t for t in (signals.aspect_terms if signals else []) if isinstance(t, str)]
+    if not signals or any(aspect.lower() == t.lower() for t in asked):
+        return aspect
+    for term in asked:
+        if any(aspect.lower() == str(h).lower() for h in signals.synonym_hints.get(term, [])):
+            return f"{term} ({aspect})"
+    return aspect
+
+
 def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = (),
-                   quotes: Mapping[str, str] | None = None) -> str:
+                   quotes: Mapping[str, str] | None = None, signals: PanelSignals | None = None) -> str:
     """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
     keyboard negative." then, in the text's own words, what carries each aspect, and what the panel
     could not assess."""
     by_label: dict[str, list[str]] = {}
     for aspect, polarity in aspects:
-        by_label.setdefault(polarity, []).append(aspect)
+        by_label.setdefault(polarity, []).append(asked_name(aspect, signals))
     detail = "; ".join(f"{', '.join(names)} {pol}" for pol, names in by_label.items())
     answer = f"The overall sentiment is {label}" + (f": {detail}." if detail else ".")
-    shown = [f'{aspect}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
+    shown = [f'{asked_name(aspect, signals)}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
     if shown:
         answer += " In the text's words: " + "; ".join(shown) + "."
     items = unassessed(uncertainties)

@@ -1,0 +1,69 @@
+"""A figure a report gives in one unit while the passage that carries it gives another ("7.5" read
+as km where the app's screen says "7.5 mi"): the unit the evidence states is the one the figure is in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...core.schemas import Evidence
+from .contradictions import exceeds, plain_number, relative_difference, unit_scale
+
+# A figure followed by its unit word: "7.5 mi", "6.5 nm", "12 km".
+_FIGURE_UNIT = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]+)\b")
+# Unit words that are as often ordinary words after a figure ("7 in the morning", "1 st").
+_AMBIGUOUS = {"in", "st"}
+_MATCH = 0.005
+
+
+# The names a reader knows abbreviated units by.
+_NAMES = {"mi": "miles", "km": "kilometres", "ft": "feet", "yd": "yards", "yds": "yards", "cm": "centimetres",
+          "mm": "millimetres", "kg": "kilograms", "kgs": "kilograms", "g": "grams", "lb": "pounds", "lbs": "pounds",
+          "oz": "ounces", "nmi": "nautical miles"}
+
+
+@dataclass(frozen=True)
+class Misread:
+    passage: str
+    said: str
+    converted: float
+
+    @property
+    def shown(self) -> str:
+        """The figure as the passage gives it, with its unit's name where it is abbreviated ("7.5 mi", in miles)."""
+        name = _NAMES.get(self.said.split()[-1].lower()) if " " in self.said else None
+        unit = re.sub(r"^[\d.,]+\s*", "", self.said).lower()
+        name = name or _NAMES.get(unit)
+        return f'"{self.said}"' + (f", in {name}" if name else "")
+
+
+def misread_unit(value: float | None, unit: str | None, other_value: float | None, other_unit: str | None,
+                 passages: Sequence[Evidence]) -> Misread | None:
+    """Rule: where a passage gives a report's figure in another unit of the same kind (a length, a
+    mass) than the report does, and the figure in that unit agrees with the other report once
+    converted, the report misread the unit and the two agree."""
+    mine, theirs = unit_scale(unit), unit_scale(other_unit)
+    if value is None or other_value is None or not mine or not theirs or mine[0] not in ("length", "mass") \
+            or theirs[0] != mine[0]:
+        return None
+    for ev in passages:
+        for m in _FIGURE_UNIT.finditer(ev.text or ""):
+            word = m.group(2).lower()
+            stated = unit_scale(word) if word not in _AMBIGUOUS else None
+            if not stated or stated[0] != mine[0] or stated[1] == mine[1]:
+                continue
+            if abs(float(m.group(1).replace(",", "")) - value) > _MATCH * max(abs(value), 1.0):
+                continue
+            converted = value * stated[1] / theirs[1]
+            if not exceeds(relative_difference(converted, other_value)):
+                return Misread(ev.id, m.group(0), converted)
+    return None
+
+
+def misread_words(agent: str, shown: str, unit: str, other_agent: str, other_shown: str, other_unit: str,
+                  found: Misread) -> str:
+    return (f"{agent}'s {shown} is not in {unit}: where the figure is given ({found.passage}: {found.shown}) it "
+            f"is in another unit, about {plain_number(round(found.converted, 1))} {other_unit} once converted, "
+            f"which agrees with {other_agent}'s {other_shown}. Decided by the unit the evidence states: "
+            f"{other_agent}'s {other_shown} stands.")

@@ -1,0 +1,127 @@
+"""Rules as people write them in a club's brief: "you'll need" a thing, an abbreviation of a
+predicate's name ("an SKA or better"), and "no one launches until they've signed it", where the
+predicate is named by the words only it uses. Driven through the CLI on a case written here (all
+fictitious)."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _rule_case, _run
+from test_pending_changes_variants_and_bases import _arbitration
+
+from debate_core.protocols.dialectic.agent.cues import cue_kind
+
+_VOCABULARY = (
+    "Predicates, over a paddler K on a trip from Pellow Cove: club_member(K): K is a paid-up member of the "
+    "Pellow Cove Kayak Club; sea_kayak_award(K): K holds the Sea Kayak Award or higher; waiver_signed(K): K has "
+    "read the trip brief and put a name to the club's waiver; has_helmet(K): K wears a helmet on the water; "
+    "miles_50(K): K has logged at least 50 miles at sea.")
+
+_BRIEF = ("You'll need club membership, since that's what carries your insurance, and an SKA or better. "
+          "Fill in the waiver on the slipway; no one launches until they've signed it. We'd recommend a "
+          "helmet for rock-hopping, and the old '50 miles logged' requirement went in 2022.")
+
+
+def test_you_will_need_an_abbreviation_and_until_they_have_signed_are_conditions(tmp_path):
+    case = _rule_case(
+        "kayak_launch",
+        "Knowledge gap: write one ASP rule defining may_launch(K) with the knowledge-base predicates, so that it "
+        "agrees with the club's trip rules as they now stand.",
+        _VOCABULARY,
+        [{"id": "BRIEF", "source": "Pellow Cove Kayak Club trip brief, 2025 (fictitious)", "authority": "primary",
+          "text": _BRIEF}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1]
+    for condition in ("club_member(K)", "sea_kayak_award(K)", "waiver_signed(K)"):
+        assert condition in rule, verdict["answer"]
+    for distractor in ("has_helmet", "miles_50"):
+        assert distractor not in rule, verdict["answer"]
+
+
+def test_what_you_will_need_is_required_and_what_you_need_not_do_is_not():
+    assert cue_kind("You'll need a permit from the harbour office.") == "obligation"
+    assert cue_kind("You will need two forms of identity.") == "obligation"
+    assert cue_kind("You need not bring a helmet.") == "not_required"
+    assert cue_kind("You don't need a permit for the inner pontoon.") == "not_required"
+
+
+# -- arbitration -----------------------------------------------------------------------------------
+
+def _report(agent: str, metric: str, value: float, unit: str, citation: str, source: str, period: str,
+            reading: str, confidence: float = 0.7) -> dict:
+    return {"agent": agent, "metric": metric, "value": value, "unit": unit, "citation": f"[Per extraction: {citation}]",
+            "source": source, "period": period, "confidence": confidence, "interpretation": reading}
+
+
+def test_a_figure_for_april_to_march_and_one_for_the_calendar_year_are_both_valid(tmp_path):
+    reports = [
+        _report("TrustReport", "ferry_passengers", 48200, "passengers",
+                "'48,200 passengers between April 2025 and March 2026' from the trust's annual report",
+                "Harrowby Ferry Trust", "2025", "48,200 people crossed in 2025"),
+        _report("CountyTable", "ferry_passengers", 44100, "passengers",
+                "'Harrowby ferry: 44,100 passengers in 2025' from the county's tourism table",
+                "Wendle County Council", "2025", "44,100 people crossed in 2025"),
+    ]
+    evidence = [
+        {"id": "TRUST", "source": "Harrowby Ferry Trust annual report for the year ended 31 March 2026 (fictitious)",
+         "date": "2026-05-20", "text": "A record season: 48,200 passengers between April 2025 and March 2026."},
+        {"id": "COUNTY", "source": "Wendle County Council tourism table 2025 (fictitious)", "date": "2026-06-02",
+         "text": "Harrowby ferry: 44,100 passengers in 2025. All figures are for the calendar year, January to "
+                 "December."},
+    ]
+    question = "How many passengers did the (fictitious) Harrowby ferry carry in 2025: 48,200 or 44,100, or both?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert "both valid" in verdict["answer"], verdict["answer"]
+    assert "they cover different years: 44,100 passengers is for the calendar year" in verdict["answer"]
+
+
+def _gust_case(question: str) -> dict:
+    reports = [
+        _report("SiteGauge", "gust_at_slide", 17, "mph", "'15:40 12/17' from the site's wind log", "Pennock Fun Park",
+                "15:40, 3 June 2026", "the gust at the slide at 15:40 was 17 mph, under the limit"),
+        _report("CoastStation", "gust_at_slide", 33, "mph", "'15:50: gusting 33 mph' from the coastguard station",
+                "Pennock coastguard station", "15:50, 3 June 2026", "gusts reached 33 mph, over the limit"),
+    ]
+    evidence = [
+        {"id": "LOG", "source": "Pennock Fun Park wind log (fictitious)", "date": "2026-06-03", "authority": "operator",
+         "text": "Readings (mean/gust, mph): 15:30 10/14; 15:40 12/17; 15:50 13/19."},
+        {"id": "STATION", "source": "Pennock coastguard station observations, 9 km away (fictitious)",
+         "date": "2026-06-03", "authority": "official", "text": "15:30: gusting 26 mph. 15:50: gusting 33 mph as a squall passed."},
+    ]
+    return _arbitration(question, reports, evidence)
+
+
+def test_a_figure_read_ten_minutes_after_the_time_asked_about_goes_to_a_person(tmp_path):
+    asked = ("At 15:40 on 3 June 2026 the (fictitious) Pennock Fun Park's inflatable slide lifted. The park's gauge "
+             "read a 17 mph gust at 15:40; the coastguard station read 33 mph at 15:50. Was the gust over the "
+             "25 mph limit when the slide lifted?")
+    verdict = _run(tmp_path, _gust_case(asked), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert "escalate.measured_after_question" in verdict["applied_rules"], verdict["escalation_reasons"]
+    assert any("after the time the question asks about (15:40 on 3 June 2026)" in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_figure_whose_passage_gives_it_in_miles_is_not_kilometres(tmp_path):
+    reports = [
+        _report("Organiser", "route_length", 16.0, "km", "'course length 16.1 km' from the organiser's route card, "
+                "converted", "Tarnside Walking Festival", "Sunday walk, 7 June 2026", "the walk was the full 16 km"),
+        _report("Walker", "route_length", 10.0, "km", "'my watch said 10 for the whole walk' from a walker's post",
+                "Walker's watch", "Sunday walk, 7 June 2026", "the walk was only 10 km", 0.6),
+    ]
+    evidence = [
+        # The festival's leaflet gives the figure months before the walk; the route card the organiser quotes
+        # is of the day itself, so the figure was not seen only before the day.
+        {"id": "LEAFLET", "source": "Tarnside Walking Festival leaflet (fictitious)", "date": "2026-02-01",
+         "text": "The Sunday walk: route length 16 km, a loop over Tarn Edge."},
+        {"id": "CARD", "source": "Tarnside Walking Festival route card (fictitious)", "date": "2026-06-07",
+         "text": "Sunday walk: course length 16.1 km, about four and a half hours."},
+        {"id": "POST", "source": "Walker's post on the festival page (fictitious)", "date": "2026-06-08",
+         "text": "My watch said 10 for the whole walk, not 16! Short-changed."},
+        {"id": "WATCH", "source": "Photo of the walker's watch, as described by the page moderator (fictitious)",
+         "date": "2026-06-08", "text": "Activity: Hike. Distance 10.0 mi. Units: imperial."},
+    ]
+    question = "How long was the (fictitious) Tarnside festival's Sunday walk on 7 June 2026, and which figure is right?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert "Use 16 km" in verdict["answer"], verdict["answer"]
+    assert '(WATCH: "10.0 mi", in miles), about 16.1 km once converted' in verdict["answer"]
+    assert verdict["needs_human_review"] is False, verdict["escalation_reasons"]
