@@ -8,7 +8,9 @@ from __future__ import annotations
 from test_cc_dialectic_traps import _rule_case, _run
 from test_pending_changes_variants_and_bases import _arbitration
 
+from debate_core.core.schemas import Case
 from debate_core.protocols.dialectic.agent.cues import cue_kind
+from debate_core.protocols.dialectic.agent.predicates import vocabulary
 
 _VOCABULARY = (
     "Predicates, over a paddler K on a trip from Pellow Cove: club_member(K): K is a paid-up member of the "
@@ -42,6 +44,16 @@ def test_what_you_will_need_is_required_and_what_you_need_not_do_is_not():
     assert cue_kind("You will need two forms of identity.") == "obligation"
     assert cue_kind("You need not bring a helmet.") == "not_required"
     assert cue_kind("You don't need a permit for the inner pontoon.") == "not_required"
+
+
+def test_membership_of_a_body_is_a_condition_not_what_the_rule_is_about():
+    for opening in ("Predicates, over a person P at the fire-space gate: ", "Predicates: "):
+        case = Case.model_validate(_rule_case(
+            "fire_gate", "Write one ASP rule defining may_spin(P).",
+            opening + "guild_member(P): P is a member of the Guild of Performing Jugglers; age_18_plus(P): P is "
+            "18 or over; briefing_today(P): P attended that day's briefing.", []))
+        groups = {p.name: p.group for p in vocabulary(case)[0]}
+        assert groups["guild_member"] != "subject", (opening, groups)
 
 
 # -- arbitration -----------------------------------------------------------------------------------

@@ -383,7 +383,7 @@ def is_type(pred: Pred) -> bool:
 
 # How a vocabulary names what every predicate is about ("Predicates, all over a tenant T:").
 _OVER = re.compile(r"\b(?:all |each )?(?:over|about|of|for) (?:an?|the|each|every) ([a-z][a-z ]{1,40}?) ([A-Z])"
-                   r"(?:\s+(?:[a-z]+ed\s+)?(?:on|in|at|from|under|of|for|to|by|with)\s+[a-z][A-Za-z ]{1,30})?\s*[:;,.]")
+                   r"(?:\s+(?:[a-z]+ed\s+)?(?:on|in|at|from|under|of|for|to|by|with)\s+[a-z][A-Za-z -]{1,30})?\s*[:;,.]")
 
 
 def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
@@ -404,8 +404,16 @@ def subject_predicate(case: Case, preds: list[Pred]) -> str | None:
     # "All over a person W: walker(W): W walks dogs ...; paid(W): ...": the list opens with its subject,
     # whatever kind of thing a later predicate names ("member(P): P is a member of ...").
     if kind_named and preds:
-        return preds[0].name
-    return next((p.name for p in preds if is_type(p)), None)
+        return None if _belongs(preds[0]) else preds[0].name
+    return next((p.name for p in preds if is_type(p) and not _belongs(p)), None)
+
+
+_BELONGS = re.compile(r"\s+is\s+an?\s+(?:[a-z-]+\s+)?(?:member|holder|subscriber|registrant)\s+of\b")
+
+
+def _belongs(pred: Pred) -> bool:
+    """"P is a member of the Guild" says what P belongs to, not what kind of thing P is: a condition."""
+    return bool(_BELONGS.match(pred.desc.strip()[len(pred.args):]))
 
 
 _REQUIREMENT_HEAD = frozenset({"required", "require", "requires", "due", "must", "need", "needed", "needs",
