@@ -84,3 +84,20 @@ def test_an_aspect_the_review_names_in_its_own_words_is_shown_under_the_aspect_a
     answer = json.loads(proc.stdout)["verdict"]["answer"]
     assert answer.startswith("The overall sentiment is mixed: staff (Kev) positive; product (drill bits) negative."), answer
     assert 'staff (Kev): "' in answer
+
+
+def test_something_else_is_said_in_delight_and_in_dismay_alike(tmp_path):
+    review = "The fire eater at Rosie's party was certainly something else. The face painter was lovely."
+    case = {
+        "id": "party-review", "title": "Party entertainers review (fictitious troupe)", "protocol": "panel",
+        "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: "{review}"?',
+        "evidence": [{"id": "R1", "source": "Review on the troupe's page, no rating (fictitious)",
+                      "authority": "primary", "text": review}],
+    }
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
+    verdict = json.loads(proc.stdout)["verdict"]
+    assert verdict["needs_human_review"] is True
+    assert any('"Rosie\'s party was certainly something else" is praise or irony' in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

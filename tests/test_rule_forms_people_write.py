@@ -137,3 +137,28 @@ def test_a_figure_whose_passage_gives_it_in_miles_is_not_kilometres(tmp_path):
     assert "Use 16 km" in verdict["answer"], verdict["answer"]
     assert '(WATCH: "10.0 mi", in miles), about 16.1 km once converted' in verdict["answer"]
     assert verdict["needs_human_review"] is False, verdict["escalation_reasons"]
+
+
+def test_close_figures_that_decide_which_team_wins_go_to_a_person(tmp_path):
+    reports = [
+        _report("ScoreSheet", "fair_play_average", 8.2, "points out of 10",
+                "'Rooks average 8.2, Herons 8.1' from the results secretary's sheet", "Results secretary",
+                "2026 season", "the Rooks win the fair play award on 8.2"),
+        _report("HeronsCaptain", "fair_play_average", 8.4, "points out of 10",
+                "'without the late score we average 8.4' from the Herons' captain's email", "Herons' captain",
+                "2026 season", "the Herons win on 8.4 once the late score is left out", 0.6),
+    ]
+    evidence = [
+        {"id": "SHEET", "source": "Results secretary's sheet (fictitious)", "date": "2026-09-02",
+         "text": "Fair play averages: Rooks average 8.2, Herons 8.1."},
+        {"id": "EMAIL", "source": "Herons' captain, email (fictitious)", "date": "2026-09-03",
+         "text": "One score came in a week late. Without the late score we average 8.4."},
+    ]
+    question = "Which team wins the (fictitious) Marsh Lane netball league's 2026 fair play award?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert "escalate.differ_under_threshold" in verdict["applied_rules"], verdict["escalation_reasons"]
+    # Asked which figures the sources give, the same reports need no choice.
+    verdict = _run(tmp_path, _arbitration("What fair play averages do the sources give?", reports, evidence),
+                   "arbitration")
+    assert "escalate.differ_under_threshold" not in verdict["applied_rules"]

@@ -29,7 +29,9 @@ _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amou
 # "Which figure should go on the banner?", "Which time is the record?", "Which count is right?": the
 # question asks to choose between the figures it was given.
 _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|estimate|count|total|time|reading|"
-                     r"level|one)\b|\bwhich\b[^?.]{0,40}?\b(?:stands?|is (?:right|correct))\b", re.I)
+                     r"level|one)\b|\bwhich\b[^?.]{0,40}?\b(?:stands?|is (?:right|correct))\b"
+                     # "Which team wins the award?": the close figures decide who is first.
+                     r"|\b(?:which|who)\b[^?.]{0,40}?\b(?:wins?|won|leads?|is (?:ahead|top|first))\b", re.I)
 
 
 def _spreads(reports: Sequence[AgentReport]) -> list[tuple[str, float, float, str | None]]:
