@@ -71,7 +71,10 @@ def test_dialectic_reads_a_permission_and_its_exceptions_and_drops_a_withdrawn_o
     verdict = _run(tmp_path, case, "dialectic")
     assert "registered_member(L)" in verdict["answer"]
     assert "not reserved_by_other(L)" in verdict["answer"]
-    assert "fines_outstanding" not in verdict["answer"]  # "no longer applies" is not read as its opposite
+    # "no longer applies" is not read as its opposite: the rule leaves it out, and the answer says why.
+    assert "fines_outstanding" not in verdict["answer"].split(" Left out as withdrawn:")[0]
+    assert 'Left out as withdrawn: fines_outstanding (B2: "The unpaid fines exception no longer applies' \
+        in verdict["answer"]
     assert verdict["needs_human_review"] is False, verdict["escalation_reasons"]
 
 

@@ -56,6 +56,32 @@ def test_membership_of_a_body_is_a_condition_not_what_the_rule_is_about():
         assert groups["guild_member"] != "subject", (opening, groups)
 
 
+def test_a_withdrawal_then_its_replacement_after_a_colon_and_what_nobody_else_needs(tmp_path):
+    case = _rule_case(
+        "rowing_regatta",
+        "Knowledge gap: write one ASP rule defining may_row(P) with the knowledge-base predicates, so that it "
+        "agrees with the regatta's rules as they now stand.",
+        "Predicates, over a rower P at the Kelby regatta: entered(P): P is on a crew's entry; age_16_plus(P): P is "
+        "16 or over; age_14_plus(P): P is 14 or over; consent_form(P): a parent signed the junior consent form "
+        "for P; escort(P): an adult escort is named for P; safety_trained(P): P has done the safety talk.",
+        [{"id": "RULES", "source": "Kelby regatta rules, 2025 (fictitious)", "authority": "primary",
+          "date": "2025-04-01",
+          "text": "Anyone on a crew's entry may row. Rowers should be 16 or over, though 14- and 15-year-olds are "
+                  "welcome, provided a parent signs the junior consent form and an adult escort is named. Each "
+                  "crew names a cox, who does the safety talk; nobody else needs to."},
+         {"id": "SECRETARY", "source": "Regatta secretary, email, March 2026 (fictitious)", "authority": "primary",
+          "date": "2026-03-02",
+          "text": "Our insurer has changed its terms. So the junior route (consent form plus escort) is "
+                  "withdrawn: to row at the regatta you now have to be 16 or over on the day."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1].split(" Left out")[0]
+    assert "age_16_plus(P)" in rule and "entered(P)" in rule, verdict["answer"]
+    for gone in ("consent_form", "escort", "age_14_plus", "safety_trained"):
+        assert gone not in rule, verdict["answer"]
+    assert "Left out as withdrawn: consent_form, escort (SECRETARY: " in verdict["answer"]
+    assert not any("leaves out" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
 # -- arbitration -----------------------------------------------------------------------------------
 
 def _report(agent: str, metric: str, value: float, unit: str, citation: str, source: str, period: str,

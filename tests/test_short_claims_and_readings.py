@@ -170,7 +170,8 @@ def test_dialectic_keeps_the_list_item_an_amendment_did_not_delete(tmp_path):
           "date": "2024-06", "text": "Rule 3 is amended as follows. In paragraph (1), item (b) is deleted."}])
     answer = _run(tmp_path, case, "dialectic")["verdict"]["answer"]
     assert "lost_key(C)" in answer and "notice_given(C)" in answer
-    assert "overnight_use" not in answer
+    assert "overnight_use" not in answer.split(" Left out as withdrawn:")[0]
+    assert 'Left out as withdrawn: overnight_use (change: "In paragraph (1), item (b) is deleted.")' in answer
 
 
 # -- a sentiment question whose options have no "mixed" ----------------------------------------------

@@ -253,6 +253,7 @@ async def run(run: DebateRun) -> Outcome:
         conflicts=rules.conflicting_passages(final["rule"], run.case.evidence),
         not_in_force=rules.amendment_not_in_force(run.case.evidence),
         starts_later=rules.amendment_starts_later(run.case.evidence, run.case.question),
+        left_out=rules.withdrawn_left_out(final["rule"], run.case.evidence),
     )
     result = {
         "initial_proposal": initial,

@@ -326,6 +326,14 @@ def withdrawn_parts(sentence: str) -> list[str]:
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
     """The predicates a withdrawing sentence names: those whose name and description carry most of what
     one of its withdrawals withdraws (the best such share, at least WITHDRAWN_SHARE)."""
+    # "the under-16 route (consent form plus buddy) is withdrawn": the brackets list what goes, each
+    # item a predicate's name in words.
+    listed = [name for part in withdrawn_parts(sentence) for inside in re.findall(r"\(([^()]+)\)", part)
+              for item in re.split(r"\s*(?:,|\band\b|\bplus\b|&|\+)\s*", inside)
+              for name in described
+              for own in [set(terms(name.replace("_", " ")))] if own and own <= set(terms(item))]
+    if listed:
+        return list(dict.fromkeys(listed))
     best, names = 0.0, []
     for part in withdrawn_parts(sentence):
         wanted = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS

@@ -13,14 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence, Verdict
+from ...core.text import sentences
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
 from .amendments import (
+    declarations,
     kept_superseded,
     kept_withdrawn,
     not_in_force,
+    quote,
     starts_after_question,
     unsettled_conflicts,
+    withdrawn_names,
+    withdrawn_part,
 )
 from .disputes import disagreement_on_record, undecided_on_record
 from .variants import variant_conflicts
@@ -179,6 +184,21 @@ def rule_in_words(rule: str, check: AspCheck) -> str:
     return f"{sentence}. As an ASP rule: {rule.strip()}"
 
 
+def withdrawn_left_out(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: "the answer names what the rule leaves out because a passage withdrew it", so a reviewer
+    sees why a predicate the older text required is not there: one note per withdrawing sentence."""
+    literals = set(re.findall(r"\b([a-z][a-z0-9_]*)\s*\(", final_rule))
+    described = declarations(evidence)
+    notes = []
+    for ev in evidence:
+        for sent in sentences(ev.text):
+            gone = [name for name in withdrawn_names(sent, described) if name not in literals] \
+                if described and withdrawn_part(sent) else []
+            if gone:
+                notes.append(f"Left out as withdrawn: {', '.join(gone)} ({ev.id}: \"{quote(sent, 120)}\").")
+    return notes
+
+
 def low_confidence(speaker: str, confidence: float, threshold: float) -> str | None:
     """Rule: "a final rule its author holds with low confidence goes to a human"; the reason or None."""
     return low_confidence_reason({speaker: confidence}, threshold)
@@ -241,6 +261,7 @@ def verdict(
     conflicts: Sequence[str] = (),
     not_in_force: Sequence[str] = (),
     starts_later: Sequence[str] = (),
+    left_out: Sequence[str] = (),
 ) -> Verdict:
     """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
     the critic never accepted it within the round budget, its confidence is below `min_confidence`,
@@ -290,7 +311,7 @@ def verdict(
         "is not checked as ASP" if not final_check.is_asp else "does not parse")
     rationale = f"{convergence_reason}. The final rule {check_note}."
     return Verdict(
-        answer=rule_in_words(final_rule, final_check),
+        answer=" ".join([rule_in_words(final_rule, final_check), *left_out]),
         short_answer=short_answer(rule_in_words(final_rule, final_check)),
         confidence=round(max(0.0, min(1.0, final_confidence)), 4),
         needs_human_review=bool(reasons),

@@ -229,7 +229,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # What a forum post or a chat message says the rule is (a trap more often than a source) sets no
     # condition and no bar of it.
     heard = _heard(case)
-    sents = [_CONCESSION.sub("", s) for eid, s in evidence_sentences(case, vocab_ids) if eid not in heard]
+    sents = [piece for eid, s in evidence_sentences(case, vocab_ids) if eid not in heard
+             for piece in _repeal_then_rule(_CONCESSION.sub("", s))]
     described = {p.name: p.desc for p in preds}
     withdrawn = {name for s in sents if repeals(s) for name in withdrawn_names(s, described)}
     if labelled:
@@ -286,6 +287,15 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
     return grouped, vocab_ids
+
+
+def _repeal_then_rule(sentence: str) -> list[str]:
+    """"The under-16 route ... is withdrawn: you now have to be 16 or over": a withdrawal and, after its
+    colon or semicolon, the rule that replaces it, read as two sentences."""
+    parts = re.split(r"[:;]\s+", sentence, maxsplit=1)
+    if len(parts) == 2 and repeals(parts[0]) and not repeals(parts[1]):
+        return [parts[0] + ".", parts[1]]
+    return [sentence]
 
 
 # What a permission grants: the act after "may" ("may sell their own recordings"), up to a condition.
@@ -536,7 +546,8 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     # Quoted short: the whole line must fit an uncertainty's bound (160 characters).
     gaps += [f"whether {p.name} is a condition (\"{shortened(p.torn[0], 32)}\") or defeats the rule "
              f"(\"{shortened(p.torn[1], 32)}\")" for p in used if p.torn]
-    unread = unread_predicates(case, preds, sents, common, used_names)
+    # A predicate a later text withdrew is left out for a reason the reading read.
+    unread = unread_predicates(case, preds, sents, common, used_names | {p.name for p in preds if p.group == "repealed"})
     if len(unread) >= UNREAD_LIMIT:
         gaps.append(f"{len(unread)} predicates the rule leaves out ({', '.join(name for name, _ in unread)}), "
                     f"named in {', '.join(dict.fromkeys(eid for _, eid in unread))} where no rule word was read")
