@@ -82,6 +82,35 @@ def test_a_withdrawal_then_its_replacement_after_a_colon_and_what_nobody_else_ne
     assert not any("leaves out" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
 
 
+def test_you_can_if_you_are_in_place_of_and_so_we_dropped_it(tmp_path):
+    case = _rule_case(
+        "judo_randori",
+        "Knowledge gap: write one ASP rule defining may_spar(P) with the knowledge-base predicates, so that it "
+        "agrees with the club's rules as they now stand.",
+        "Predicates, over a person P at a Friday randori night: member_paid(P): P is a member with this year's "
+        "fee paid; age_14_plus(P): P is 14 or older; club_course(P): P has done the club's old three-week "
+        "breakfalls course; online_course(P): P has completed the federation's online safe-practice course; "
+        "doctor_note(P): P has a doctor's fitness note.",
+        [{"id": "HANDBOOK", "source": "Fellgate Judo Club handbook, 2024 (fictitious)", "authority": "primary",
+          "date": "2024-01-10",
+          "text": "You can spar at randori if you're a member with this year's fee paid, you're 14 or over, and "
+                  "you've done our three-week breakfalls course. We used to ask for a doctor's note, but "
+                  "surgeries started charging for them, so we dropped it in 2023."},
+         {"id": "COMMITTEE", "source": "Committee email, March 2026 (fictitious)", "authority": "primary",
+          "date": "2026-03-01",
+          "text": "From 1 April 2026 we accept the federation's online safe-practice course in place of our own "
+                  "breakfalls course: everyone needs the online course certificate, and the old three-week course no "
+                  "longer counts."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1].split(" Left out")[0]
+    for condition in ("member_paid(P)", "age_14_plus(P)", "online_course(P)"):
+        assert condition in rule, verdict["answer"]
+    for gone in ("club_course", "doctor_note"):
+        assert gone not in rule, verdict["answer"]
+    assert "Left out as withdrawn: doctor_note (HANDBOOK: " in verdict["answer"]
+    assert "Left out as withdrawn: club_course (COMMITTEE: " in verdict["answer"]
+
+
 # -- arbitration -----------------------------------------------------------------------------------
 
 def _report(agent: str, metric: str, value: float, unit: str, citation: str, source: str, period: str,

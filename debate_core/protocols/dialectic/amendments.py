@@ -54,7 +54,18 @@ _REFERENCE = re.compile(
 WITHDRAWAL = re.compile(
     r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
     r"banned|forbidden|restricted)|ceases? to apply|"
-    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished))\b", re.I)
+    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished)"
+    # "so we dropped it in 2024", "the fee has been scrapped": plain words for the same.
+    r"|(?:we|they|the \w+) (?:dropped|scrapped|abolished) (?:it|them|that|this)"
+    r"|(?:is|are|was|were|has been|have been) (?:dropped|scrapped))\b", re.I)
+_POINTS_BACK = re.compile(r"(?:we|they|the \w+) (?:dropped|scrapped|abolished)", re.I)
+# "accepts the online module in place of our own induction": what follows "in place of" goes.
+_IN_PLACE_OF = re.compile(r"\b(?:in place of|replacing|replaces)\s+([^,;.:()]+)", re.I)
+
+
+def replaces(sentence: str) -> bool:
+    """Whether the sentence puts something in place of another ("in place of our own induction")."""
+    return bool(_IN_PLACE_OF.search(sentence))
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
 # Share of the shorter sentence's content terms two sentences must share to be on the same subject.
 SAME_SUBJECT = 0.5
@@ -320,7 +331,12 @@ def withdrawn_parts(sentence: str) -> list[str]:
     """What each withdrawal in a sentence withdraws, in order: "the last sentence of standard 5 is
     withdrawn: flavoured milks are no longer excluded" names the sentence by its place, then by what
     it said."""
-    return [re.split(r"[:;]\s", sentence[:m.start()])[-1] for m in WITHDRAWAL.finditer(sentence)]
+    # Only the clause the withdrawal ends: "players need the module certificate, and the old induction
+    # no longer counts" withdraws the induction, not the certificate; "so we dropped it" points back
+    # past its clause to what it drops ("We used to ask for a GP letter, ...").
+    return [re.split(r"[:;]\s" if _POINTS_BACK.match(m.group(0)) else r"[:;]\s|,\s+(?:and|but|so)\s+",
+                     sentence[:m.start()])[-1] for m in WITHDRAWAL.finditer(sentence)] \
+        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)]
 
 
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:

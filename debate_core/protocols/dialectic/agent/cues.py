@@ -27,7 +27,9 @@ _WHETHER_CLAUSE = re.compile(r"\bwhether\b\s+(.+?)(?:[?;]|\.(?:\s|$)|$)", re.I |
 _PERMISSION = re.compile(r"\b(?:may(?!\s+not\b)|(?:is|are) (?:still |also )?(?:permitted|entitled|allowed|free) to|"
                          r"(?:is|are) (?:still |also )?(?:permitted|allowed) (?:where|when|if|for)|can be \w+(?:ed|en) by|"
                          r"(?:who|that|which)\b[^,;.]{1,80}?\bcan (?!not\b|be\b)\w+|"
-                         r"(?:has|have) the right to|is at liberty to)\b", re.I)
+                         r"(?:has|have) the right to|is at liberty to|"
+                         # "You can raid and tackle if you're a registered member": a permission on conditions.
+                         r"(?:you|they|members?|players?|anyone|everyone) can (?!not\b|be\b)\w+[^,;.]{0,40}?\b(?:if|once|as long as|provided))\b", re.I)
 _EXTRA_CUES = {
     "exception": ("provided that", "provided however", "provided always", "save that", "save where", "save for",
                   "subject to", "excluding", "does not apply", "shall not apply", "do not apply",
@@ -176,10 +178,20 @@ def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
             continue
         for s in sentences(ev.text):
             if (ev.id, s) not in gone:
-                out.extend((ev.id, part) for part in _turned_clauses(s))
+                out.extend((ev.id, piece) for part in _turned_clauses(s) for piece in _withdrawal_clauses(part))
             elif gone[(ev.id, s)].kept:
                 out.append((ev.id, gone[(ev.id, s)].kept))  # an item deleted: the rest still stands
     return out
+
+
+def _withdrawal_clauses(sentence: str) -> list[str]:
+    """"The under-16 route ... is withdrawn: you now have to be 16 or over", "everyone needs the online
+    certificate, and the old course no longer counts": a withdrawal and the rule that replaces it, in
+    clauses of one sentence, read as sentences of their own."""
+    parts = [p.strip() for p in re.split(r"[:;]\s+|,\s+(?:and|but)\s+", sentence) if p.strip()]
+    if len(parts) > 1 and any(repeals(p) for p in parts) and not all(repeals(p) for p in parts):
+        return [p if p.endswith((".", "!", "?")) else p + "." for p in parts]
+    return [sentence]
 
 
 def shortened(sentence: str, limit: int = 120) -> str:

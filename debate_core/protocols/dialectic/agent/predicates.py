@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from ....core.schemas import Case
 from ....core.text import HEARSAY, NUMBER_WORDS, authority_score, terms
 from ....providers.offline.reading import Reading, quoted_material, read
-from ..amendments import withdrawn_names
+from ..amendments import replaces, withdrawn_names
 from ..rules import rule_literals
 from .cues import (
     covers,
@@ -229,10 +229,9 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # What a forum post or a chat message says the rule is (a trap more often than a source) sets no
     # condition and no bar of it.
     heard = _heard(case)
-    sents = [piece for eid, s in evidence_sentences(case, vocab_ids) if eid not in heard
-             for piece in _repeal_then_rule(_CONCESSION.sub("", s))]
+    sents = [_CONCESSION.sub("", s) for eid, s in evidence_sentences(case, vocab_ids) if eid not in heard]
     described = {p.name: p.desc for p in preds}
-    withdrawn = {name for s in sents if repeals(s) for name in withdrawn_names(s, described)}
+    withdrawn = {name for s in sents if repeals(s) or replaces(s) for name in withdrawn_names(s, described)}
     if labelled:
         return [replace(p, group="repealed") if p.name in withdrawn else p for p in preds], vocab_ids
     unless = [m.group(1) for p in preds for m in _UNLESS_CLAUSE.finditer(p.desc)]
@@ -287,15 +286,6 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
     return grouped, vocab_ids
-
-
-def _repeal_then_rule(sentence: str) -> list[str]:
-    """"The under-16 route ... is withdrawn: you now have to be 16 or over": a withdrawal and, after its
-    colon or semicolon, the rule that replaces it, read as two sentences."""
-    parts = re.split(r"[:;]\s+", sentence, maxsplit=1)
-    if len(parts) == 2 and repeals(parts[0]) and not repeals(parts[1]):
-        return [parts[0] + ".", parts[1]]
-    return [sentence]
 
 
 # What a permission grants: the act after "may" ("may sell their own recordings"), up to a condition.
