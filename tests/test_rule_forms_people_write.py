@@ -10,7 +10,7 @@ from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.schemas import Case
 from debate_core.protocols.dialectic.agent.cues import cue_kind
-from debate_core.protocols.dialectic.agent.predicates import vocabulary
+from debate_core.protocols.dialectic.agent.predicates import common_terms, matches, vocabulary
 
 _VOCABULARY = (
     "Predicates, over a paddler K on a trip from Pellow Cove: club_member(K): K is a paid-up member of the "
@@ -109,6 +109,19 @@ def test_you_can_if_you_are_in_place_of_and_so_we_dropped_it(tmp_path):
         assert gone not in rule, verdict["answer"]
     assert "Left out as withdrawn: doctor_note (HANDBOOK: " in verdict["answer"]
     assert "Left out as withdrawn: club_course (COMMITTEE: " in verdict["answer"]
+
+
+def test_a_clause_number_is_no_figure_of_a_predicate():
+    case = Case.model_validate(_rule_case(
+        "rehoming", "Write one ASP rule defining may_adopt(P).",
+        "Predicates, over an applicant household P: age_18_plus(P): the applicant is 18 or older; "
+        "fenced_garden_6ft(P): P has a garden fenced to at least six feet; home_check_passed(P): P passed a "
+        "home check.", []))
+    preds = vocabulary(case)[0]
+    fence = next(p for p in preds if p.name == "fenced_garden_6ft")
+    common = common_terms(preds)
+    assert not matches("6.2 A branch may keep a stricter local condition where its committee decides.", fence, common)
+    assert matches("We ask for a 6 ft fence all round the garden.", fence, common)
 
 
 # -- arbitration -----------------------------------------------------------------------------------

@@ -143,7 +143,8 @@ def _numbers(text: str) -> set[str]:
     clock times are not figures."""
     text = _CLOCK.sub(" ", text.replace("_", " "))
     words = re.findall(r"[a-z]+", text.lower())
-    return set(re.findall(r"\d+", text)) | {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
+    # "6.2" (a clause's number, or a decimal) is one figure, not a 6 and a 2.
+    return set(re.findall(r"\d+(?:\.\d+)*", text)) | {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
 
 
 def _is_figure(term: str) -> bool:
