@@ -101,3 +101,20 @@ def test_something_else_is_said_in_delight_and_in_dismay_alike(tmp_path):
     assert verdict["needs_human_review"] is True
     assert any('"Rosie\'s party was certainly something else" is praise or irony' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_placeholder_for_content_the_panel_cannot_see_goes_to_a_person(tmp_path):
+    comment = "First climbing taster done. Our instructor said it would be easy. [GIF] Arms have gone."
+    case = {
+        "id": "climbing-comment", "title": "Climbing taster comment (fictitious wall)", "protocol": "panel",
+        "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this comment: "{comment}"?',
+        "evidence": [{"id": "C1", "source": "Comment under the wall's post, as exported (fictitious)",
+                      "authority": "primary", "text": comment}],
+    }
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
+    verdict = json.loads(proc.stdout)["verdict"]
+    assert verdict["needs_human_review"] is True
+    assert any('what "[GIF]" shows: the text holds content the panel cannot see' in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

@@ -24,7 +24,7 @@ from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
 from .missing import cut_off, refers_elsewhere
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
-from .sentiment import compound, double_edged, double_edged_gap, polarity_of, read_clause
+from .sentiment import compound, double_edged, double_edged_gap, polarity_of, read_clause, unseen_content
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -565,6 +565,7 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     if r.irony:
         gaps.append("whether the text is ironic or sarcastic: its words read one way while other cues point "
                     "the other, and a word list cannot read irony")
+    gaps += [g for g in [unseen_content(text)] if g]
     phrase = double_edged(text)
     if phrase and not r.irony and not _rating_agrees(r.own_rating, r.overall):
         r.irony = True  # no rating of the reviewer's own takes the reading's side to settle it

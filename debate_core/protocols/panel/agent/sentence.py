@@ -32,7 +32,7 @@ from .reading import (
     rating_against_text,
     whole_text_label,
 )
-from .sentiment import compound, double_edged, double_edged_gap, failure_cues
+from .sentiment import compound, double_edged, double_edged_gap, failure_cues, unseen_content
 
 # A question that asks for a sentiment label.
 _ASKS_LABEL = re.compile(r"\bsentiment|\b(?:positive|negative)\b|감성|감정|긍정|부정", re.IGNORECASE)
@@ -137,6 +137,9 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
     against = rating_against_text(label, r.own_rating)
     if against:
         gaps.append(against)
+    unseen = unseen_content(text)
+    if unseen:
+        gaps.append(unseen)
     phrase = double_edged(text)
     # A rating in the sentence, or the reviewer's own on the reading's side, settles it.
     if phrase and not any(c.source == "rating" for c in views) and not _rating_agrees(r.own_rating, label or ""):

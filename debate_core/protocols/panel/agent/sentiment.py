@@ -173,6 +173,20 @@ def double_edged(text: str) -> str | None:
     return " ".join([*before, text[first.start():first.end()]])
 
 
+# What an export or a copy puts where content could not come with the text: "[GIF]", "[image]",
+# "[photo removed]", "<media omitted>".
+_UNSEEN = re.compile(r"[\[<(]\s*(?:gif|image|img|photo|picture|video|sticker|meme|attachment|media|voice note|"
+                     r"audio|link|emoji)(?:\s+(?:omitted|removed|deleted|not shown|unavailable))?\s*[\]>)]", re.I)
+
+
+def unseen_content(text: str) -> str | None:
+    """Rule: a text that holds a placeholder for content the reading cannot see ("[GIF]") may carry its
+    tone there: what the reading could not assess, quoted; None otherwise."""
+    m = _UNSEEN.search(text or "")
+    return (f"what \"{m.group(0)}\" shows: the text holds content the panel cannot see, and a picture or a "
+            "clip may carry its tone") if m else None
+
+
 def double_edged_gap(phrase: str) -> str:
     """What a reader of a double-edged phrase could not assess, in plain words."""
     return f"whether \"{phrase}\" is praise or irony: it is said both ways, and a word list cannot tell which"
