@@ -9,6 +9,7 @@ import json
 from test_cli import cli
 
 from debate_core.engine.checks import answer_copies_a_passage
+from debate_core.protocols.panel.agent.missing import refers_elsewhere
 from debate_core.protocols.panel.rules import aspect_quotes
 
 REVIEW = ("At the Wrenfold Pottery Barn our tutor never once made me feel clumsy, even when my third bowl "
@@ -118,3 +119,10 @@ def test_a_placeholder_for_content_the_panel_cannot_see_goes_to_a_person(tmp_pat
     assert verdict["needs_human_review"] is True
     assert any('what "[GIF]" shows: the text holds content the panel cannot see' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_post_that_says_readers_of_an_earlier_one_know_how_its_author_feels_rests_on_that_one():
+    post = ("Archery taster, round two. Anyone who read what I put on here after the first one knows exactly how "
+            "I feel about tonight: same coach, same range, same result.")
+    assert refers_elsewhere(post).startswith("the sentiment it takes from an earlier review, not under review")
+    assert refers_elsewhere("Archery taster, round two. Same coach, same range, lovely evening.") is None

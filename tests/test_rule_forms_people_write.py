@@ -226,6 +226,9 @@ def test_close_figures_that_decide_which_team_wins_go_to_a_person(tmp_path):
     verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
     assert verdict["needs_human_review"] is True
     assert "escalate.differ_under_threshold" in verdict["applied_rules"], verdict["escalation_reasons"]
+    verdict = _run(tmp_path, _arbitration("Who is the 2026 fair play champion of the (fictitious) Marsh Lane league?",
+                                          reports, evidence), "arbitration")
+    assert "escalate.differ_under_threshold" in verdict["applied_rules"], verdict["escalation_reasons"]
     # Asked which figures the sources give, the same reports need no choice.
     verdict = _run(tmp_path, _arbitration("What fair play averages do the sources give?", reports, evidence),
                    "arbitration")

@@ -31,7 +31,7 @@ _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amou
 _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|estimate|count|total|time|reading|"
                      r"level|one)\b|\bwhich\b[^?.]{0,40}?\b(?:stands?|is (?:right|correct))\b"
                      # "Which team wins the award?": the close figures decide who is first.
-                     r"|\b(?:which|who)\b[^?.]{0,40}?\b(?:wins?|won|leads?|is (?:ahead|top|first))\b", re.I)
+                     r"|\b(?:which|who)\b[^?.]{0,40}?\b(?:wins?|won|leads?|is (?:ahead|top|first)|champion|winner)\b", re.I)
 
 
 def _spreads(reports: Sequence[AgentReport]) -> list[tuple[str, float, float, str | None]]:

@@ -30,7 +30,11 @@ def cut_off(text: str) -> str | None:
 _ELSEWHERE = re.compile(
     r"[^.!?]*\b(?:(?:my|the|her|his|their)\s+(?:first|earlier|previous|original|last|other|old)\s+(?:review|post|"
     r"comment)|(?:as|what|everything|all)\s+(?:i|we)\s+(?:said|wrote|mentioned)\s+(?:before|earlier|last time|"
-    r"previously))\b[^.!?]*[.!?]?", re.I)
+    r"previously)"
+    # "Anyone who read what I put on here after the first one knows exactly how I feel": the same, said
+    # through the reader of the earlier text.
+    r"|(?:what|everything)\s+(?:i|we)\s+(?:said|wrote|put|posted)\b[^.!?]{0,40}?\b(?:first|earlier|previous|last)\b"
+    r"|knows?\s+(?:exactly\s+|just\s+)?how\s+(?:i|we)\s+(?:feel|felt))\b[^.!?]*[.!?]?", re.I)
 
 
 def refers_elsewhere(text: str) -> str | None:
