@@ -37,11 +37,16 @@ def _case() -> dict:
     }
 
 
-def test_each_aspect_is_shown_with_the_words_that_carry_it(tmp_path):
+def _verdict(tmp_path, case: dict) -> dict:
+    """The verdict of the panel on `case`, run through the CLI."""
     path = tmp_path / "case.json"
-    path.write_text(json.dumps(_case()), encoding="utf-8")
+    path.write_text(json.dumps(case), encoding="utf-8")
     proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
-    answer = json.loads(proc.stdout)["verdict"]["answer"]
+    return json.loads(proc.stdout)["verdict"]
+
+
+def test_each_aspect_is_shown_with_the_words_that_carry_it(tmp_path):
+    answer = _verdict(tmp_path, _case())["answer"]
     words = answer.split("In the text's words: ", 1)[1]
     # The negation that makes the tutor's aspect praise is quoted, cut short with an ellipsis.
     assert 'tutor: "\u2026Wrenfold Pottery Barn our tutor never once made me feel clumsy, even\u2026"' in words
@@ -79,10 +84,7 @@ def test_an_aspect_the_review_names_in_its_own_words_is_shown_under_the_aspect_a
                 {"aspect": "product", "polarity": "negative", "confidence": 0.7}]},
         },
     }
-    path = tmp_path / "case.json"
-    path.write_text(json.dumps(case), encoding="utf-8")
-    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
-    answer = json.loads(proc.stdout)["verdict"]["answer"]
+    answer = _verdict(tmp_path, case)["answer"]
     assert answer.startswith("The overall sentiment is mixed: staff (Kev) positive; product (drill bits) negative."), answer
     assert 'staff (Kev): "' in answer
 
@@ -95,10 +97,7 @@ def test_something_else_is_said_in_delight_and_in_dismay_alike(tmp_path):
         "evidence": [{"id": "R1", "source": "Review on the troupe's page, no rating (fictitious)",
                       "authority": "primary", "text": review}],
     }
-    path = tmp_path / "case.json"
-    path.write_text(json.dumps(case), encoding="utf-8")
-    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
-    verdict = json.loads(proc.stdout)["verdict"]
+    verdict = _verdict(tmp_path, case)
     assert verdict["needs_human_review"] is True
     assert any('"Rosie\'s party was certainly something else" is praise or irony' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
@@ -112,10 +111,7 @@ def test_a_placeholder_for_content_the_panel_cannot_see_goes_to_a_person(tmp_pat
         "evidence": [{"id": "C1", "source": "Comment under the wall's post, as exported (fictitious)",
                       "authority": "primary", "text": comment}],
     }
-    path = tmp_path / "case.json"
-    path.write_text(json.dumps(case), encoding="utf-8")
-    proc = cli("run", str(path), "--protocol", "panel", "--json", db=tmp_path / "d.db", check=True)
-    verdict = json.loads(proc.stdout)["verdict"]
+    verdict = _verdict(tmp_path, case)
     assert verdict["needs_human_review"] is True
     assert any('what "[GIF]" shows: the text holds content the panel cannot see' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

@@ -39,6 +39,7 @@ from ...providers.offline.reading import read
 from .contradictions import (
     BOTH_OFFERED,
     LAST_UPDATED,
+    MATCH_TOLERANCE,
     measured_not_capacity,
     period_end,
     period_key,
@@ -68,8 +69,6 @@ CONFIDENCE_STEP = 0.05
 # later criteria are tie-breaks, and a newer date, a fuller citation or a surer agent on the weaker
 # side does not lower a ruling the stronger source settles.
 DECISIVE_CONFIDENCE = 0.75
-# A quoted or found number matches a reported value when within 0.5% of it (rounding in sources).
-MATCH_TOLERANCE = 0.005
 _DATE = re.compile(r"((?:19|20)\d\d)(?:[-/.](\d{1,2}))?")
 
 

@@ -31,6 +31,8 @@ from ...core.text import MONTHS, NEGATIONS, STOPWORDS, numbers, tokens
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3
+# A number in a passage is a reported figure when within 0.5% of it (rounding in sources).
+MATCH_TOLERANCE = 0.005
 # Relative differences are compared with a tolerance so that 100 vs 105 (exactly 5%) is not
 # flagged because of binary floating point (1.0 vs 1.05 computes to 0.05000000000000004).
 _EPS = 1e-9

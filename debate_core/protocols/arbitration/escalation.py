@@ -26,6 +26,7 @@ from ...core.text import authority_score, sentences
 from .contradictions import (
     LAST_UPDATED,
     LOW_BAND,
+    MATCH_TOLERANCE,
     Contradiction,
     measured_not_capacity,
     plain_number,
@@ -43,8 +44,6 @@ from .units import misread_unit
 WIDE_GAP = LOW_BAND
 # Passage authorities closer than this are the same standing (the offline arbiter's step).
 AUTHORITY_STEP = 0.1
-# A figure appears in a passage when a number there is within 0.5% of it (rounding in sources).
-MATCH_TOLERANCE = 0.005
 # A publication this many days after another of the same standing is a later edition, not a
 # tie-break: a month between two releases is not.
 SUPERSEDED_AFTER_DAYS = 365

@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence
-from .contradictions import exceeds, plain_number, relative_difference, unit_scale
+from .contradictions import MATCH_TOLERANCE, exceeds, plain_number, relative_difference, unit_scale
 
 # A figure followed by its unit word: "7.5 mi", "6.5 nm", "12 km".
 _FIGURE_UNIT = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]+)\b")
 # Unit words that are as often ordinary words after a figure ("7 in the morning", "1 st").
 _AMBIGUOUS = {"in", "st"}
-_MATCH = 0.005
 
 
 # The names a reader knows abbreviated units by.
@@ -32,9 +31,7 @@ class Misread:
     @property
     def shown(self) -> str:
         """The figure as the passage gives it, with its unit's name where it is abbreviated ("7.5 mi", in miles)."""
-        name = _NAMES.get(self.said.split()[-1].lower()) if " " in self.said else None
-        unit = re.sub(r"^[\d.,]+\s*", "", self.said).lower()
-        name = name or _NAMES.get(unit)
+        name = _NAMES.get(re.sub(r"^[\d.,]+\s*", "", self.said).lower())
         return f'"{self.said}"' + (f", in {name}" if name else "")
 
 
@@ -53,7 +50,7 @@ def misread_unit(value: float | None, unit: str | None, other_value: float | Non
             stated = unit_scale(word) if word not in _AMBIGUOUS else None
             if not stated or stated[0] != mine[0] or stated[1] == mine[1]:
                 continue
-            if abs(float(m.group(1).replace(",", "")) - value) > _MATCH * max(abs(value), 1.0):
+            if relative_difference(float(m.group(1).replace(",", "")), value) > MATCH_TOLERANCE:
                 continue
             converted = value * stated[1] / theirs[1]
             if not exceeds(relative_difference(converted, other_value)):
