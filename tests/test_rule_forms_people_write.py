@@ -233,3 +233,25 @@ def test_close_figures_that_decide_which_team_wins_go_to_a_person(tmp_path):
     verdict = _run(tmp_path, _arbitration("What fair play averages do the sources give?", reports, evidence),
                    "arbitration")
     assert "escalate.differ_under_threshold" not in verdict["applied_rules"]
+
+
+def test_a_figure_converted_from_a_passage_that_gives_it_in_nautical_miles_was_converted_wrongly(tmp_path):
+    reports = [
+        _report("Secretary", "flight_distance", 153.0, "km", "'her logbook says 95 miles, which is 153 km' from the "
+                "secretary's email", "Club secretary", "Flight of 3 May 2026", "the flight distance was 153 km"),
+        _report("TrackFile", "flight_distance", 176.0, "km", "'flight distance 176.0 km' from the GPS track summary",
+                "Pilot's GPS track file", "Flight of 3 May 2026", "the flight distance was 176 km", 0.8),
+    ]
+    evidence = [
+        {"id": "LOGBOOK", "source": "Pilot's logbook (fictitious)", "date": "2026-05-03",
+         "text": "Flight distance 95 nm. Airborne 2 h 10 min."},
+        {"id": "TRACK", "source": "Pilot's GPS track file summary (fictitious)", "date": "2026-05-05",
+         "text": "Flight distance 176.0 km over the declared legs. Both turn points reached."},
+        {"id": "EMAIL", "source": "Club secretary's email (fictitious)", "date": "2026-05-09",
+         "text": "Her logbook says 95 miles, which is 153 km."},
+    ]
+    question = "What was the flight distance of the (fictitious) club's 3 May 2026 cup flight, and which figure is right?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert "Use 176 km" in verdict["answer"], verdict["answer"]
+    assert ('The other figure was converted from a figure in the wrong unit where the evidence gives it '
+            '(LOGBOOK: "95 nm", in nautical miles), about 175.9 km once converted') in verdict["answer"]

@@ -449,7 +449,7 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
         )
 
     for wrong, right in ((s1, s2), (s2, s1)):
-        found = misread_unit(wrong.value, wrong.unit, right.value, right.unit, wrong.evidence)
+        found = misread_unit(wrong.value, wrong.unit, right.value, right.unit, wrong.evidence, wrong.citation)
         if found:
             return _result(f"agent{right.n}_correct", f"use_agent{right.n}",
                            misread_words(wrong.agent, wrong.shown(), wrong.unit or "", right.agent, right.shown(),

@@ -148,8 +148,8 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
         return None  # without both sources' passages nothing shows that they stand equal
     if bool(c1) != bool(c2):
         return None  # one figure is missing from its own source: verification, not a tie-break, decides
-    if misread_unit(v1, c.agent1_unit, v2, c.agent2_unit, evidence) \
-            or misread_unit(v2, c.agent2_unit, v1, c.agent1_unit, evidence):
+    if misread_unit(v1, c.agent1_unit, v2, c.agent2_unit, evidence, c.agent1_citation) \
+            or misread_unit(v2, c.agent2_unit, v1, c.agent1_unit, evidence, c.agent2_citation):
         return None  # the unit the evidence states for one figure decides: the two agree
     said1, said2 = (" ".join(x for x in (c.agent1_citation, c.agent1_interpretation) if x),
                     " ".join(x for x in (c.agent2_citation, c.agent2_interpretation) if x))
@@ -224,10 +224,10 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     lost_citation = c.agent2_citation if leader == "agent1_correct" else c.agent1_citation
     lost_reading = c.agent2_interpretation if leader == "agent1_correct" else c.agent1_interpretation
     won_unit, lost_unit = (c.agent1_unit, c.agent2_unit) if leader == "agent1_correct" else (c.agent2_unit, c.agent1_unit)
-    misread = misread_unit(lost, lost_unit, won, won_unit, evidence)
+    misread = misread_unit(lost, lost_unit, won, won_unit, evidence, lost_citation)
     if misread:
         basis = re.search(r"'([^']{4,})'", citation or "")
-        return (f"The other figure is in another unit where the evidence gives it ({misread.passage}: "
+        return (f"The other figure {misread.lead} where the evidence gives it ({misread.passage}: "
                 f"{misread.shown}), about {plain_number(round(misread.converted, 1))} {won_unit} once converted"
                 + (f"; the figure kept rests on \"{basis.group(1)}\"" if basis else ""))
     won_reading = c.agent1_interpretation if leader == "agent1_correct" else c.agent2_interpretation

@@ -8,16 +8,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence
-from .contradictions import MATCH_TOLERANCE, exceeds, plain_number, relative_difference, unit_scale
+from .contradictions import (
+    MATCH_TOLERANCE,
+    exceeds,
+    plain_number,
+    quoted_numbers,
+    relative_difference,
+    unit_scale,
+)
 
 # A figure followed by its unit word: "7.5 mi", "6.5 nm", "12 km".
 _FIGURE_UNIT = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]+)\b")
 # Unit words that are as often ordinary words after a figure ("7 in the morning", "1 st").
 _AMBIGUOUS = {"in", "st"}
+# Pilots' and sailors' "nm" is the nautical mile; read so only here, where the figure must then agree
+# with the other report (a nanometre never would).
+_READ_AS = {"nm": "nmi"}
 
 
 # The names a reader knows abbreviated units by.
-_NAMES = {"mi": "miles", "km": "kilometres", "ft": "feet", "yd": "yards", "yds": "yards", "cm": "centimetres",
+_NAMES = {"nm": "nautical miles", "mi": "miles", "km": "kilometres", "ft": "feet", "yd": "yards", "yds": "yards", "cm": "centimetres",
           "mm": "millimetres", "kg": "kilograms", "kgs": "kilograms", "g": "grams", "lb": "pounds", "lbs": "pounds",
           "oz": "ounces", "nmi": "nautical miles"}
 
@@ -27,6 +37,14 @@ class Misread:
     passage: str
     said: str
     converted: float
+    # True where the report converted a figure of its citation from the wrong unit ("115 miles").
+    from_citation: bool = False
+
+    @property
+    def lead(self) -> str:
+        """How the misreading is told: the figure is in another unit, or was converted from one."""
+        return ("was converted from a figure in the wrong unit" if self.from_citation
+                else "is in another unit")
 
     @property
     def shown(self) -> str:
@@ -36,31 +54,41 @@ class Misread:
 
 
 def misread_unit(value: float | None, unit: str | None, other_value: float | None, other_unit: str | None,
-                 passages: Sequence[Evidence]) -> Misread | None:
+                 passages: Sequence[Evidence], citation: str = "") -> Misread | None:
     """Rule: where a passage gives a report's figure in another unit of the same kind (a length, a
     mass) than the report does, and the figure in that unit agrees with the other report once
-    converted, the report misread the unit and the two agree."""
+    converted, the report misread the unit and the two agree. So too for a figure the report's
+    citation converted ("115 miles, which is 185 km") where the passage gives it in another unit
+    ("115 nm"): that figure, converted from the unit the passage states, agrees with the other."""
     mine, theirs = unit_scale(unit), unit_scale(other_unit)
     if value is None or other_value is None or not mine or not theirs or mine[0] not in ("length", "mass") \
             or theirs[0] != mine[0]:
         return None
+    converted_from = [q for q in quoted_numbers(citation) if relative_difference(q, value) > MATCH_TOLERANCE]
     for ev in passages:
         for m in _FIGURE_UNIT.finditer(ev.text or ""):
-            word = m.group(2).lower()
+            word = _READ_AS.get(m.group(2).lower(), m.group(2).lower())
             stated = unit_scale(word) if word not in _AMBIGUOUS else None
-            if not stated or stated[0] != mine[0] or stated[1] == mine[1]:
+            if not stated or stated[0] != mine[0]:
                 continue
-            if relative_difference(float(m.group(1).replace(",", "")), value) > MATCH_TOLERANCE:
+            said = float(m.group(1).replace(",", ""))
+            from_citation = False
+            if stated[1] != mine[1] and relative_difference(said, value) <= MATCH_TOLERANCE:
+                converted = value * stated[1] / theirs[1]
+            elif any(relative_difference(said, q) <= MATCH_TOLERANCE for q in converted_from):
+                converted, from_citation = said * stated[1] / theirs[1], True
+                if not exceeds(relative_difference(converted, value)):
+                    continue  # the citation's conversion was right
+            else:
                 continue
-            converted = value * stated[1] / theirs[1]
             if not exceeds(relative_difference(converted, other_value)):
-                return Misread(ev.id, m.group(0), converted)
+                return Misread(ev.id, m.group(0), converted, from_citation)
     return None
 
 
 def misread_words(agent: str, shown: str, unit: str, other_agent: str, other_shown: str, other_unit: str,
                   found: Misread) -> str:
-    return (f"{agent}'s {shown} is not in {unit}: where the figure is given ({found.passage}: {found.shown}) it "
-            f"is in another unit, about {plain_number(round(found.converted, 1))} {other_unit} once converted, "
+    return (f"{agent}'s {shown} {found.lead}: where the figure is given ({found.passage}: {found.shown}) it "
+            f"is about {plain_number(round(found.converted, 1))} {other_unit} once converted, "
             f"which agrees with {other_agent}'s {other_shown}. Decided by the unit the evidence states: "
             f"{other_agent}'s {other_shown} stands.")
