@@ -50,6 +50,8 @@ def test_a_question_with_an_explicit_list_offers_its_options(question, options):
     "Is the will valid as to form?",
     "A man with no history of heart attack, stroke or other cardiovascular disease. Should he take aspirin?",
     "What is the sentiment towards each aspect (screen, battery and keyboard)?",  # things, not answers
+    # What is absent, in brackets, not what to choose.
+    "Which members may shoot the self-service stands (no instructor or referee present) from May 2026?",
     "Which of the contract, the tort or the statute governs?",  # the last item runs into the sentence
     "Which of sales, marketing or engineering should own it?",  # where the last item ends is unknown
     "Which figure should the report use, or do both stand?",

@@ -110,6 +110,8 @@ def offered_options(question: str) -> list[str]:
         cue = match.group(0)[: match.start("list") - match.start()].strip().lower()
         if conj == "and" and not cue.startswith("between"):
             continue  # "(screen, battery and keyboard)" lists things, not answers
+        if items and items[0].split()[0] in lexicons.negations():
+            continue  # "(no instructor or referee present)" says what is absent, not what to choose
         if _usable(items):
             return items
     found = _from_family(text)
