@@ -27,9 +27,9 @@ _READ_AS = {"nm": "nmi"}
 
 
 # The names a reader knows abbreviated units by.
-_NAMES = {"nm": "nautical miles", "mi": "miles", "km": "kilometres", "ft": "feet", "yd": "yards", "yds": "yards", "cm": "centimetres",
-          "mm": "millimetres", "kg": "kilograms", "kgs": "kilograms", "g": "grams", "lb": "pounds", "lbs": "pounds",
-          "oz": "ounces", "nmi": "nautical miles"}
+_NAMES = {"nm": "nautical miles", "nmi": "nautical miles", "mi": "miles", "km": "kilometres", "ft": "feet",
+          "yd": "yards", "yds": "yards", "cm": "centimetres", "mm": "millimetres", "kg": "kilograms",
+          "kgs": "kilograms", "g": "grams", "lb": "pounds", "lbs": "pounds", "oz": "ounces"}
 
 
 @dataclass(frozen=True)
