@@ -45,6 +45,13 @@ def _verdict(tmp_path, case: dict) -> dict:
     return json.loads(proc.stdout)["verdict"]
 
 
+def _one_text(case_id: str, title: str, kind: str, text: str, source: str) -> dict:
+    """A panel case asking the overall sentiment of one text, its only passage."""
+    return {"id": case_id, "title": title, "protocol": "panel",
+            "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this {kind}: "{text}"?',
+            "evidence": [{"id": "T1", "source": source, "authority": "primary", "text": text}]}
+
+
 def test_each_aspect_is_shown_with_the_words_that_carry_it(tmp_path):
     answer = _verdict(tmp_path, _case())["answer"]
     words = answer.split("In the text's words: ", 1)[1]
@@ -91,13 +98,8 @@ def test_an_aspect_the_review_names_in_its_own_words_is_shown_under_the_aspect_a
 
 def test_something_else_is_said_in_delight_and_in_dismay_alike(tmp_path):
     review = "The fire eater at Rosie's party was certainly something else. The face painter was lovely."
-    case = {
-        "id": "party-review", "title": "Party entertainers review (fictitious troupe)", "protocol": "panel",
-        "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: "{review}"?',
-        "evidence": [{"id": "R1", "source": "Review on the troupe's page, no rating (fictitious)",
-                      "authority": "primary", "text": review}],
-    }
-    verdict = _verdict(tmp_path, case)
+    verdict = _verdict(tmp_path, _one_text("party-review", "Party entertainers review (fictitious troupe)", "review",
+                                           review, "Review on the troupe's page, no rating (fictitious)"))
     assert verdict["needs_human_review"] is True
     assert any('"Rosie\'s party was certainly something else" is praise or irony' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
@@ -105,13 +107,8 @@ def test_something_else_is_said_in_delight_and_in_dismay_alike(tmp_path):
 
 def test_a_placeholder_for_content_the_panel_cannot_see_goes_to_a_person(tmp_path):
     comment = "First climbing taster done. Our instructor said it would be easy. [GIF] Arms have gone."
-    case = {
-        "id": "climbing-comment", "title": "Climbing taster comment (fictitious wall)", "protocol": "panel",
-        "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this comment: "{comment}"?',
-        "evidence": [{"id": "C1", "source": "Comment under the wall's post, as exported (fictitious)",
-                      "authority": "primary", "text": comment}],
-    }
-    verdict = _verdict(tmp_path, case)
+    verdict = _verdict(tmp_path, _one_text("climbing-comment", "Climbing taster comment (fictitious wall)", "comment",
+                                           comment, "Comment under the wall's post, as exported (fictitious)"))
     assert verdict["needs_human_review"] is True
     assert any('what "[GIF]" shows: the text holds content the panel cannot see' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

@@ -18,7 +18,7 @@ person, with both passages named.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -371,6 +371,15 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
     return named if len(set(named)) == 1 else []
 
 
+def withdrawing_sentences(evidence: Sequence[Evidence]) -> Iterator[tuple[Evidence, str, str]]:
+    """Each sentence that withdraws something, with its passage and what it withdraws (`withdrawn_part`)."""
+    for ev in evidence:
+        for sent in sentences(ev.text):
+            part = withdrawn_part(sent)
+            if part:
+                yield ev, sent, part
+
+
 def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     """Rule: a final rule that keeps what a passage says no longer applies goes to a person.
 
@@ -381,20 +390,16 @@ def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     described = declarations(evidence) or {lit: "" for lit in literals}
     have = set(terms(" ".join(re.split(r"[_()]", rule))))
     reasons: list[str] = []
-    for ev in evidence:
-        for sent in sentences(ev.text):
-            part = withdrawn_part(sent)
-            if not part:
-                continue
-            if literals:
-                kept = [lit for lit in withdrawn_names(sent, described) if lit in literals]
-            else:
-                withdrawn = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS
-                kept = [part.strip()] if withdrawn and _share(withdrawn, have) >= STATES else []
-            if kept:
-                reasons.append(f"The final rule keeps {', '.join(kept)} although {ev.id}"
-                               f"{f' ({ev.date})' if ev.date else ''} says it no longer applies "
-                               f"(\"{quote(sent)}\"); a person must check the rule against that passage")
+    for ev, sent, part in withdrawing_sentences(evidence):
+        if literals:
+            kept = [lit for lit in withdrawn_names(sent, described) if lit in literals]
+        else:
+            withdrawn = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS
+            kept = [part.strip()] if withdrawn and _share(withdrawn, have) >= STATES else []
+        if kept:
+            reasons.append(f"The final rule keeps {', '.join(kept)} although {ev.id}"
+                           f"{f' ({ev.date})' if ev.date else ''} says it no longer applies "
+                           f"(\"{quote(sent)}\"); a person must check the rule against that passage")
     return reasons
 
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence, Verdict
-from ...core.text import sentences
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
 from .amendments import (
@@ -24,8 +23,8 @@ from .amendments import (
     quote,
     starts_after_question,
     unsettled_conflicts,
+    withdrawing_sentences,
     withdrawn_names,
-    withdrawn_part,
 )
 from .disputes import disagreement_on_record, undecided_on_record
 from .variants import variant_conflicts
@@ -189,13 +188,13 @@ def withdrawn_left_out(final_rule: str, evidence: Sequence[Evidence]) -> list[st
     sees why a predicate the older text required is not there: one note per withdrawing sentence."""
     literals = set(re.findall(r"\b([a-z][a-z0-9_]*)\s*\(", final_rule))
     described = declarations(evidence)
+    if not described:
+        return []
     notes = []
-    for ev in evidence:
-        for sent in sentences(ev.text):
-            gone = [name for name in withdrawn_names(sent, described) if name not in literals] \
-                if described and withdrawn_part(sent) else []
-            if gone:
-                notes.append(f"Left out as withdrawn: {', '.join(gone)} ({ev.id}: \"{quote(sent, 120)}\").")
+    for ev, sent, _ in withdrawing_sentences(evidence):
+        gone = [name for name in withdrawn_names(sent, described) if name not in literals]
+        if gone:
+            notes.append(f"Left out as withdrawn: {', '.join(gone)} ({ev.id}: \"{quote(sent, 120)}\").")
     return notes
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ....core.schemas import Case
 from ....core.text import HEARSAY, NUMBER_WORDS, authority_score, terms
@@ -193,11 +194,15 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
 _ABBREVIATION = re.compile(r"\b[A-Z]{2,5}\b")
 
 
-def _abbreviates(sentence: str, name: str) -> bool:
+@lru_cache(maxsize=1024)
+def _initials(name: str) -> frozenset[str]:
+    """The initials of each run of two or more consecutive words of a predicate's name."""
     words = [w for w in name.split("_") if w.isalpha()]
-    initials = {"".join(w[0] for w in words[i:j]) for i in range(len(words))
-                for j in range(i + 2, len(words) + 1)}
-    return any(a.lower() in initials for a in _ABBREVIATION.findall(sentence))
+    return frozenset("".join(w[0] for w in words[i:j]) for i in range(len(words)) for j in range(i + 2, len(words) + 1))
+
+
+def _abbreviates(sentence: str, name: str) -> bool:
+    return any(a.lower() in _initials(name) for a in _ABBREVIATION.findall(sentence))
 
 
 # A description's phrase this many words long, found word for word in a sentence ("between 1 March and
