@@ -339,3 +339,43 @@ def test_a_sentiment_label_counts_only_where_the_answer_chooses_it():
     assert score("The overall sentiment is positive: tuning positive.", False, expected).right is True
     # An answer whose first sentence names no sentiment is read whole, as before.
     assert score("Use 5 (the review). Its text reads positive.", False, expected).right is True
+
+
+def test_a_rule_is_right_only_with_the_reference_rules_conditions(tmp_path, capsys):
+    # The reference states the rule; naming its deciding point ("member") is not enough when the
+    # answer's rule drops a condition or keeps one the evidence rules out.
+    cases, tapes = tmp_path / "cases", tmp_path / "cassettes"
+    cases.mkdir()
+    tapes.mkdir()
+    rules = {"same": "may_enter(X) :- member(X), not banned(X).",
+             "lacks": "may_enter(P) :- member(P).",
+             "adds": "may_enter(P) :- member(P), not banned(P), guest_book(P)."}
+    for case_id, rule in rules.items():
+        case = {"id": case_id, "title": f"Entry {case_id}", "question": "Write the rule for may_enter(P).",
+                "evidence": [{"id": "E1", "source": "Club rules", "text": "Members may enter unless banned."}],
+                "expected": {"needs_human_review": False, "must_mention": [["member"]],
+                             "reference": "may_enter(P) :- member(P), not banned(P). Signing the guest book "
+                                          "is for guests."}}
+        (cases / f"{case_id}.json").write_text(json.dumps(case), encoding="utf-8")
+        tape = dialectic("x", 0.9)
+        tape["calls"][0]["output"]["rule"] = rule
+        (tapes / f"{case_id}.dialectic.json").write_text(json.dumps(tape), encoding="utf-8")
+    code = main(["--db", str(tmp_path / "cli.db"), "eval", str(cases), "--protocol", "dialectic",
+                 "--provider", "replay", "--cassette", str(tapes), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    rows = {r["case"]: r for r in json.loads(captured.out)["rows"]}
+    assert (rows["same"]["right"], rows["same"]["missing"]) == (True, [])
+    assert (rows["lacks"]["right"], rows["lacks"]["silent_wrong"]) == (False, True)
+    assert rows["lacks"]["missing"] == ["the rule's conditions (lacks not banned)"]
+    assert rows["adds"]["missing"] == ["the rule's conditions (adds guest_book)"]
+
+
+def test_an_answer_without_a_rule_misses_the_reference_rule():
+    from debate_core.evaluation.scoring import score
+
+    expected = {"needs_human_review": False, "reference": "ok(P) :- a(P), b(P, G). Why."}
+    assert score("Members may enter.", False, expected).missing == ("the rule (the answer states none)",)
+    assert score("As an ASP rule: ok(X) :- b(X, Y), a(X).", False, expected).right is True
+    # A reference in words (a case that needs a person) is scored by its groups alone.
+    assert score("The sources conflict.", True, {"needs_human_review": True, "reference": "They conflict."}).right

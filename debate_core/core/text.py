@@ -418,3 +418,13 @@ def calendar_days(text: str) -> set[tuple[int, int, int]]:
 def calendar_months(text: str) -> set[tuple[int, int]]:
     """The (year, month) of every month a text names with its year ("June 2026", also inside "1 June 2026")."""
     return {(int(m.group(2)), month_number(m.group(1))) for m in _MONTH_YEAR.finditer(text)}
+
+
+# A literal of an ASP rule: an atom, maybe negated ("not banned(P)"). The dialectic protocol reads
+# rules by it, and the scorer compares an answer's rule with a reference's.
+_LITERAL = re.compile(r"(?:\bnot\s+)?-?[a-z_][A-Za-z0-9_']*\s*\([^()]*\)")
+
+
+def rule_literals(rule: str) -> list[str]:
+    """Head and body literals of an ASP-looking rule, whitespace-normalised, in order."""
+    return [" ".join(m.group(0).split()) for m in _LITERAL.finditer(rule)]

@@ -4,9 +4,14 @@
 - `label`: the one word the answer must be (matched as a whole word, without regard to case; a
   sentiment label in the answer's first sentence where that sentence names one);
 - `must_mention`: groups of alternatives; each group must have one alternative in the answer;
-- `needs_human_review`: whether a careful reviewer would want the case escalated.
+- `needs_human_review`: whether a careful reviewer would want the case escalated;
+- `reference`: the expert's answer. Where it states a rule (`head(X) :- body.`, as a dialectic
+  case's does), the answer must state a rule with the same conditions: the same body literals,
+  negated alike, whatever the variables are called. Naming the deciding points is not enough when
+  the rule keeps a condition the evidence rules out, or drops one it sets.
 
-A run is *right* when the answer has the label and every group. It is *flagged* when the verdict was
+A run is *right* when the answer has the label, every group and, where the reference states a rule,
+that rule's conditions. It is *flagged* when the verdict was
 sent to a human. A *silent wrong* answer is one nobody reviews although it is wrong, or although
 the case needed a human; an *over-flagged* one is right, on a case that needed no human, yet was
 sent to one. Flagging a wrong answer is the honest outcome: it is neither.
@@ -19,6 +24,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from ..core.text import rule_literals
 
 
 def _norm(text: str) -> str:
@@ -74,6 +81,41 @@ def label_named(answer: str, label: str) -> bool:
     return mentions(answer, label)
 
 
+# A stated rule: a head literal, ":-", and its body up to the full stop that ends it (a full stop
+# followed by a space or the end of the text; rule bodies hold no other full stops).
+_RULE = re.compile(r"[a-z_][A-Za-z0-9_']*\s*\([^()]*\)\s*:-[^.]*?(?:\.(?=\s|$)|$)")
+
+
+def stated_rule(text: str | None) -> str | None:
+    """The first rule the text states, or None."""
+    m = _RULE.search(text or "")
+    return m.group(0) if m else None
+
+
+def rule_conditions(rule: str) -> frozenset[str]:
+    """A rule's body literals by predicate name and negation ("not banned"), without their
+    variables, so `ok(P) :- a(P).` and `ok(X) :- a(X).` have the same conditions."""
+    body = rule.partition(":-")[2]
+    return frozenset(re.sub(r"\s*\(.*", "", literal) for literal in rule_literals(body))
+
+
+def rule_mismatch(answer: str, reference: str | None) -> str | None:
+    """How the answer's rule differs from the one the reference states, in words, or None when
+    they have the same conditions or the reference states no rule."""
+    wanted = stated_rule(reference)
+    if wanted is None:
+        return None
+    given = stated_rule(answer)
+    if given is None:
+        return "the rule (the answer states none)"
+    lacks = sorted(rule_conditions(wanted) - rule_conditions(given))
+    extra = sorted(rule_conditions(given) - rule_conditions(wanted))
+    if not lacks and not extra:
+        return None
+    parts = ([f"lacks {', '.join(lacks)}"] if lacks else []) + ([f"adds {', '.join(extra)}"] if extra else [])
+    return "the rule's conditions (" + "; ".join(parts) + ")"
+
+
 def score(answer: str, flagged: bool, expected: Mapping[str, Any] | None) -> Score:
     """How one verdict fares against `expected` (see the module docstring for the definitions)."""
     expected = expected or {}
@@ -84,6 +126,9 @@ def score(answer: str, flagged: bool, expected: Mapping[str, Any] | None) -> Sco
         for group in expected.get("must_mention") or []
         if not any(mentions(answer, str(alt)) for alt in (group if isinstance(group, list) else [group]))
     )
+    rule_off = rule_mismatch(answer, expected.get("reference"))
+    if rule_off:
+        missing += (rule_off,)
     right = (label_ok is not False) and not missing
     needs_human = expected.get("needs_human_review")
     needs_human = None if needs_human is None else bool(needs_human)

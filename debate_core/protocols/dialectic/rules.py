@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence, Verdict
+from ...core.text import rule_literals
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
 from .amendments import (
@@ -40,7 +41,6 @@ REVIEW_BELOW_CONFIDENCE = 0.5
 # Plain-language rules ("A tenant may sublet only if ...") never start with `word(`, so they are
 # left alone instead of being reported as syntax errors.
 _ATOM_START = re.compile(r"^\s*(?:not\s+)?-?[a-z_][A-Za-z0-9_']*\s*\(")
-_LITERAL = re.compile(r"(?:\bnot\s+)?-?[a-z_][A-Za-z0-9_']*\s*\([^()]*\)")
 
 
 def looks_like_asp(rule: str) -> bool:
@@ -102,11 +102,6 @@ def engine_issue(check: AspCheck) -> str | None:
     if check.ok:
         return None
     return f"{ENGINE_ISSUE_PREFIX} the rule is not valid ASP ({check.error}); it must parse before it can be accepted."
-
-
-def rule_literals(rule: str) -> list[str]:
-    """Head and body literals of an ASP-looking rule, whitespace-normalised, in order."""
-    return [" ".join(m.group(0).split()) for m in _LITERAL.finditer(rule)]
 
 
 def rule_diff(before: str, after: str) -> dict[str, list[str]]:
