@@ -255,3 +255,49 @@ def test_a_figure_converted_from_a_passage_that_gives_it_in_nautical_miles_was_c
     assert "Use 176 km" in verdict["answer"], verdict["answer"]
     assert ('The other figure was converted from a figure in the wrong unit where the evidence gives it '
             '(LOGBOOK: "95 nm", in nautical miles), about 175.9 km once converted') in verdict["answer"]
+
+
+def test_a_sentence_that_names_one_of_two_look_alike_predicates_is_not_about_the_other(tmp_path):
+    # "the 'sell by' date has passed" and "the 'display until' date has passed" share their description's
+    # words; an exception naming "sell by" is not about "display until".
+    case = _rule_case(
+        "seed_swap",
+        "Knowledge gap: write one ASP rule defining may_swap(S) with the knowledge-base predicates, so that it "
+        "agrees with the seed library's rules.",
+        "Predicates, all over a packet S: packet(S): S is a packet of seed offered at the swap; labelled(S): the "
+        "packet is labelled with the variety; past_sell_by(S): the 'sell by' date on the packet has passed; "
+        "past_display_until(S): the 'display until' date on the packet has passed; home_saved(S): the seed "
+        "was saved by the member.",
+        [{"id": "RULES", "source": "Hollin seed library rules, 2025 (fictitious)", "authority": "primary",
+          "text": "Members may swap any labelled packet, other than seed whose 'sell by' date has passed."},
+         {"id": "FAQ", "source": "Hollin seed library FAQ, 2025 (fictitious)", "authority": "primary",
+          "text": "A passed 'display until' date is not a problem. Home-saved seed is as welcome as bought seed."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1].split(" Left out")[0]
+    assert "not past_sell_by(S)" in rule and "labelled(S)" in rule, verdict["answer"]
+    assert "past_display_until" not in rule, verdict["answer"]
+
+
+def test_that_is_no_longer_the_case_withdraws_the_clause_before_it(tmp_path):
+    case = _rule_case(
+        "boathouse_keys",
+        "Knowledge gap: write one ASP rule defining may_borrow_key(M) with the knowledge-base predicates, so "
+        "that it agrees with the boathouse rules as they now stand.",
+        "Predicates, all over a member M: member(M): M is a member asking for the boathouse key; "
+        "key_trained(M): M has done the key holder's briefing; committee_member(M): M sits on the committee; "
+        "dues_unpaid(M): M's dues are unpaid.",
+        [{"id": "OLD", "source": "Wendle rowing club rules, 2025 edition (fictitious)", "authority": "primary",
+          "date": "2025-01-10",
+          "text": "A member who has done the key holder's briefing may borrow the boathouse key. A committee "
+                  "member may borrow it when no briefed member is about."},
+         {"id": "RULES", "source": "Wendle rowing club rules, 2026 edition (fictitious)", "authority": "primary",
+          "date": "2026-01-10",
+          "text": "A member who has done the key holder's briefing may borrow the boathouse key. A committee member "
+                  "used to be able to borrow it without the briefing; that is no longer the case, and committee "
+                  "members borrow it like anyone else. A member whose dues are unpaid may not borrow the key."}])
+    groups = {p.name: p.group for p in vocabulary(Case.model_validate(case))[0]}
+    assert groups["committee_member"] == "repealed", groups
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1].split(" Left out")[0]
+    assert "key_trained(M)" in rule and "not dues_unpaid(M)" in rule, verdict["answer"]
+    assert "committee_member" not in rule, verdict["answer"]

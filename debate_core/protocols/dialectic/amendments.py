@@ -53,7 +53,7 @@ _REFERENCE = re.compile(
 # what it names before the cue no longer counts, in either direction.
 WITHDRAWAL = re.compile(
     r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
-    r"banned|forbidden|restricted)|ceases? to apply|"
+    r"banned|forbidden|restricted)|ceases? to apply|(?:that|this|which) (?:is|'s) no longer (?:the case|so|true)|"
     r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished)"
     # "so we dropped it in 2024", "the fee has been scrapped": plain words for the same.
     r"|(?:we|they|the \w+) (?:dropped|scrapped|abolished) (?:it|them|that|this)"
@@ -335,7 +335,7 @@ def withdrawn_parts(sentence: str) -> list[str]:
     # no longer counts" withdraws the induction, not the certificate; "so we dropped it" points back
     # past its clause to what it drops ("We used to ask for a GP letter, ...").
     return [re.split(r"[:;]\s" if _POINTS_BACK.match(m.group(0)) else r"[:;]\s|,\s+(?:and|but|so)\s+",
-                     sentence[:m.start()])[-1] for m in WITHDRAWAL.finditer(sentence)] \
+                     sentence[:m.start()].rstrip(" ;:,"))[-1] for m in WITHDRAWAL.finditer(sentence)] \
         + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)]
 
 

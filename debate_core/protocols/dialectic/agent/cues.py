@@ -184,11 +184,20 @@ def evidence_sentences(case: Case, skip: set[str]) -> list[tuple[str, str]]:
     return out
 
 
+# A withdrawal that points back at the clause before it.
+_THAT_IS_GONE = re.compile(r"(?:that|this|which) (?:is|'s) no longer\b", re.I)
+
+
 def _withdrawal_clauses(sentence: str) -> list[str]:
     """"The under-16 route ... is withdrawn: you now have to be 16 or over", "everyone needs the online
     certificate, and the old course no longer counts": a withdrawal and the rule that replaces it, in
     clauses of one sentence, read as sentences of their own."""
-    parts = [p.strip() for p in re.split(r"[:;]\s+|,\s+(?:and|but)\s+", sentence) if p.strip()]
+    parts: list[str] = []
+    for p in (p.strip() for p in re.split(r"[:;]\s+|,\s+(?:and|but)\s+", sentence)):
+        if p and parts and _THAT_IS_GONE.match(p):
+            parts[-1] += "; " + p  # "used to be able to ...; that is no longer the case": one withdrawal
+        elif p:
+            parts.append(p)
     if len(parts) > 1 and any(repeals(p) for p in parts) and not all(repeals(p) for p in parts):
         return [p if p.endswith((".", "!", "?")) else p + "." for p in parts]
     return [sentence]

@@ -83,6 +83,10 @@ class Pred:
     # When one passage sentence reads the predicate as a condition and another as what defeats the
     # rule: (the condition's sentence, the defeating clause). The reading cannot settle which it is.
     torn: tuple[str, str] | None = None
+    # The own name terms of each other predicate whose description shares this one's words ("the 'use
+    # by' date on the food has passed" and "the 'best before' date ..."): a sentence that names the
+    # other by its own words is about the other, however many description words it shares with this.
+    rivals: tuple[frozenset[str], ...] = ()
 
     def literal(self, var: str) -> str:
         return f"{self.name}({var})"
@@ -156,6 +160,24 @@ def _is_figure(term: str) -> bool:
 _FIGURE_UNIT = re.compile(r"\b(\d+)\s+([a-z]{1,3})\b", re.I)
 
 
+def _desc_terms(pred: Pred, common: set[str]) -> set[str]:
+    """The words of a predicate's description that may name it: not its name's, not common, no figures."""
+    name_terms = set(terms(pred.name.replace("_", " ")))
+    return {t for t in set(terms(pred.desc)) - common - name_terms if not t.isdigit()}
+
+
+def with_rivals(preds: list[Pred], common: set[str]) -> list[Pred]:
+    """Each predicate with the own terms of its look-alikes: the others whose names share a word with its
+    name (past_use_by, past_best_before) and whose descriptions share two of its words."""
+    def name_terms(p: Pred) -> set[str]:
+        return set(terms(p.name.replace("_", " ")))
+
+    return [replace(p, rivals=tuple(q.own for q in preds if q.name != p.name and q.own
+                                    and name_terms(p) & name_terms(q)
+                                    and len(matched_terms(_desc_terms(p, common), set(terms(q.desc)))) >= 2))
+            for p in preds]
+
+
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     words = set(terms(sentence)) | set(terms(_FIGURE_UNIT.sub(r"\1\2", sentence)))
     name_terms = set(terms(pred.name.replace("_", " ")))
@@ -184,7 +206,9 @@ def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
         return True
     # A figure in a description is a date or an amount ("for 2026/27"), which passages repeat about
     # everything: only words tell which predicate a sentence is about.
-    desc = {t for t in set(terms(pred.desc)) - common - name_terms if not t.isdigit()}
+    desc = _desc_terms(pred, common)
+    if any(matched_terms(set(rival), words) for rival in pred.rivals) and not matched_terms(set(pred.own), words):
+        return False
     hit = matched_terms(desc, words)
     return (len(hit) >= 2 and len(hit) >= 0.6 * len(desc)) or _shares_phrase(pred.desc, sentence)
 
@@ -232,6 +256,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     if not preds:
         return preds, vocab_ids
     common = common_terms(preds)
+    preds = with_rivals(preds, common)
     # What a forum post or a chat message says the rule is (a trap more often than a source) sets no
     # condition and no bar of it.
     heard = _heard(case)
