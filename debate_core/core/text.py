@@ -182,6 +182,9 @@ _DOUBT = re.compile(
     # "I haven't yet been able to measure on a Saturday": what the author could not yet do is open.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?been able to (?:measure|check|confirm|test|count|verify|"
     r"inspect|visit|compare)\b"
+    # "they haven't said yes or no yet": the decision the point waits on has not been given.
+    r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?(?:said yes or no|said either way|given (?:an|their|its|a) "
+    r"(?:answer|decision)|decided)\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     r"|" + _HELD_OPEN.pattern, re.I)
 

@@ -212,7 +212,8 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     ("93.4%, up from 89.0% in the same quarter of 2024") says what the rejected figure is; failing
     that, the sentence of the passage carrying the winning figure that says it replaces an earlier
     one ("This value supersedes the provisional figure"); failing that, the sentence of another of
-    the winning source's passages that gives the rejected figure."""
+    the winning source's passages that gives the rejected figure; failing that, the sentence of a
+    passage of neither source that gives it."""
     if leader not in ("agent1_correct", "agent2_correct"):
         return None
     won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
@@ -259,4 +260,12 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         said = next(s for s in sentences(ev.text)
                     if any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
         return f"{ev.source} gives the other figure for something else: \"{' '.join(said.split()).rstrip('.')}\""
+    # Failing that, a passage of neither source that gives the rejected figure too ("Total 240 copies"
+    # on the distributor's invoice, for a blog's "we sold 240"): where the figure may have come from,
+    # shown so the reviewer can judge what it counts.
+    own = {ev.id for ev in [*source_passages(source, citation, evidence), *source_passages(lost_source, lost_citation, evidence)]}
+    for ev in carries([ev for ev in evidence if ev.id not in own], lost):
+        said = next(s for s in sentences(ev.text)
+                    if any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
+        return f"{ev.source} gives the other figure too: \"{' '.join(said.split()).rstrip('.')}\""
     return None

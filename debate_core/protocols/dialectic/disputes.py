@@ -34,7 +34,9 @@ _UNDECIDED = re.compile(
     r"\bnothing (?:is|has been|was) (?:yet )?(?:decided|agreed|settled)\b"
     r"|\bno decision (?:has been|was|is) (?:yet )?(?:made|taken)\b|\bnot (?:yet )?(?:been )?decided\b"
     r"|\bstill (?:with|before) the [\w ]{0,30}?(?:committee|board|council|panel)\b"
-    r"|\b(?:has|have) yet to (?:decide|agree|rule)\b", re.I)
+    r"|\b(?:has|have) yet to (?:decide|agree|rule)\b"
+    # "Until we've decided, the GM guide is what counts": the decision is still to come.
+    r"|\buntil (?:we|they|the \w+)(?:'ve| have)? (?:decided|agreed)\b", re.I)
 # How a passage says it was decided.
 _SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
                       re.I)
