@@ -1,7 +1,8 @@
 """A decision still to come, as people write it ("Until we've decided, the guide is what counts";
 "they haven't said yes or no yet"), sends the verdict to a person; and where a rejected figure has
 a source of its own in the evidence (the invoice's "Total 240 copies" behind a blog's "we sold 240"),
-the answer quotes it. Driven through the CLI on cases written here (all fictitious)."""
+the answer quotes it; a predicate that a rule sentence names but the reading cannot place goes
+to a person. Driven through the CLI on cases written here (all fictitious)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,22 @@ def test_a_rejected_figure_found_in_a_third_passage_is_quoted(tmp_path):
     assert verdict["answer"].startswith("Use 61 copies"), verdict["answer"]
     assert "Wholesaler's invoice to the shop (fictitious) gives the other figure too: \"Total 90 copies, " \
            "delivered 1 March\"" in verdict["answer"], verdict["answer"]
+
+
+def test_a_predicate_a_rule_sentence_names_but_the_reading_cannot_place_goes_to_a_person(tmp_path):
+    case = _rule_case(
+        "wrestling_nights",
+        "Knowledge gap: write one ASP rule defining may_wrestle(P) with the knowledge-base predicates, so that it "
+        "agrees with the club handbook.",
+        "Predicates, over a person P: member(P): P is a paid-up member of the club; insured(P): P is on the club's "
+        "insurance; oiled(P): P has oil or lotion on their skin; boots_owned(P): P owns wrestling boots.",
+        [{"id": "HANDBOOK", "source": "Club handbook, 2025 (fictitious)", "authority": "official",
+          "text": "Members on the club's insurance may wrestle on club nights. Nobody goes on the mat oiled up. "
+                  "Boots are up to you."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule:")[-1]
+    # The reading does not see "goes on the mat" as the act of may_wrestle, so oiled gets no part: the
+    # verdict must say so rather than send the rule out without it.
+    assert "oiled" not in rule and verdict["needs_human_review"] is True, verdict["answer"]
+    assert any("what part oiled plays: HANDBOOK names it in a rule (\"Nobody goes on the mat oiled up.\")" in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

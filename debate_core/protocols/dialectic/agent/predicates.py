@@ -545,6 +545,23 @@ def unread_predicates(case: Case, preds: list[Pred], sents: list[tuple[str, str]
     return list(found.items())
 
 
+def unplaced_predicates(case: Case, preds: list[Pred], sents: list[tuple[str, str]], common: set[str],
+                        used: set[str]) -> list[tuple[str, str, str]]:
+    """The declared predicates the reading gave no part (group "other", left out of the rule) that a
+    requirement or a prohibition of a passage of standing names, while no sentence says they are not
+    required: (name, passage id, sentence). Whether such a predicate is a condition is not known."""
+    heard = _heard(case)
+    kinds = [(eid, s, cue_kind(s)) for eid, s in sents if eid not in heard]
+    freed = {p.name for _, s, k in kinds if k == "not_required" for p in preds if matches(s, p, common)}
+    found: dict[str, tuple[str, str, str]] = {}
+    for eid, s, kind in kinds:
+        if kind in ("obligation", "prohibition"):
+            for p in preds:
+                if p.group == "other" and p.name not in used | freed and p.name not in found and matches(s, p, common):
+                    found[p.name] = (p.name, eid, s)
+    return list(found.values())
+
+
 def _heard(case: Case) -> set[str]:
     """The passages of hearsay standing (a forum post, a blog, a chat message)."""
     return {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}
@@ -572,4 +589,6 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     if len(unread) >= UNREAD_LIMIT:
         gaps.append(f"{len(unread)} predicates the rule leaves out ({', '.join(name for name, _ in unread)}), "
                     f"named in {', '.join(dict.fromkeys(eid for _, eid in unread))} where no rule word was read")
+    gaps += [f"what part {name} plays: {eid} names it in a rule (\"{shortened(s, 48)}\") that the reading "
+             "could not place" for name, eid, s in unplaced_predicates(case, preds, sents, common, used_names)]
     return read(topic_of(case.question), texts + quoted_material(case.question), passages=len(backing), gaps=gaps)
