@@ -40,6 +40,7 @@ from .contradictions import (
     BOTH_OFFERED,
     LAST_UPDATED,
     MATCH_TOLERANCE,
+    durations,
     measured_not_capacity,
     period_end,
     period_key,
@@ -229,7 +230,8 @@ def verification(side: Side) -> str:
         return "no value"
     if not side.passages:
         return "no passage"
-    figures = [v for ev in side.passages for v, unit in numbers(ev.text) if unit or not _is_year(v)]
+    figures = [v for ev in side.passages for v, unit in numbers(ev.text) if unit or not _is_year(v)] \
+        + [v for ev in side.passages for v in durations(ev.text)]
     if any(_matches(side.value, v) for v in figures):
         return "verified"
     # Passages without any figure neither support nor contradict the value.

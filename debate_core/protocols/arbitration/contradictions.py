@@ -546,8 +546,20 @@ def detect_contradictions(
     return [replace(c, index=n) for n, c in enumerate(found, start=1)]
 
 
+# A duration written with colons ("38:42", "1:02:03"): minutes and seconds, or hours, minutes and
+# seconds. Its total in the smaller unit is one more figure the text gives (38:42 is 2,322 seconds, or
+# 2,322 minutes where it is hours and minutes): a report in seconds or minutes quotes it that way.
+_DURATION = re.compile(r"(?<![\d:.])(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+
+
+def durations(text: str | None) -> list[float]:
+    """Each colon-written duration's total in its smaller unit ("38:42" is 2,322)."""
+    return [float(int(a) * 3600 + int(b) * 60 + int(c)) if c else float(int(a) * 60 + int(b))
+            for a, b, c in _DURATION.findall(text or "")]
+
+
 def quoted_numbers(text: str | None) -> list[float]:
-    return [v for v, _ in numbers(text or "")]
+    return [v for v, _ in numbers(text or "")] + durations(text)
 
 
 # How a report says its figure is worked out from what a thing can do ("pump rating times 24 hours"),

@@ -1,0 +1,39 @@
+"""Figures as results sheets write them: a time given as "42:42" is the 2,562 seconds a report gives,
+so the report's figure is found in its own source. Driven through the CLI on a case written here
+(all fictitious)."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _run
+from test_pending_changes_variants_and_bases import _arbitration
+
+from debate_core.protocols.arbitration.contradictions import durations, quoted_numbers
+
+
+def test_a_colon_written_duration_is_its_total_in_the_smaller_unit():
+    assert durations("course 38:42, result 42:42; marathon 2:35:10") == [2322.0, 2562.0, 9310.0]
+    assert 2562.0 in quoted_numbers("2 Freya Lind: result 42:42.")
+    assert durations("version 1.2:3, ratio 3:125") == []
+
+
+def test_times_in_seconds_are_found_in_a_results_sheet_that_writes_minutes_and_seconds(tmp_path):
+    reports = [
+        {"agent": "Newsletter", "metric": "result_time", "value": 1930, "unit": "seconds",
+         "citation": "[Per extraction: 'fastest round the course in 32:10' from the club newsletter]",
+         "source": "Club newsletter", "period": "Club championship, May 2026", "confidence": 0.6,
+         "interpretation": "her course time, the fastest of the day"},
+        {"agent": "Results", "metric": "result_time", "value": 2050, "unit": "seconds",
+         "citation": "[Per extraction: 'course 32:10, two penalty minutes, result 34:10' from the official results]",
+         "source": "Official results", "period": "Club championship, May 2026", "confidence": 0.8,
+         "interpretation": "her result time, with two penalty minutes added"}]
+    evidence = [
+        {"id": "RESULTS", "source": "Official results, club championship, May 2026 (fictitious)",
+         "authority": "official", "date": "2026-05-09",
+         "text": "1 Ana Roe: course 33:01, no penalties, result 33:01. 2 Kit Vale: course 32:10, two penalty "
+                 "minutes, result 34:10."},
+        {"id": "NEWSLETTER", "source": "Club newsletter, May 2026 (fictitious)", "authority": "newsletter",
+         "date": "2026-05-12", "text": "Kit Vale was fastest round the course in 32:10!"}]
+    verdict = _run(tmp_path, _arbitration("What was Kit Vale's result time in the club championship?",
+                                          reports, evidence), "arbitration")
+    assert verdict["answer"].startswith("Use 2,050 seconds"), verdict["answer"]
+    assert "neither appears in its own cited source" not in " ".join(verdict["escalation_reasons"])
