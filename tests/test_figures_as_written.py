@@ -37,3 +37,25 @@ def test_times_in_seconds_are_found_in_a_results_sheet_that_writes_minutes_and_s
                                           reports, evidence), "arbitration")
     assert verdict["answer"].startswith("Use 2,050 seconds"), verdict["answer"]
     assert "neither appears in its own cited source" not in " ".join(verdict["escalation_reasons"])
+
+
+def test_what_is_the_measure_asks_for_one_figure_so_two_measures_go_to_a_person(tmp_path):
+    reports = [
+        {"agent": "Handout", "metric": "dough_hydration", "value": 75, "unit": "% (water to flour)",
+         "citation": "[Per extraction: 'water over flour: 375 / 500 = 75%' from the class handout]",
+         "source": "Class handout", "period": "May 2026", "confidence": 0.75,
+         "interpretation": "the dough is 75% hydration"},
+        {"agent": "Forum", "metric": "dough_hydration", "value": 42.9, "unit": "% (water in the dough)",
+         "citation": "[Per extraction: '375 g of water in 875 g of dough is 42.9%' from a forum post]",
+         "source": "Bakers' forum", "period": "May 2026", "confidence": 0.55,
+         "interpretation": "the dough is only 42.9% water"}]
+    evidence = [
+        {"id": "HANDOUT", "source": "Class handout, May 2026 (fictitious)", "authority": "official",
+         "date": "2026-05-01", "text": "Flour 500 g, water 375 g. Hydration is water over flour: 375 / 500 = 75%."},
+        {"id": "FORUM", "source": "Bakers' forum post (fictitious)", "authority": "forum", "date": "2026-05-09",
+         "text": "375 g of water in 875 g of dough is 42.9%, hardly a wet dough."}]
+    verdict = _run(tmp_path, _arbitration("What is the dough's hydration as bakers measure it?", reports, evidence),
+                   "arbitration")
+    assert verdict["needs_human_review"] is True, verdict["answer"]
+    assert any(r.startswith("the question asks for one figure") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

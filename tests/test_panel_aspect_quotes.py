@@ -119,3 +119,16 @@ def test_a_post_that_says_readers_of_an_earlier_one_know_how_its_author_feels_re
             "I feel about tonight: same coach, same range, same result.")
     assert refers_elsewhere(post).startswith("the sentiment it takes from an earlier review, not under review")
     assert refers_elsewhere("Archery taster, round two. Same coach, same range, lovely evening.") is None
+
+
+def test_replies_that_take_the_text_both_ways_send_it_to_a_person(tmp_path):
+    text = "Congratulations to the Reds on a truly memorable final. That last goal will be talked about for years."
+    case = _one_text("cup_final_post", "Cup final post", "post by a fan of the losing side", text,
+                     "Post on the winning club's page (fictitious)")
+    case["evidence"].append({"id": "T2", "source": "Comments under the post (fictitious)", "authority": "comments",
+                             "text": "'Lovely words, gracious as ever' / 'He was furious in the pub after, awful "
+                                     "sulk' / 'Say what you mean'"})
+    verdict = _verdict(tmp_path, case)
+    assert verdict["needs_human_review"] is True, verdict["answer"]
+    assert any("the replies in T2 take it both ways" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

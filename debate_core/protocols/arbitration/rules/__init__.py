@@ -451,9 +451,10 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         f"({by_index[d.index].agent1_name} vs {by_index[d.index].agent2_name}): {d.review_reason}"
         for d in sorted(flagged, key=lambda d: d.index)
     ]
-    several = one_figure_asked(question, contradictions, decisions)
-    once = None if several else one_time_asked(question, contradictions, decisions)
-    reasons += [r for r in (several, once) if r]
+    # A question about one time answered by figures of other periods says the more precise thing.
+    once = one_time_asked(question, contradictions, decisions)
+    several = None if once else one_figure_asked(question, contradictions, decisions)
+    reasons += [r for r in (once, several) if r]
     # The first of the rules on the record that speaks, with its code.
     later, later_rule = next(((reason, code) for code, rule in (
         ("escalate.measured_after_question", lambda: measured_after_question(question, contradictions, decisions)),

@@ -25,7 +25,9 @@ from ..escalation import carries
 from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
-                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b|\bhow (?:many|much)\b", re.I)
+                         r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b|\bhow (?:many|much)\b"
+                         # "What is the dough's hydration as bakers measure it?": the measure, in the singular.
+                         r"|\bwhat (?:is|was) (?:the|its|their|\w+'s) ", re.I)
 # "Which figure should go on the banner?", "Which time is the record?", "Which count is right?": the
 # question asks to choose between the figures it was given.
 _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|estimate|count|total|time|reading|"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ....core.text import STOPWORDS
+from .sentiment import compound
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -46,3 +47,26 @@ def refers_elsewhere(text: str) -> str | None:
         return None
     said = " ".join(m.group(0).split())
     return f"the sentiment it takes from an earlier review, not under review and so unknown (\"{said[:60]}…\")"
+
+
+# Replies in one passage, one after another ("'Cheers Trev, gracious as ever' / 'He was fuming in the
+# Fox after, mind'"), and how far from neutral a reply's VADER score must be to read the text one way.
+_REPLY_SPLIT = re.compile(r"\s+/\s+")
+READS_ONE_WAY = 0.3
+
+
+def replies_both_ways(text: str, evidence: list) -> str | None:
+    """Rule: where the replies to a text under review take it both ways (one reply clearly warm, another
+    clearly cross), what its author meant is open: the people who read it did not agree on it."""
+    for ev in evidence:
+        if not text or text.strip() in ev.text:
+            continue
+        replies = [r for r in _REPLY_SPLIT.split(ev.text) if r.strip()]
+        if len(replies) < 2:
+            continue
+        scored = [(compound(r), r) for r in replies]
+        warm, cross = max(scored), min(scored)
+        if warm[0] >= READS_ONE_WAY and cross[0] <= -READS_ONE_WAY:
+            return (f"how the text was meant: the replies in {ev.id} take it both ways (\"{warm[1].strip()[:50]}\" "
+                    f"against \"{cross[1].strip()[:50]}\")")
+    return None
