@@ -132,3 +132,15 @@ def test_replies_that_take_the_text_both_ways_send_it_to_a_person(tmp_path):
     assert verdict["needs_human_review"] is True, verdict["answer"]
     assert any("the replies in T2 take it both ways" in r for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_passage_whose_writer_cannot_tell_how_the_text_was_meant_sends_it_to_a_person(tmp_path):
+    text = "Well. That was a weekend. Learnt a lot about myself. Thanks Sam."
+    case = _one_text("kiln_weekend_message", "Kiln weekend message", "message in a course group", text,
+                     "Message in the course group (fictitious)")
+    case["evidence"].append({"id": "T2", "source": "Note from the tutor (fictitious)", "authority": "organiser",
+                             "text": "She has not answered my message. I don't know her well enough to guess."})
+    verdict = _verdict(tmp_path, case)
+    assert verdict["needs_human_review"] is True, verdict["answer"]
+    assert any("T2 says \"I don't know her well enough to guess.\"" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

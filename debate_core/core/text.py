@@ -182,6 +182,8 @@ _DOUBT = re.compile(
     # "I haven't yet been able to measure on a Saturday": what the author could not yet do is open.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?been able to (?:measure|check|confirm|test|count|verify|"
     r"inspect|visit|compare)\b"
+    # "I don't know her well enough to guess": the writer cannot say.
+    r"|\b(?:don't|do not|doesn't|does not|didn't|did not) know (?:\w+ ){0,3}(?:well )?enough to (?:guess|say|tell|judge)\b"
     # "they haven't said yes or no yet": the decision the point waits on has not been given.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?(?:said yes or no|said either way|given (?:an|their|its|a) "
     r"(?:answer|decision)|decided)\b"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ....core.text import STOPWORDS
+from ....core.text import STOPWORDS, doubts
 from .sentiment import compound
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -57,10 +57,14 @@ READS_ONE_WAY = 0.3
 
 def replies_both_ways(text: str, evidence: list) -> str | None:
     """Rule: where the replies to a text under review take it both ways (one reply clearly warm, another
-    clearly cross), what its author meant is open: the people who read it did not agree on it."""
+    clearly cross), or another passage's writer says they cannot tell ("I don't know her well enough to
+    guess"), what its author meant is open: the people who read it did not agree on it."""
     for ev in evidence:
         if not text or text.strip() in ev.text:
             continue
+        said = doubts(ev.text)
+        if said:
+            return f"how the text was meant: {ev.id} says \"{' '.join(said[0].split())[:80]}\""
         replies = [r for r in _REPLY_SPLIT.split(ev.text) if r.strip()]
         if len(replies) < 2:
             continue
