@@ -59,3 +59,30 @@ def test_what_is_the_measure_asks_for_one_figure_so_two_measures_go_to_a_person(
     assert verdict["needs_human_review"] is True, verdict["answer"]
     assert any(r.startswith("the question asks for one figure") for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_in_tune_against_out_of_tune_is_a_contradiction_however_close_the_figures():
+    from debate_core.protocols.arbitration.contradictions import interpretation_conflict
+
+    assert interpretation_conflict("so it is 32 cents flat and out of tune", "the measured note is in tune") == \
+        ("reference", "out of tune", "in tune")
+    assert interpretation_conflict("within spec", "out of spec") == ("reference", "within spec", "out of spec")
+    assert interpretation_conflict("it is not out of tune", "it is in tune") is None
+
+
+def test_one_figure_in_two_units_is_shown_in_each_unit(tmp_path):
+    reports = [
+        {"agent": "HarbourMaster", "metric": "course_length", "value": 4, "unit": "nautical miles",
+         "citation": "[Per extraction: 'course 4.0 nautical miles' from the harbour notice]",
+         "source": "Harbour notice", "period": "Race day 2026", "confidence": 0.8, "interpretation": "the course"},
+        {"agent": "Programme", "metric": "course_length", "value": 4.6, "unit": "miles",
+         "citation": "[Per extraction: 'a 4.6 mile course' from the race programme]",
+         "source": "Race programme", "period": "Race day 2026", "confidence": 0.6, "interpretation": "the course"}]
+    evidence = [
+        {"id": "NOTICE", "source": "Harbour notice (fictitious)", "authority": "official", "date": "2026-05-01",
+         "text": "Raft race: course 4.0 nautical miles, out and back."},
+        {"id": "PROGRAMME", "source": "Race programme (fictitious)", "authority": "programme", "date": "2026-05-02",
+         "text": "Paddle our 4.6 mile course!"}]
+    verdict = _run(tmp_path, _arbitration("How long is the raft race course?", reports, evidence), "arbitration")
+    assert "4 nautical miles (4.603 miles) and 4.6 miles (3.997 nautical miles), the same figure once converted" \
+        in verdict["answer"], verdict["answer"]

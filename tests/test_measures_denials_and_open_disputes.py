@@ -365,7 +365,7 @@ def test_figures_in_pounds_and_kilograms_that_are_one_weight_both_stand(tmp_path
     question = "The record pike: 9.8 kg or 21.6 lb? Which weight is right, or do both stand?"
     verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
     assert verdict["needs_human_review"] is False, verdict["escalation_reasons"]
-    assert "9.8 kg and 21.6 lb (9.798 kg), the same figure once converted: both valid" in verdict["answer"], \
+    assert "9.8 kg (21.61 lb) and 21.6 lb (9.798 kg), the same figure once converted: both valid" in verdict["answer"], \
         verdict["answer"]
 
 

@@ -321,7 +321,17 @@ def interpretation_conflict(a: str | None, b: str | None) -> tuple[str, str, str
     for ref in sa:
         if ref in sb and sa[ref][0] == -sb[ref][0]:
             return "reference", sa[ref][1], sb[ref][1]
+    # "in tune" against "out of tune", "within spec" against "out of spec": one state and its opposite.
+    for x, y in ((a, b), (b, a)):
+        for m in _OUT_OF.finditer(x or ""):
+            inside = re.search(rf"(?<!out of )\b(?:in|within) {re.escape(m.group(1))}\b", y or "", re.I)
+            if inside and not _NEGATED_STATE.search((x or "")[max(0, m.start() - 12):m.start()]):
+                return ("reference", m.group(0), inside.group(0)) if x is a else ("reference", inside.group(0), m.group(0))
     return None
+
+
+_OUT_OF = re.compile(r"\bout of (\w+)", re.I)
+_NEGATED_STATE = re.compile(r"\b(?:not|isn't|aren't|wasn't|never)\s*$", re.I)
 
 
 # ---------------------------------------------------------------------------

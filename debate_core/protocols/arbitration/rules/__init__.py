@@ -520,9 +520,9 @@ def agreed_figures(reports: list[AgentReport]) -> str:
 
 
 def _converted_alike(valued: list[AgentReport]) -> str | None:
-    """Figures in units of one kind ("14.2 kg", "31.25 lb"), each shown in the first one's unit too:
-    "14.2 kg and 31.25 lb (14.17 kg), the same figure once converted: both valid"; None where a unit cannot be
-    converted."""
+    """Figures in units of one kind ("14.2 kg", "31.25 lb"), each shown in the first one's unit too, and
+    of two the first in the other's: "14.2 kg (31.31 lb) and 31.25 lb (14.17 kg), the same figure once
+    converted: both valid"; None where a unit cannot be converted."""
     base, shown = valued[0], [_shown(valued[0].value, valued[0].unit)]
     for r in valued[1:]:
         scales = convertible(base.unit, r.unit) if unit_key(r.unit) != unit_key(base.unit) else (1.0, 1.0)
@@ -531,6 +531,11 @@ def _converted_alike(valued: list[AgentReport]) -> str | None:
         same = float(r.value) * scales[1] / scales[0]
         shown.append(_shown(r.value, r.unit) if scales == (1.0, 1.0) else
                      f"{_shown(r.value, r.unit)} ({_shown(float(f'{same:.4g}'), base.unit)})")
+    if len(valued) == 2 and shown[1] != _shown(valued[1].value, valued[1].unit):
+        # Each figure in the other's unit too, so the conversion can be checked either way.
+        other = valued[1]
+        back = float(base.value) * convertible(other.unit, base.unit)[1] / convertible(other.unit, base.unit)[0]
+        shown[0] += f" ({_shown(float(f'{back:.4g}'), other.unit)})"
     return " and ".join(shown) + ", the same figure once converted: both valid"
 
 
