@@ -5,6 +5,7 @@ Driven through the CLI on a review written here (fictitious), and through the ru
 from __future__ import annotations
 
 import json
+import re
 
 from test_cli import cli
 
@@ -144,3 +145,16 @@ def test_a_passage_whose_writer_cannot_tell_how_the_text_was_meant_sends_it_to_a
     assert verdict["needs_human_review"] is True, verdict["answer"]
     assert any("T2 says \"I don't know her well enough to guess.\"" in r for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_the_reviewers_own_rating_is_shown_with_the_label(tmp_path):
+    text = ("Not once did Ana make me feel like the slow one, and by four we were all playing together. "
+            "The hall was cold. Rated 5 of 5.")
+    case = _one_text("ukulele_day", "Ukulele day review", "review", text, "Review (fictitious)")
+    case["signals"] = {"text": text, "language": "en", "aspect_terms": ["tutor", "hall"], "synonym_hints": {},
+                       "stage1_ate": {"label": "positive", "confidence": 0.6},
+                       "stage1_atsa": {"aspect_sentiments": [
+                           {"aspect": "tutor", "polarity": "positive", "confidence": 0.6},
+                           {"aspect": "hall", "polarity": "negative", "confidence": 0.6}]}}
+    answer = _verdict(tmp_path, case)["answer"]
+    assert re.match(r"The overall sentiment is \w+ \(the reviewer's own rating: 5 of 5\): ", answer), answer

@@ -21,6 +21,7 @@ from ....core import lexicons
 from ....core.options import offered_options
 from ....core.text import bm25_rank
 from ....providers.offline import reading as measure
+from ..ratings import OWN_RATING
 from ..rules import TermIndex, normalize_text
 from .missing import cut_off, refers_elsewhere, replies_both_ways
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
@@ -45,8 +46,7 @@ _EN_CONTRAST = ",?\\s+(?=(?:" + "|".join(re.escape(w).replace("\\ ", "\\s+") for
 _CONTRAST_SPLIT = re.compile(_KO_CONTRAST + "|" + _EN_CONTRAST, re.IGNORECASE)
 _RATING = re.compile(r"([^\W\d_]+)\s*[:：]?\s*(\d(?:\.\d+)?)\s*/\s*5\b")
 # The reviewer's own rating of the whole review ("rated 1 of 5 stars", "2/5 stars", "5 out of 5").
-_OWN_RATING = re.compile(r"(?<![\d.])(\d(?:\.\d+)?)\s*(?:/|of|out of)\s*5(?:\s*stars?)?\b(?!\s*[:,]?\s*(?:most|the))",
-                         re.IGNORECASE)
+_OWN_RATING = OWN_RATING
 # A reviewer's own rating this far out decides a review whose aspects point both ways: the reviewer
 # has said which side weighs more (a few mild compliments against one severe complaint).
 EXTREME_LOW_RATING = 1.5

@@ -15,6 +15,7 @@ from typing import Any
 from ....engine.spec import LOW_CONFIDENCE
 from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
 from ..models import DebateSummary
+from ..ratings import ratings_in, shown_rating
 from .review_context import TermIndex
 from .rules import ModeratorOutput
 from .signals import PanelSignals, ValidatorSignal
@@ -199,7 +200,11 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     for aspect, polarity in aspects:
         by_label.setdefault(polarity, []).append(asked_name(aspect, signals))
     detail = "; ".join(f"{', '.join(names)} {pol}" for pol, names in by_label.items())
-    answer = f"The overall sentiment is {label}" + (f": {detail}." if detail else ".")
+    # The reviewer's own rating, where the text under review gives one, is shown with the label: the
+    # reader can set one against the other.
+    rated = set(ratings_in(signals.text)) if signals else set()
+    rating = f" (the reviewer's own rating: {shown_rating(rated.pop())})" if len(rated) == 1 else ""
+    answer = f"The overall sentiment is {label}{rating}" + (f": {detail}." if detail else ".")
     shown = [f'{asked_name(aspect, signals)}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
     if shown:
         answer += " In the text's words: " + "; ".join(shown) + "."
