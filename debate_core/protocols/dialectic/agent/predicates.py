@@ -83,9 +83,9 @@ class Pred:
     # When one passage sentence reads the predicate as a condition and another as what defeats the
     # rule: (the condition's sentence, the defeating clause). The reading cannot settle which it is.
     torn: tuple[str, str] | None = None
-    # The own name terms of each other predicate whose description shares this one's words ("the 'use
-    # by' date on the food has passed" and "the 'best before' date ..."): a sentence that names the
-    # other by its own words is about the other, however many description words it shares with this.
+    # The own name terms of each look-alike (a predicate whose name shares a word with this one's and
+    # whose description two: past_use_by for past_best_before): a sentence that names the look-alike
+    # by its own words is about it, however many description words it shares with this one.
     rivals: tuple[frozenset[str], ...] = ()
 
     def literal(self, var: str) -> str:
@@ -160,27 +160,27 @@ def _is_figure(term: str) -> bool:
 _FIGURE_UNIT = re.compile(r"\b(\d+)\s+([a-z]{1,3})\b", re.I)
 
 
+def _name_terms(pred: Pred) -> set[str]:
+    return set(terms(pred.name.replace("_", " ")))
+
+
 def _desc_terms(pred: Pred, common: set[str]) -> set[str]:
     """The words of a predicate's description that may name it: not its name's, not common, no figures."""
-    name_terms = set(terms(pred.name.replace("_", " ")))
-    return {t for t in set(terms(pred.desc)) - common - name_terms if not t.isdigit()}
+    return {t for t in set(terms(pred.desc)) - common - _name_terms(pred) if not t.isdigit()}
 
 
 def with_rivals(preds: list[Pred], common: set[str]) -> list[Pred]:
     """Each predicate with the own terms of its look-alikes: the others whose names share a word with its
     name (past_use_by, past_best_before) and whose descriptions share two of its words."""
-    def name_terms(p: Pred) -> set[str]:
-        return set(terms(p.name.replace("_", " ")))
-
     return [replace(p, rivals=tuple(q.own for q in preds if q.name != p.name and q.own
-                                    and name_terms(p) & name_terms(q)
+                                    and _name_terms(p) & _name_terms(q)
                                     and len(matched_terms(_desc_terms(p, common), set(terms(q.desc)))) >= 2))
             for p in preds]
 
 
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     words = set(terms(sentence)) | set(terms(_FIGURE_UNIT.sub(r"\1\2", sentence)))
-    name_terms = set(terms(pred.name.replace("_", " ")))
+    name_terms = _name_terms(pred)
     # A figure in the name (notice_90_days) is what sets it apart: a sentence with another figure is not about it.
     figures = _numbers(pred.name)
     if figures and not figures & _numbers(sentence):

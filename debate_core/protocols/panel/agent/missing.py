@@ -55,7 +55,7 @@ _REPLY_SPLIT = re.compile(r"\s+/\s+")
 READS_ONE_WAY = 0.3
 
 
-def replies_both_ways(text: str, evidence: list) -> str | None:
+def meaning_left_open(text: str, evidence: list) -> str | None:
     """Rule: where the replies to a text under review take it both ways (one reply clearly warm, another
     clearly cross), or another passage's writer says they cannot tell ("I don't know her well enough to
     guess"), what its author meant is open: the people who read it did not agree on it."""

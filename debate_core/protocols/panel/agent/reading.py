@@ -23,7 +23,7 @@ from ....core.text import bm25_rank
 from ....providers.offline import reading as measure
 from ..ratings import OWN_RATING
 from ..rules import TermIndex, normalize_text
-from .missing import cut_off, refers_elsewhere, replies_both_ways
+from .missing import cut_off, meaning_left_open, refers_elsewhere
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
 from .sentiment import compound, double_edged, double_edged_gap, polarity_of, read_clause, unseen_content
 
@@ -536,7 +536,7 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
                       offers_mixed=not options or "mixed" in options)
     if aspects:
         _measure(reading, case, text, used, asked, target_read, context)
-    reading.gaps += [gap for gap in (cut_off(text), refers_elsewhere(text), replies_both_ways(text, case.evidence)) if gap]
+    reading.gaps += [gap for gap in (cut_off(text), refers_elsewhere(text), meaning_left_open(text, case.evidence)) if gap]
     return reading
 
 

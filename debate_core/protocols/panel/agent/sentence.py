@@ -19,7 +19,7 @@ from ....core.options import offered_options
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
 from .claims import QuotedSoFar, _last_turns
-from .missing import replies_both_ways
+from .missing import meaning_left_open
 from .phrasing import _LABEL_WORD, display_name, sentence_case
 from .reading import (
     _RATING,
@@ -141,9 +141,9 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
     unseen = unseen_content(text)
     if unseen:
         gaps.append(unseen)
-    both_ways = replies_both_ways(text, list(getattr(case, "evidence", None) or []))
-    if both_ways:
-        gaps.append(both_ways)
+    left_open = meaning_left_open(text, list(getattr(case, "evidence", None) or []))
+    if left_open:
+        gaps.append(left_open)
     phrase = double_edged(text)
     # A rating in the sentence, or the reviewer's own on the reading's side, settles it.
     if phrase and not any(c.source == "rating" for c in views) and not _rating_agrees(r.own_rating, label or ""):
