@@ -35,7 +35,30 @@ def test_until_we_have_decided_sends_the_rule_to_a_person(tmp_path):
 def test_an_answer_nobody_has_given_yet_is_held_open():
     assert states_doubt("They've asked for the claims data, and they haven't said yes or no yet.")
     assert states_doubt("The council has not yet given its decision on the licence.")
+    assert states_doubt("Honestly, it could go either way.")
+    assert states_doubt("Two jars went to the public analyst; results expected 23 October.")
     assert not states_doubt("The insurer said yes in writing on 2 May.")
+    assert not states_doubt("The results were expected to be good, and they were.")
+
+
+def test_a_committee_that_will_settle_the_point_at_its_meeting_sends_the_rule_to_a_person(tmp_path):
+    case = _rule_case(
+        "novice_vase",
+        "Knowledge gap: write one ASP rule defining may_enter_novice(E) with the knowledge-base predicates, so "
+        "that it agrees with the rules that will apply at the show.",
+        "Predicates, over an exhibitor E: member(E): E is a member; own_grown(E): E grew the blooms; "
+        "no_first_anywhere(E): E has never won a first prize at any show.",
+        [{"id": "RULES", "source": "Society show rules (fictitious)", "authority": "official", "date": "2019-02-01",
+          "text": "Novice classes are for members who have never won a first prize at any show, with blooms of "
+                  "their own growing."},
+         {"id": "CHAIR", "source": "Society chair, June 2026 (fictitious)", "authority": "official",
+          "date": "2026-06-20",
+          "text": "The committee will settle how the AGM's change applies at its meeting on 1 July. Entries are "
+                  "being accepted as they come in."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert verdict["needs_human_review"] is True, verdict["answer"]
+    assert any(r.startswith("CHAIR says the point is not yet decided") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
 
 
 def test_a_rejected_figure_found_in_a_third_passage_is_quoted(tmp_path):

@@ -182,6 +182,11 @@ _DOUBT = re.compile(
     # "I haven't yet been able to measure on a Saturday": what the author could not yet do is open.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?been able to (?:measure|check|confirm|test|count|verify|"
     r"inspect|visit|compare)\b"
+    # "Honestly, it could go either way": the writer cannot say which.
+    r"|\b(?:could|might|may|can) go either way\b"
+    # "two domed jars sent to the analyst; results expected 23 October": what would settle it is to come.
+    r"|\b(?:results?|findings|verdict) (?:are |is )?(?:expected|due) (?:on |by |in |at )?(?:\d|mon|tue|wed|thu|fri|sat|sun|"
+    r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next|later|this|within)"
     # "I don't know her well enough to guess": the writer cannot say.
     r"|\b(?:don't|do not|doesn't|does not|didn't|did not) know (?:\w+ ){0,3}(?:well )?enough to (?:guess|say|tell|judge)\b"
     # "they haven't said yes or no yet": the decision the point waits on has not been given.

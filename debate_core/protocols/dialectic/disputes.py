@@ -36,7 +36,10 @@ _UNDECIDED = re.compile(
     r"|\bstill (?:with|before) the [\w ]{0,30}?(?:committee|board|council|panel)\b"
     r"|\b(?:has|have) yet to (?:decide|agree|rule)\b"
     # "Until we've decided, the GM guide is what counts": the decision is still to come.
-    r"|\buntil (?:we|they|the \w+)(?:'ve| have)? (?:decided|agreed)\b", re.I)
+    r"|\buntil (?:we|they|the \w+)(?:'ve| have)? (?:decided|agreed)\b"
+    # "The committee will settle how clause 14 applies at its meeting on 1 July".
+    r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.]{0,60}?\bat (?:its|their|the|our) (?:next )?meeting\b"
+    r"|\bwill be confirmed (?:after|at) the (?:next )?meeting\b", re.I)
 # How a passage says it was decided.
 _SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
                       re.I)
