@@ -257,15 +257,18 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     # Failing both, another passage of the winning source that gives the rejected figure for
     # something else ("in 2018/19 that brought the season's total to around 51,000").
     for ev in carries(source_passages(source, None, evidence), lost):
-        said = next(s for s in sentences(ev.text)
-                    if any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
-        return f"{ev.source} gives the other figure for something else: \"{' '.join(said.split()).rstrip('.')}\""
+        return f"{ev.source} gives the other figure for something else: \"{_sentence_giving(ev, lost)}\""
     # Failing that, a passage of neither source that gives the rejected figure too ("Total 240 copies"
     # on the distributor's invoice, for a blog's "we sold 240"): where the figure may have come from,
     # shown so the reviewer can judge what it counts.
     own = {ev.id for ev in [*source_passages(source, citation, evidence), *source_passages(lost_source, lost_citation, evidence)]}
     for ev in carries([ev for ev in evidence if ev.id not in own], lost):
-        said = next(s for s in sentences(ev.text)
-                    if any(relative_difference(lost, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
-        return f"{ev.source} gives the other figure too: \"{' '.join(said.split()).rstrip('.')}\""
+        return f"{ev.source} gives the other figure too: \"{_sentence_giving(ev, lost)}\""
     return None
+
+
+def _sentence_giving(ev: Evidence, value: float) -> str:
+    """The first sentence of a passage that carries the figure (`carries` found one), as quoted."""
+    said = next(s for s in sentences(ev.text)
+                if any(relative_difference(value, v) <= MATCH_TOLERANCE for v in quoted_numbers(s)))
+    return " ".join(said.split()).rstrip(".")

@@ -534,7 +534,8 @@ def _converted_alike(valued: list[AgentReport]) -> str | None:
     if len(valued) == 2 and shown[1] != _shown(valued[1].value, valued[1].unit):
         # Each figure in the other's unit too, so the conversion can be checked either way.
         other = valued[1]
-        back = float(base.value) * convertible(other.unit, base.unit)[1] / convertible(other.unit, base.unit)[0]
+        other_scale, base_scale = convertible(other.unit, base.unit)
+        back = float(base.value) * base_scale / other_scale
         shown[0] += f" ({_shown(float(f'{back:.4g}'), other.unit)})"
     return " and ".join(shown) + ", the same figure once converted: both valid"
 
