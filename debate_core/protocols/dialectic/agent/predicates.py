@@ -529,15 +529,21 @@ _RULE_LIKE = re.compile(
 UNREAD_LIMIT = 3
 
 
-def unread_predicates(case: Case, preds: list[Pred], sents: list[tuple[str, str]], common: set[str],
-                      used: set[str]) -> list[tuple[str, str]]:
-    """The declared predicates a rule leaves out that passages of standing name in sentences (`sents`,
-    the case's evidence sentences) that look like rules but that no rule cue reads: (predicate name,
-    passage id), in order of the passages."""
+def standing_sentences(case: Case, sents: list[tuple[str, str]]) -> list[tuple[str, str, str | None]]:
+    """The evidence sentences of passages of standing (hearsay aside), each with its rule cue kind
+    (`cue_kind`), read once for the checks below."""
     heard = _heard(case)
+    return [(eid, s, cue_kind(s)) for eid, s in sents if eid not in heard]
+
+
+def unread_predicates(preds: list[Pred], kinds: list[tuple[str, str, str | None]], common: set[str],
+                      used: set[str]) -> list[tuple[str, str]]:
+    """The declared predicates a rule leaves out that passages of standing name in sentences (`kinds`,
+    from `standing_sentences`) that look like rules but that no rule cue reads: (predicate name,
+    passage id), in order of the passages."""
     found: dict[str, str] = {}
-    for eid, sent in sents:
-        if eid in heard or cue_kind(sent) is not None or not _RULE_LIKE.search(sent):
+    for eid, sent, kind in kinds:
+        if kind is not None or not _RULE_LIKE.search(sent):
             continue
         for p in preds:
             if p.name not in used and p.name not in found and matches(sent, p, common):
@@ -545,19 +551,18 @@ def unread_predicates(case: Case, preds: list[Pred], sents: list[tuple[str, str]
     return list(found.items())
 
 
-def unplaced_predicates(case: Case, preds: list[Pred], sents: list[tuple[str, str]], common: set[str],
+def unplaced_predicates(preds: list[Pred], kinds: list[tuple[str, str, str | None]], common: set[str],
                         used: set[str]) -> list[tuple[str, str, str]]:
     """The declared predicates the reading gave no part (group "other", left out of the rule) that a
-    requirement or a prohibition of a passage of standing names, while no sentence says they are not
-    required: (name, passage id, sentence). Whether such a predicate is a condition is not known."""
-    heard = _heard(case)
-    kinds = [(eid, s, cue_kind(s)) for eid, s in sents if eid not in heard]
-    freed = {p.name for _, s, k in kinds if k == "not_required" for p in preds if matches(s, p, common)}
+    requirement or a prohibition of a passage of standing (`kinds`, from `standing_sentences`) names,
+    while no sentence says they are not required: (name, passage id, sentence). Whether such a
+    predicate is a condition is not known."""
+    skip = used | {p.name for _, s, k in kinds if k == "not_required" for p in preds if matches(s, p, common)}
     found: dict[str, tuple[str, str, str]] = {}
     for eid, s, kind in kinds:
         if kind in ("obligation", "prohibition"):
             for p in preds:
-                if p.group == "other" and p.name not in used | freed and p.name not in found and matches(s, p, common):
+                if p.group == "other" and p.name not in skip and p.name not in found and matches(s, p, common):
                     found[p.name] = (p.name, eid, s)
     return list(found.values())
 
@@ -585,10 +590,11 @@ def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -
     gaps += [f"whether {p.name} is a condition (\"{shortened(p.torn[0], 32)}\") or defeats the rule "
              f"(\"{shortened(p.torn[1], 32)}\")" for p in used if p.torn]
     # A predicate a later text withdrew is left out for a reason the reading read.
-    unread = unread_predicates(case, preds, sents, common, used_names | {p.name for p in preds if p.group == "repealed"})
+    kinds = standing_sentences(case, sents)
+    unread = unread_predicates(preds, kinds, common, used_names | {p.name for p in preds if p.group == "repealed"})
     if len(unread) >= UNREAD_LIMIT:
         gaps.append(f"{len(unread)} predicates the rule leaves out ({', '.join(name for name, _ in unread)}), "
                     f"named in {', '.join(dict.fromkeys(eid for _, eid in unread))} where no rule word was read")
     gaps += [f"what part {name} plays: {eid} names it in a rule (\"{shortened(s, 48)}\") that the reading "
-             "could not place" for name, eid, s in unplaced_predicates(case, preds, sents, common, used_names)]
+             "could not place" for name, eid, s in unplaced_predicates(preds, kinds, common, used_names)]
     return read(topic_of(case.question), texts + quoted_material(case.question), passages=len(backing), gaps=gaps)
