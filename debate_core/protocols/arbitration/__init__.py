@@ -36,11 +36,11 @@ from .rules import (
     authority_order,
     build_consensus,
     decide,
-    skipped_verdict,
     trajectory_entry,
     value_reported,
     verdict,
 )
+from .rules.agreeing import skipped_verdict
 from .rules.verdict import (
     measured_after_question,
     observed_either_side,
@@ -255,6 +255,10 @@ GLOSSARY = {
                                        "asks which one to use.",
     "escalate.either_side_of_asked": "The figures differ by less than a contradiction needs, but fall either side "
                                      "of a figure the question names.",
+    "escalate.counts_differ": "The question asks how many, and the reports give different counts, however "
+                              "close: a count is exact.",
+    "escalate.part_unanswered": "The question also asks a yes-or-no question that the answer, given in "
+                                "figures, does not address.",
     "escalate.one_figure_asked": "The question asks for one figure, and several stand, each in its own context.",
     "escalate.one_time_asked": "The question asks about one time, and the figures stand for different periods.",
     "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "

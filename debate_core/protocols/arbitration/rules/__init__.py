@@ -29,25 +29,21 @@ from ...common import low_confidence_reason, short_answer, unassessed_reason
 from ..contradictions import (
     VALUE_THRESHOLD,
     Contradiction,
-    convertible,
     exceeds,
-    metric_key,
     metric_words,
     quoted_numbers,
     relative_difference,
-    shown_value,
-    unit_key,
 )
 from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_reason
 from ..models import Decision, Resolution
+from .agreeing import figure_shown as _shown
 from .verdict import (
-    differ_under_threshold,
-    either_side_of_asked,
     measured_after_question,
     observed_either_side,
     one_figure_asked,
     one_time_asked,
     open_in_the_record,
+    part_unanswered,
 )
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
@@ -242,12 +238,6 @@ def _adopt(loser: int, beats: dict[int, list[tuple[int, float]]]) -> int:
         seen.add(nxt)
         current = nxt
     return current
-
-
-def _shown(value: Any, unit: str | None) -> str:
-    if isinstance(value, float | int) or value is None:
-        return shown_value(value, unit)
-    return str(value)
 
 
 def _finding(r: AgentReport, reading: bool = False) -> str:
@@ -463,6 +453,9 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     ) for reason in [rule()] if reason), (None, None))
     if later:
         reasons.append(later)
+    unanswered = part_unanswered(question, consensus.consensus_narrative)
+    if unanswered:
+        reasons.append(unanswered)
     resolved = [d for d in decisions.values() if d.resolved]
     mean = sum(d.confidence for d in resolved) / len(resolved) if resolved else 0.0
     # Flagged contradictions carry no confidence: the verdict is as sure as its resolved share.
@@ -483,6 +476,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("escalate.one_time_asked")
     if later_rule:
         rules.append(later_rule)
+    if unanswered:
+        rules.append("escalate.part_unanswered")
     said = " ".join(d.review_reason or "" for d in flagged)
     rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),
                                       ("escalate.weak_tie_break", "weak tie-break:")) if mark in said]
@@ -491,81 +486,12 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         answer=consensus.consensus_narrative,
         short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
-        needs_human_review=bool(flagged) or bool(several) or bool(once) or bool(later),
+        needs_human_review=bool(flagged) or bool(several) or bool(once) or bool(later) or bool(unanswered),
         escalation_reasons=reasons,
         rationale=(f"{len(contradictions)} contradiction(s) arbitrated; rulings: "
                    + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                    + f"; {consensus.resolved_contradictions} resolved, {consensus.flagged_for_review} flagged."),
         applied_rules=rules,
-    )
-
-
-def agreed_figures(reports: list[AgentReport]) -> str:
-    """"unemployment rate 0.1% to 0.104%; ...": each metric with the range of its figures."""
-    parts = []
-    for metric in sorted({metric_key(r.metric) for r in reports}):
-        rs = [r for r in reports if metric_key(r.metric) == metric]
-        valued = sorted((r for r in rs if r.value is not None), key=lambda r: r.value)
-        if not valued:
-            readings = "; ".join(dict.fromkeys(f"'{r.interpretation}'" for r in rs if r.interpretation))
-            parts.append(f"{metric_words(metric)} {readings or 'with no value'}")
-            continue
-        lo, hi = valued[0], valued[-1]
-        span = _shown(lo.value, lo.unit) if lo.value == hi.value else \
-            f"{_shown(lo.value, lo.unit)} to {_shown(hi.value, hi.unit)}"
-        if len({unit_key(r.unit) for r in valued}) > 1:
-            span = _converted_alike(valued) or span
-        parts.append(f"{metric_words(metric)} {span}")
-    return "; ".join(parts)
-
-
-def _converted_alike(valued: list[AgentReport]) -> str | None:
-    """Figures in units of one kind ("14.2 kg", "31.25 lb"), each shown in the first one's unit too, and
-    of two the first in the other's: "14.2 kg (31.31 lb) and 31.25 lb (14.17 kg), the same figure once
-    converted: both valid"; None where a unit cannot be converted."""
-    base, shown = valued[0], [_shown(valued[0].value, valued[0].unit)]
-    for r in valued[1:]:
-        scales = convertible(base.unit, r.unit) if unit_key(r.unit) != unit_key(base.unit) else (1.0, 1.0)
-        if scales is None:
-            return None
-        same = float(r.value) * scales[1] / scales[0]
-        shown.append(_shown(r.value, r.unit) if scales == (1.0, 1.0) else
-                     f"{_shown(r.value, r.unit)} ({_shown(float(f'{same:.4g}'), base.unit)})")
-    if len(valued) == 2 and shown[1] != _shown(valued[1].value, valued[1].unit):
-        # Each figure in the other's unit too, so the conversion can be checked either way.
-        other = valued[1]
-        other_scale, base_scale = convertible(other.unit, base.unit)
-        back = float(base.value) * base_scale / other_scale
-        shown[0] += f" ({_shown(float(f'{back:.4g}'), other.unit)})"
-    return " and ".join(shown) + ", the same figure once converted: both valid"
-
-
-def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
-    metrics = sorted({metric_key(r.metric) for r in reports})
-    if not reports:
-        nothing = "No agent reports to compare: nothing to arbitrate."
-        return Verdict(answer=nothing, short_answer=nothing, confidence=0.0,
-                       needs_human_review=False, rationale="the case has no reports",
-                       applied_rules=["skip.no_contradictions"])
-    mean = sum(r.confidence for r in reports) / len(reports)
-    close = differ_under_threshold(question, reports)
-    straddle = None if close else either_side_of_asked(question, reports)
-    agree = (f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
-             f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
-    if close or straddle:
-        agree = (f"The reports differ by less than a contradiction needs: {agreed_figures(reports)}. "
-                 + ("The question asks which figure to use" if close else
-                    "They fall either side of the figure the question turns on") + ", and a person must choose.")
-    return Verdict(
-        answer=agree,
-        short_answer=short_answer(agree),
-        confidence=round(mean, 4),
-        needs_human_review=bool(close or straddle),
-        escalation_reasons=[r for r in (close, straddle) if r],
-        rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "
-                  "or holds the same claim with clearly different confidence",
-        applied_rules=["skip.no_contradictions"] + (["escalate.differ_under_threshold"] if close else [])
-        + (["escalate.either_side_of_asked"] if straddle else []),
     )
 
 

@@ -1,6 +1,8 @@
 """Rules on the whole verdict, read from the question and the case's passages: a question asking for
 one figure (or about one time) answered with several, a figure measured after the day the question asks about, a point a
-passage of the case says is still open, a day asked about that no record shows. Each returns the reason a person must look, or None."""
+passage of the case says is still open, a day asked about that no record shows, two counts of one thing
+that differ, a yes-or-no part of the question the answer leaves unanswered. Each returns the reason a
+person must look, or None."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from ..contradictions import (
     Contradiction,
     metric_key,
     metric_words,
+    plain_number,
     quoted_numbers,
     relative_difference,
     same_period,
@@ -26,6 +29,8 @@ from ..models import Decision
 
 _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amount|estimate)\b|"
                          r"\b(?:one|a single) (?:figure|number|value|amount|estimate)\b|\bhow (?:many|much)\b"
+                         # "How hot were the chillies?", "How long was the catch?": one measure.
+                         r"|\bhow (?:hot|cold|long|far|heavy|high|tall|fast|old|deep|wide|loud|large|big|strong)\b"
                          # "What is the dough's hydration as bakers measure it?": the measure, in the singular.
                          r"|\bwhat (?:is|was) (?:the|its|their|\w+'s) ", re.I)
 # "Which figure should go on the banner?", "Which time is the record?", "Which count is right?": the
@@ -73,6 +78,48 @@ def either_side_of_asked(question: str, reports: Sequence[AgentReport]) -> str |
             return (f"the reports give {shown_value(lo, unit)} and {shown_value(hi, unit)} for {metric_words(metric)}, "
                     f"too close for the protocol to call a contradiction, but either side of the "
                     f"{shown_value(between[0], unit)} the question turns on: a person must choose")
+    return None
+
+
+# "How many species were recorded...": the thing counted, as the question names it.
+_HOW_MANY = re.compile(r"\bhow many\s+(?:\w+\s+){0,2}?([a-z]{3,})\b", re.I)
+
+
+def counts_differ(question: str, reports: Sequence[AgentReport]) -> str | None:
+    """Rule: a count is exact. Where the question asks how many of something and the reports give
+    different whole numbers of it (21 species and 22), they do not agree, however small the gap next
+    to the threshold the protocol sets for measured figures: one of the counts is wrong, or counts
+    something the other does not, and a person checks which."""
+    asked = {m.group(1).lower().rstrip("s") for m in _HOW_MANY.finditer(question or "")}
+    if not asked:
+        return None
+    for metric, lo, hi, unit in _spreads(reports):
+        counted = {w.rstrip("s") for w in re.findall(r"[a-z]{3,}", (unit or "").lower())}
+        if lo.is_integer() and hi.is_integer() and asked & counted:
+            return (f"the question asks how many {unit}, and the reports count {plain_number(lo)} and {plain_number(hi)} for "
+                    f"{metric_words(metric)}: a count is exact, so a gap too small for the protocol to call a "
+                    f"contradiction still means one count is wrong or counts something the other does not; "
+                    f"a person must check which")
+    return None
+
+
+# A yes-or-no question joined to the question for a figure: "How long was the catch, and is it a
+# championship record?"
+_AND_WHETHER = re.compile(r"\band ((?:is|was|are|were|did|does|do|has|have|had|can|could|should|will|would)\b[^?]*)\?",
+                          re.I)
+
+
+def part_unanswered(question: str, answer: str) -> str | None:
+    """Rule: an answer answers the question as asked. Where the question joins a yes-or-no question to
+    the one about figures ("and is it a championship record?") and the answer, given in figures and
+    the readings of the reports, uses none of that part's words, that part is not answered: a person
+    answers it."""
+    said = set(terms(answer or ""))
+    for m in _AND_WHETHER.finditer(question or ""):
+        asked = set(terms(m.group(1)))
+        if asked and not asked & said:
+            return (f"the question also asks \"{m.group(1).strip()}?\", and the answer, given in the reports' "
+                    "figures, does not say: a person must answer that part")
     return None
 
 

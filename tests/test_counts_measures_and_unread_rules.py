@@ -1,0 +1,108 @@
+"""Each driven through the CLI on a case written here: a count is exact, so two counts of one thing
+that differ do not agree, however small the gap next to the threshold the arbitration protocol sets
+for measured figures; "how long", "how hot" ask for one measure; a yes-or-no question joined to the
+one about figures is answered or goes to a person; and a rule that leaves out two
+predicates the passages speak of in sentences no rule word reads goes to a person."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _run
+from test_held_open_points_and_dated_months import _solo_case
+from test_pending_changes_variants_and_bases import _arbitration
+
+REPORTS = [
+    {"agent": "Club", "metric": "heath_2026_bird_species", "value": 58, "unit": "species",
+     "citation": "[Per extraction: 'we logged 58 species this year' from the club newsletter]",
+     "source": "Club newsletter", "period": "2026", "confidence": 0.8, "interpretation": "58 species in 2026"},
+    {"agent": "Atlas", "metric": "heath_2026_bird_species", "value": 57, "unit": "species",
+     "citation": "[Per extraction: '57 species for the heath in 2026' from the county atlas]",
+     "source": "County atlas", "period": "2026", "confidence": 0.8, "interpretation": "57 species in 2026"}]
+EVIDENCE = [
+    {"id": "CLUB", "source": "Club newsletter (fictitious)", "authority": "newsletter", "date": "2026-12-01",
+     "text": "What a year: we logged 58 species on the heath this year."},
+    {"id": "ATLAS", "source": "County bird atlas (fictitious)", "authority": "official", "date": "2026-12-03",
+     "text": "Verified records: 57 species for the heath in 2026."}]
+
+
+def test_two_counts_one_apart_go_to_a_person_when_the_question_asks_how_many(tmp_path):
+    question = "The club says 58 species were seen on the heath in 2026; the atlas has 57. How many species were seen?"
+    verdict = _run(tmp_path, _arbitration(question, REPORTS, EVIDENCE), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert not verdict["answer"].startswith("The reports agree"), verdict["answer"]
+    assert "escalate.counts_differ" in verdict["applied_rules"]
+    assert any("count 57 and 58" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_close_measured_figures_and_counts_of_something_else_still_agree(tmp_path):
+    # Asked how many birds, not species: the reports' unit is not what the question counts.
+    verdict = _run(tmp_path, _arbitration("How many birds nest on the heath?", REPORTS, EVIDENCE), "arbitration")
+    assert "escalate.counts_differ" not in verdict["applied_rules"]
+    # Measured figures a little apart are a rounding matter, not a count.
+    measured = [dict(r, value=v, unit="kg", metric="heath_2026_hay_weight")
+                for r, v in zip(REPORTS, (58.1, 57.9), strict=True)]
+    verdict = _run(tmp_path, _arbitration("How many kg of hay came off the heath?", measured, EVIDENCE),
+                   "arbitration")
+    assert "escalate.counts_differ" not in verdict["applied_rules"]
+    assert verdict["answer"].startswith("The reports agree"), verdict["answer"]
+
+
+def test_how_long_asks_for_one_figure_and_two_figures_valid_in_their_own_periods_do_not_answer_it(tmp_path):
+    reports = [
+        {"agent": "Guide", "metric": "pier_length", "value": 380, "unit": "m",
+         "citation": "[Per extraction: 'the pier opened at 380 m long' from the town guide]", "source": "Town guide",
+         "period": "1902", "confidence": 0.8, "interpretation": "the pier is 380 m long"},
+        {"agent": "Survey", "metric": "pier_length", "value": 512, "unit": "m",
+         "citation": "[Per extraction: 'the pier measures 512 m' from the 2026 survey]", "source": "Survey",
+         "period": "2026", "confidence": 0.8, "interpretation": "the pier is 512 m long"}]
+    evidence = [
+        {"id": "GUIDE", "source": "Town guide (fictitious)", "authority": "guide", "date": "2025-05-01",
+         "text": "When it opened in 1902 the pier was 380 m long."},
+        {"id": "SURVEY", "source": "Structural survey (fictitious)", "authority": "official", "date": "2026-04-01",
+         "text": "After the 1931 extension the pier measures 512 m from the promenade to the end of the deck."}]
+    verdict = _run(tmp_path, _arbitration("How long is the pier?", reports, evidence), "arbitration")
+    assert "escalate.one_figure_asked" in verdict["applied_rules"], verdict
+    assert verdict["needs_human_review"] is True
+    # Asked for each figure in its own period, both standing answers it.
+    verdict = _run(tmp_path, _arbitration("What lengths do the sources give for the pier, and when?", reports,
+                                          evidence), "arbitration")
+    assert "escalate.one_figure_asked" not in verdict["applied_rules"], verdict
+
+
+def test_a_rule_that_leaves_out_two_predicates_the_passages_speak_of_unread_goes_to_a_person(tmp_path):
+    unread = ("Only members may fly solo. Pilots must be 14 or over. Solo flying without a medical declaration "
+              "on file? Never. Get signed off by the duty instructor before each solo, every day. Club "
+              "parachutes are in every glider.")
+    verdict = _run(tmp_path, _solo_case("solo-two-unread", unread), "dialectic")
+    assert verdict["needs_human_review"] is True
+    reason = next(r for r in verdict["escalation_reasons"] if "predicates the rule leaves out" in r)
+    assert "2 predicates the rule leaves out (medical_ok, signed_off)" in reason, reason
+
+
+def test_a_yes_or_no_part_of_the_question_the_figures_leave_unanswered_goes_to_a_person(tmp_path):
+    reports = [
+        {"agent": "Sheet", "metric": "best_catch", "value": 62.2, "unit": "metres",
+         "citation": "[Per extraction: 'best catch 62.2 m' from the results sheet]", "source": "Results sheet",
+         "period": "7 June 2026", "confidence": 0.8, "interpretation": "the best catch was 62.2 m"},
+        {"agent": "News", "metric": "best_catch", "value": 68, "unit": "yards",
+         "citation": "[Per extraction: 'an astonishing 68 yards' from the newsletter]", "source": "Newsletter",
+         "period": "7 June 2026", "confidence": 0.6, "interpretation": "the best catch was 68 yards"}]
+    evidence = [
+        {"id": "SHEET", "source": "Results sheet (fictitious)", "authority": "official", "date": "2026-06-07",
+         "text": "Pairs: best catch 62.2 m."},
+        {"id": "NEWS", "source": "Village newsletter (fictitious)", "authority": "newsletter", "date": "2026-06-20",
+         "text": "They sent their egg an astonishing 68 yards."},
+        {"id": "BOOK", "source": "Record book (fictitious)", "authority": "official", "date": "2025-01-01",
+         "text": "Pairs record: 65 yards (59.4 m), set in 2019."}]
+    question = "How long was the winning catch, and is it a championship record?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert "escalate.part_unanswered" in verdict["applied_rules"], verdict
+    assert verdict["needs_human_review"] is True
+    assert any('also asks "is it a championship record?"' in r for r in verdict["escalation_reasons"])
+
+    # Where the arbiter rules between two readings that speak to that part, the answer quotes them.
+    said = [dict(reports[0], citation="[Per extraction: 'best catch 62.2 m - new championship record' from the "
+                                      "results sheet]"),
+            dict(reports[1], value=56, unit="metres", interpretation="the best catch was 56 m, short of the record",
+                 citation="[Per extraction: 'a catch of 56 m, short of the record' from the newsletter]")]
+    verdict = _run(tmp_path, _arbitration(question, said, evidence), "arbitration")
+    assert "escalate.part_unanswered" not in verdict["applied_rules"], verdict
