@@ -1,14 +1,19 @@
 """Each driven through the CLI on a case written here: a count is exact, so two counts of one thing
 that differ do not agree, however small the gap next to the threshold the arbitration protocol sets
 for measured figures; "how long", "how hot" ask for one measure; a yes-or-no question joined to the
-one about figures is answered or goes to a person; and a rule that leaves out two
+one about figures is answered or goes to a person; a committee that "will decide ... at its meeting"
+holds the point open; a reader asking "was that a complaint or a rave?" leaves a text's meaning open;
+and a rule that leaves out two
 predicates the passages speak of in sentences no rule word reads goes to a person."""
 
 from __future__ import annotations
 
 from test_cc_dialectic_traps import _run
 from test_held_open_points_and_dated_months import _solo_case
+from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
+
+from debate_core.core.text import states_doubt
 
 REPORTS = [
     {"agent": "Club", "metric": "heath_2026_bird_species", "value": 58, "unit": "species",
@@ -106,3 +111,39 @@ def test_a_yes_or_no_part_of_the_question_the_figures_leave_unanswered_goes_to_a
                  citation="[Per extraction: 'a catch of 56 m, short of the record' from the newsletter]")]
     verdict = _run(tmp_path, _arbitration(question, said, evidence), "arbitration")
     assert "escalate.part_unanswered" not in verdict["applied_rules"], verdict
+
+
+def test_a_decision_still_to_be_taken_at_a_meeting_holds_the_point_open(tmp_path):
+    assert states_doubt("The committee will decide how to treat the flagged votes at its meeting on 24 June.")
+    assert not states_doubt("The committee decided at its meeting on 24 June to count every vote.")
+    reports = [
+        {"agent": "Export", "metric": "forno_lupo_votes", "value": 412, "unit": "votes",
+         "citation": "[Per extraction: 'Forno Lupo 412' from the form export]", "source": "Form export",
+         "period": "June 2026", "confidence": 0.8, "interpretation": "Forno Lupo has 412 votes"},
+        {"agent": "Officer", "metric": "forno_lupo_votes", "value": 351, "unit": "votes",
+         "citation": "[Per extraction: 'without the 61 flagged votes, 351' from the officer's note]",
+         "source": "Events officer", "period": "June 2026", "confidence": 0.6,
+         "interpretation": "without the flagged votes Forno Lupo has 351 votes"}]
+    evidence = [
+        {"id": "EXPORT", "source": "Form export (fictitious)", "authority": "official", "date": "2026-06-15",
+         "text": "Votes after repeated addresses were removed: Forno Lupo 412, Crust Fund 398."},
+        {"id": "OFFICER", "source": "Events officer's note (fictitious)", "authority": "staff", "date": "2026-06-16",
+         "text": "61 Forno Lupo votes came from one disposable email service; without them Forno Lupo has 351 votes."},
+        {"id": "COMMITTEE", "source": "Committee email (fictitious)", "authority": "official", "date": "2026-06-17",
+         "text": "The committee will decide how to treat the flagged votes at its meeting on 24 June."}]
+    verdict = _run(tmp_path, _arbitration("How many votes did Forno Lupo get?", reports, evidence), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("COMMITTEE says the point is still open") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+
+
+def test_a_reader_asking_which_way_a_text_was_meant_sends_it_to_a_person(tmp_path):
+    text = "Four hours at the milonga and I danced exactly two tandas. The floor was packed, exactly what I asked for."
+    case = _one_text("milonga_post", "Milonga post", "post on an event page", text,
+                     "Post on the event page (fictitious)")
+    case["evidence"].append({"id": "T2", "source": "Comments under the post (fictitious)", "authority": "comments",
+                             "text": "See you next month / Jo, was that a complaint or a rave?"})
+    verdict = _verdict(tmp_path, case)
+    assert verdict["needs_human_review"] is True, verdict["answer"]
+    assert any('a reader in T2 asks "Jo, was that a complaint or a rave?"' in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

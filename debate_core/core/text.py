@@ -192,6 +192,10 @@ _DOUBT = re.compile(
     # "they haven't said yes or no yet": the decision the point waits on has not been given.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?(?:said yes or no|said either way|given (?:an|their|its|a) "
     r"(?:answer|decision)|decided)\b"
+    # "The committee will decide how to treat the flagged votes at its meeting on 24 June": the
+    # decision the point waits on is still to be taken.
+    r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.;]{0,60}?\bat (?:its|their|the|our) "
+    r"(?:next )?meeting\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     r"|" + _HELD_OPEN.pattern, re.I)
 

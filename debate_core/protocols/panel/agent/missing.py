@@ -53,18 +53,26 @@ def refers_elsewhere(text: str) -> str | None:
 # Fox after, mind'"), and how far from neutral a reply's VADER score must be to read the text one way.
 _REPLY_SPLIT = re.compile(r"\s+/\s+")
 READS_ONE_WAY = 0.3
+# A reader asking which way the text was meant ("Jo, was that a complaint or a rave?", "compliment or
+# dig?"): to that reader, at least, it reads both ways.
+_WAYS = r"(?:complaint|moan|rant|rave|compliment|praise|dig|joke|jibe|sarcasm|sarcastic|serious|sincere|insult|criticism)"
+_ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]*\?", re.I)
 
 
 def meaning_left_open(text: str, evidence: list) -> str | None:
     """Rule: where the replies to a text under review take it both ways (one reply clearly warm, another
-    clearly cross), or another passage's writer says they cannot tell ("I don't know her well enough to
-    guess"), what its author meant is open: the people who read it did not agree on it."""
+    clearly cross), another passage's writer says they cannot tell ("I don't know her well enough to
+    guess"), or a reader asks which way it was meant ("was that a complaint or a rave?"), what its
+    author meant is open: the people who read it did not agree on it."""
     for ev in evidence:
         if not text or text.strip() in ev.text:
             continue
         said = doubts(ev.text)
         if said:
             return f"how the text was meant: {ev.id} says \"{' '.join(said[0].split())[:80]}\""
+        asked = _ASKS_WHICH_WAY.search(ev.text)
+        if asked:
+            return f"how the text was meant: a reader in {ev.id} asks \"{' '.join(asked.group(0).split())[:80]}\""
         replies = [r for r in _REPLY_SPLIT.split(ev.text) if r.strip()]
         if len(replies) < 2:
             continue
