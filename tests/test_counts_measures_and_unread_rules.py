@@ -2,18 +2,20 @@
 that differ do not agree, however small the gap next to the threshold the arbitration protocol sets
 for measured figures; "how long", "how hot" ask for one measure; a yes-or-no question joined to the
 one about figures is answered or goes to a person; a committee that "will decide ... at its meeting"
-holds the point open; a reader asking "was that a complaint or a rave?" leaves a text's meaning open;
+holds the point open; "without a licence or any other permit?" still asks for a yes or a no; a
+reader asking "was that a complaint or a rave?" leaves a text's meaning open;
 and a rule that leaves out two
 predicates the passages speak of in sentences no rule word reads goes to a person."""
 
 from __future__ import annotations
 
-from test_cc_dialectic_traps import _run
+from test_cc_dialectic_traps import _cc_case, _run
 from test_held_open_points_and_dated_months import _solo_case
 from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.cross_critique.answer_rules import asks_yes_or_no
 
 REPORTS = [
     {"agent": "Club", "metric": "heath_2026_bird_species", "value": 58, "unit": "species",
@@ -147,3 +149,18 @@ def test_a_reader_asking_which_way_a_text_was_meant_sends_it_to_a_person(tmp_pat
     assert verdict["needs_human_review"] is True, verdict["answer"]
     assert any('a reader in T2 asks "Jo, was that a complaint or a rave?"' in r
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_or_any_other_widens_a_yes_or_no_question_without_offering_a_second_answer(tmp_path):
+    question = "We run a dance in a church hall. Can we sell wine at it without a Temporary Event Notice or any other licence?"
+    assert asks_yes_or_no(question)
+    assert not asks_yes_or_no("Do we need a Temporary Event Notice or a premises licence?")
+    case = _cc_case("hall_wine", question, [
+        {"id": "ACT", "source": "Licensing Act 2003, as commonly summarised (public fact, paraphrased)",
+         "authority": "statute", "text": "Selling alcohol is a licensable activity; premises without a licence need a "
+                                         "Temporary Event Notice for each event at which alcohol is sold."},
+        {"id": "FRIEND", "source": "Message from a friend (fictitious)", "authority": "friend",
+         "text": "Church halls are exempt, you don't need anything."}])
+    verdict = _run(tmp_path, case, "cross_critique")
+    assert verdict["answer"].lower().startswith(("yes", "no")) or "yes_no_unanswered" in verdict["applied_rules"], \
+        verdict

@@ -84,6 +84,7 @@ def dropped_condition(answer: str, finals: Mapping[str, AgentOutput], evidence: 
 _POLAR_OPENERS = frozenset({"do", "does", "did", "can", "could", "may", "must", "is", "are", "was", "were", "will",
                             "would", "should", "shall", "has", "have", "had", "need", "am"})
 _SAYS_YES_OR_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
+_OR_ANY = re.compile(r"\s+or\s+(?:any|anything|anyone|anybody|anywhere)\b")
 
 
 def asks_yes_or_no(question: str) -> bool:
@@ -93,7 +94,9 @@ def asks_yes_or_no(question: str) -> bool:
     if not asking or offered_options(question):
         return False
     words = re.findall(r"[A-Za-z']+", asking[-1].lower())
-    return bool(words) and words[0] in _POLAR_OPENERS and " or " not in f" {asking[-1].lower()} "
+    # "without a TEN or any other licence" widens what is asked about; it offers no second answer.
+    choice = _OR_ANY.sub(" ", f" {asking[-1].lower()} ")
+    return bool(words) and words[0] in _POLAR_OPENERS and " or " not in choice
 
 
 def yes_no_unanswered(question: str, answer: str) -> str | None:
