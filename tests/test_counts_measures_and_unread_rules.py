@@ -3,7 +3,8 @@ that differ do not agree, however small the gap next to the threshold the arbitr
 for measured figures; "how long", "how hot" ask for one measure; a yes-or-no question joined to the
 one about figures is answered or goes to a person; a committee that "will decide ... at its meeting"
 holds the point open; "without a licence or any other permit?" still asks for a yes or a no; a
-reader asking "was that a complaint or a rave?" leaves a text's meaning open;
+reader asking "was that a complaint or a rave?" leaves a text's meaning open; a figure "unchanged
+since" an older survey is a figure for the later period too;
 and a rule that leaves out two
 predicates the passages speak of in sentences no rule word reads goes to a person."""
 
@@ -164,3 +165,27 @@ def test_or_any_other_widens_a_yes_or_no_question_without_offering_a_second_answ
     verdict = _run(tmp_path, case, "cross_critique")
     assert verdict["answer"].lower().startswith(("yes", "no")) or "yes_no_unanswered" in verdict["applied_rules"], \
         verdict
+
+
+def test_a_figure_unchanged_since_an_older_survey_is_not_valid_for_another_period_only(tmp_path):
+    from debate_core.protocols.arbitration.agent import still_holds
+
+    assert still_holds("2019 survey, track unchanged since", "2026")
+    assert not still_holds("2019 survey", "2026")
+    assert not still_holds("2026 survey, unchanged since", "2019")
+    reports = [
+        {"agent": "Leaflet", "metric": "railway_track_length", "value": 176, "unit": "m",
+         "citation": "[Per extraction: 'a 176 m ride' from the leaflet]", "source": "Visitor leaflet",
+         "period": "2026", "confidence": 0.6, "interpretation": "the track is 176 m long"},
+        {"agent": "Survey", "metric": "railway_track_length", "value": 212, "unit": "m",
+         "citation": "[Per extraction: 'track length 212 m' from the survey]", "source": "Engineering survey",
+         "period": "2019 survey, track unchanged since", "confidence": 0.8,
+         "interpretation": "the track is 212 m long"}]
+    evidence = [
+        {"id": "LEAFLET", "source": "Visitor leaflet (fictitious)", "authority": "leaflet", "date": "2026-03-01",
+         "text": "Enjoy a 176 m ride up the cliff."},
+        {"id": "SURVEY", "source": "Engineering survey (fictitious)", "authority": "official", "date": "2019-06-01",
+         "text": "Track length 212 m measured along the rails. The track has not been altered since."}]
+    verdict = _run(tmp_path, _arbitration("How long is the railway's track?", reports, evidence), "arbitration")
+    assert "each in its own context" not in verdict["answer"], verdict["answer"]
+    assert "consensus.both_valid_with_context" not in verdict["applied_rules"], verdict["applied_rules"]

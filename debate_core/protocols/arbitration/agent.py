@@ -306,12 +306,33 @@ def reading_support(side: Side) -> str:
     return "not stated"
 
 
+# A period whose figure says it still holds ("2019 survey, track unchanged since", "2021, still
+# current"): it covers every later period too.
+_STILL_HOLDS = re.compile(r"\b(?:unchanged|not changed|no change|the same|still (?:current|valid|applies|in force|holds?))"
+                          r"(?:\s+(?:since|ever since|to date|since then))?\b", re.I)
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def still_holds(p1: str | None, p2: str | None) -> bool:
+    """Rule: two periods are not different when one of them says its figure still holds ("2019
+    survey, track unchanged since") and the other falls after it (2026): the older figure is also
+    a figure for the later period."""
+    for older, newer in ((p1, p2), (p2, p1)):
+        if not older or not newer or not _STILL_HOLDS.search(older):
+            continue
+        y_old, y_new = _YEAR.findall(older), _YEAR.findall(newer)
+        if y_old and y_new and max(map(int, y_old)) <= min(map(int, y_new)):
+            return True
+    return False
+
+
 def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     if s1.unit and s2.unit and unit_key(s1.unit) != unit_key(s2.unit) and "source_conflict" not in kinds:
         return f"they use different units ({s1.unit} vs {s2.unit}), so they measure different things"
     defined = (f"they use different definitions ({s1.definition} vs {s2.definition})"
                if s1.definition and s2.definition and _norm(s1.definition) != _norm(s2.definition) else None)
-    if same_period(s1.period, s2.period) is False and "source_conflict" not in kinds:
+    if same_period(s1.period, s2.period) is False and "source_conflict" not in kinds \
+            and not still_holds(s1.period, s2.period):
         # Both differences, where both are stated: the period alone would hide what each one counts.
         periods = f"they cover different periods ({s1.period} vs {s2.period})"
         return f"{periods} and {defined[5:]}" if defined else periods
