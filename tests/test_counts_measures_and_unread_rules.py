@@ -2,11 +2,11 @@
 that differ do not agree, however small the gap next to the threshold the arbitration protocol sets
 for measured figures; "how long", "how hot" ask for one measure; a yes-or-no question joined to the
 one about figures is answered or goes to a person; a committee that "will decide ... at its meeting"
-holds the point open; "without a licence or any other permit?" still asks for a yes or a no; a
-reader asking "was that a complaint or a rave?" leaves a text's meaning open; a figure "unchanged
-since" an older survey is a figure for the later period too;
-and a rule that leaves out two
-predicates the passages speak of in sentences no rule word reads goes to a person."""
+holds the point open; "without a licence or any other permit?" still asks for a yes or a no, as does
+"As of 20 February, can she open?"; a reader asking "was that a complaint or a rave?" leaves a
+text's meaning open; a figure "unchanged since" an older survey is a figure for the later period
+too; and a rule that leaves out two predicates the passages speak of in sentences no rule word
+reads goes to a person."""
 
 from __future__ import annotations
 
@@ -156,6 +156,9 @@ def test_or_any_other_widens_a_yes_or_no_question_without_offering_a_second_answ
     question = "We run a dance in a church hall. Can we sell wine at it without a Temporary Event Notice or any other licence?"
     assert asks_yes_or_no(question)
     assert not asks_yes_or_no("Do we need a Temporary Event Notice or a premises licence?")
+    # An opening phrase before the question ("As of 20 February, can ...") does not hide it.
+    assert asks_yes_or_no("As of 20 February, can Jade open the nail bar on 2 March?")
+    assert not asks_yes_or_no("As of 20 February, which licence does Jade need?")
     case = _cc_case("hall_wine", question, [
         {"id": "ACT", "source": "Licensing Act 2003, as commonly summarised (public fact, paraphrased)",
          "authority": "statute", "text": "Selling alcohol is a licensable activity; premises without a licence need a "

@@ -84,6 +84,8 @@ def dropped_condition(answer: str, finals: Mapping[str, AgentOutput], evidence: 
 _POLAR_OPENERS = frozenset({"do", "does", "did", "can", "could", "may", "must", "is", "are", "was", "were", "will",
                             "would", "should", "shall", "has", "have", "had", "need", "am"})
 _SAYS_YES_OR_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
+_OPENING_PHRASE = re.compile(r"^\W*(?:as of|as at|by|from|in|on|after|before|so|then|now|today|given|with|in that case|"
+                             r"if so|failing that)\b[^,?]{0,40},\s*")
 _OR_ANY = re.compile(r"\s+or\s+(?:any|anything|anyone|anybody|anywhere)\b")
 
 
@@ -93,7 +95,8 @@ def asks_yes_or_no(question: str) -> bool:
     asking = [s for s in re.split(r"(?<=[.?!])\s+", (question or "").strip()) if s.rstrip().endswith("?")]
     if not asking or offered_options(question):
         return False
-    words = re.findall(r"[A-Za-z']+", asking[-1].lower())
+    # "As of 20 February, can Jade open on 2 March?": the question starts after its opening phrase.
+    words = re.findall(r"[A-Za-z']+", _OPENING_PHRASE.sub("", asking[-1].lower(), count=1))
     # "without a TEN or any other licence" widens what is asked about; it offers no second answer.
     choice = _OR_ANY.sub(" ", f" {asking[-1].lower()} ")
     return bool(words) and words[0] in _POLAR_OPENERS and " or " not in choice
