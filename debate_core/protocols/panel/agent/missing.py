@@ -59,11 +59,24 @@ _WAYS = r"(?:complaint|moan|rant|rave|compliment|praise|dig|joke|jibe|sarcasm|sa
 _ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]*\?", re.I)
 
 
+# The author of the text says they have not made up their mind ("I honestly don't know what to think
+# now", "please don't take this as my last word"): the text's sentiment is not yet settled by them.
+_UNDECIDED_AUTHOR = re.compile(
+    r"[^.!?]*\b(?:(?:I|we)\s+(?:\w+\s+)?(?:don't|do not|really don't)\s+know\s+what\s+to\s+(?:think|make of (?:it|this)|feel)"
+    r"|not\s+(?:\w+\s+){0,3}(?:my|our)\s+last\s+word"
+    r"|(?:I|we)\s+(?:haven't|have not)\s+(?:yet\s+)?made\s+up\s+(?:my|our)\s+minds?"
+    r"|(?:I'm|I am|we're|we are)\s+(?:still\s+)?(?:undecided|in two minds|torn))\b[^.!?]*[.!?]?", re.I)
+
+
 def meaning_left_open(text: str, evidence: list) -> str | None:
     """Rule: where the replies to a text under review take it both ways (one reply clearly warm, another
     clearly cross), another passage's writer says they cannot tell ("I don't know her well enough to
     guess"), or a reader asks which way it was meant ("was that a complaint or a rave?"), what its
-    author meant is open: the people who read it did not agree on it."""
+    author meant is open: the people who read it did not agree on it. So it is where its author says
+    they have not made up their mind ("I honestly don't know what to think now")."""
+    undecided = _UNDECIDED_AUTHOR.search(text or "")
+    if undecided:
+        return f"how its author now feels: the text says \"{' '.join(undecided.group(0).split())[:80]}\""
     for ev in evidence:
         if not text or text.strip() in ev.text:
             continue

@@ -455,7 +455,7 @@ def _irony_suspected(target: list[tuple[str, list[str], str, list[str], str, flo
                      issues: list[str]) -> bool:
     """A word list cannot read irony. It is suspected when the text's lexicon polarity meets a cue
     that points the other way: an earlier stage naming irony or sarcasm, earlier stages reading the
-    text as opposite polarities, or exclamations of praise next to a clause the lexicon finds negative."""
+    text as opposite polarities, or exclamations of praise (`exclaims`) next to a negative clause."""
     lexical = {r[2] for r in target if r[4] in ("lexicon", "event") and r[2] in _OPPOSITE}
     if not lexical:
         return False
@@ -464,8 +464,18 @@ def _irony_suspected(target: list[tuple[str, list[str], str, list[str], str, flo
     stages = {str(_signal(context, k).get("label") or "") for k in ("stage1_ate", "stage2_ate")}
     if {"positive", "negative"} <= stages:
         return True
-    praised = any(r[2] == "positive" and r[4] == "lexicon" and "!" in r[0] for r in target)
-    return praised and "negative" in lexical
+    praised = any(r[2] == "positive" and r[4] in ("lexicon", "signal") and exclaims(r[0]) for r in target)
+    return praised and any(r[2] == "negative" and r[4] not in ("none", "conflict") for r in target)
+
+
+# An exclamative says its praise aloud without an exclamation mark: "What a bargain.", "How lovely."
+_EXCLAMATIVE = re.compile(r"^\W*(?:what an?|how)\s+\S+(?:\s+\S+){0,3}\s*[.!]?\W*$", re.I)
+
+
+def exclaims(sentence: str) -> bool:
+    """Whether a sentence is an exclamation: it has an exclamation mark, or it is a short exclamative
+    ("What a bargain.")."""
+    return "!" in sentence or bool(_EXCLAMATIVE.match(sentence.strip()))
 
 
 def read_case(case: Any, context: dict[str, Any]) -> Reading:
@@ -535,13 +545,16 @@ def read_case(case: Any, context: dict[str, Any]) -> Reading:
                       unattached=[m.polarity for m in loose], own_rating=own_rating(case.evidence),
                       offers_mixed=not options or "mixed" in options)
     if aspects:
-        _measure(reading, case, text, used, asked, target_read, context)
+        # Clauses naming no aspect still show praise said aloud next to a complaint ("What a bargain.").
+        _measure(reading, case, text, used, asked, target_read, context,
+                 [(m.clause, [], m.polarity, m.cues, m.source, m.strength) for m in loose])
     reading.gaps += [gap for gap in (cut_off(text), refers_elsewhere(text), meaning_left_open(text, case.evidence)) if gap]
     return reading
 
 
 def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str],
-             target_read: list[tuple[str, list[str], str, list[str], str, float]], context: dict[str, Any]) -> None:
+             target_read: list[tuple[str, list[str], str, list[str], str, float]], context: dict[str, Any],
+             unnamed: list[tuple[str, list[str], str, list[str], str, float]] = ()) -> None:
     """What the reading could not settle, in plain words, and the shared measure of it."""
     gaps: list[str] = []
     wanted = [a.aspect for a in r.aspects]
@@ -561,7 +574,7 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     for clause in dict.fromkeys(t[0] for t in target_read if t[4] == "conflict"):
         gaps.append(f"the sentiment of \"{quote_text(clause)}\" (its words praise while it reports a failure, "
                     "or the reverse: mixed or ironic, which a word list cannot tell apart)")
-    r.irony = _irony_suspected(target_read, context, r.issues)
+    r.irony = _irony_suspected([*target_read, *unnamed], context, r.issues)
     if r.irony:
         gaps.append("whether the text is ironic or sarcastic: its words read one way while other cues point "
                     "the other, and a word list cannot read irony")
