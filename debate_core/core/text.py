@@ -192,6 +192,9 @@ _DOUBT = re.compile(
     # "they haven't said yes or no yet": the decision the point waits on has not been given.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?(?:said yes or no|said either way|given (?:an|their|its|a) "
     r"(?:answer|decision)|decided)\b"
+    # "I've asked the insurer how they define it. No answer yet, and I won't guess for them": the
+    # answer the point waits on has not come, and the writer will not supply one.
+    r"|\bno (?:answer|reply|response|decision|ruling) (?:yet|as yet|so far)\b|\b(?:I|we) (?:won't|will not) guess\b"
     # "The committee will decide how to treat the flagged votes at its meeting on 24 June": the
     # decision the point waits on is still to be taken.
     r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.;]{0,60}?\bat (?:its|their|the|our) "

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ...core.schemas import Evidence
-from ...core.text import HEARSAY, authority_score, sentences
+from ...core.text import HEARSAY, authority_score, sentences, states_doubt
 from .amendments import quote
 
 # How a text says two others differ on a point.
@@ -69,7 +69,7 @@ def undecided_on_record(evidence: Sequence[Evidence]) -> list[str]:
     for ev in evidence:
         if authority_score(ev.authority) <= HEARSAY or any(_DIFFER.search(s) for s in sentences(ev.text)):
             continue
-        said = next((s for s in sentences(ev.text) if _UNDECIDED.search(s)), None)
+        said = next((s for s in sentences(ev.text) if _UNDECIDED.search(s) or states_doubt(s)), None)
         if said:
             reasons.append(f"{ev.id} says the point is not yet decided (\"{quote(said)}\"): a person must wait "
                            "for the decision before the rule is relied on")

@@ -35,6 +35,8 @@ _EXTRA_CUES = {
                   "subject to", "excluding", "does not apply", "shall not apply", "do not apply",
                   "nor does it apply", "nor do they apply", "nor does this apply"),
     "obligation": ("on condition that", "so long as", "as long as", "is conditional on"),
+    # "Nor may you bring a dog": a bar carried over from the sentence before, said by inversion.
+    "prohibition": ("nor may", "nor can", "neither may", "neither can"),
 }
 
 # "X is limited to the sections the council has opened" confines X to what follows, a condition; a
@@ -75,11 +77,17 @@ def permits(sentence: str) -> bool:
     return bool(_PERMISSION.search(sentence))
 
 
+# "Nor do you need to be an archaeologist", "Neither is a GPS required": a negative carried over
+# from the sentence before, said by inversion; what follows is not required.
+_NOR_NEEDED = re.compile(r"\b(?:nor|neither)\s+(?:do|does|did|is|are|was|were|will)\s+(?:[\w'-]+\s+){0,4}?"
+                         r"(?:need|needs|needed|required|necessary|have to|has to|compulsory|mandatory)\b", re.I)
+
+
 def cue_kind(sentence: str) -> str | None:
     """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition',
     'permission' or None. A permission that carries a proviso ("may ..., provided that ...") is a
     permission: the proviso stays in its clause."""
-    if _has_cue(sentence, "not_required"):
+    if _has_cue(sentence, "not_required") or _NOR_NEEDED.search(sentence):
         return "not_required"
     if _has_cue(sentence, "exception"):
         if permits(sentence) and not _has_cue(sentence, "prohibition"):
