@@ -192,6 +192,10 @@ _DOUBT = re.compile(
     # "they haven't said yes or no yet": the decision the point waits on has not been given.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?(?:said yes or no|said either way|given (?:an|their|its|a) "
     r"(?:answer|decision)|decided)\b"
+    # "Until that ruling the Open final result stays provisional": the result waits on a decision.
+    r"|\b(?:results?|placings?|scores?|times?|standings?|rankings?)(?: [\w'-]+){0,4}? (?:stays?|remains?|is|are) "
+    r"provisional\b"
+    r"|\buntil (?:that|the|its|their|a) (?:ruling|decision|verdict|appeal hearing)\b"
     # "I've asked the insurer how they define it. No answer yet, and I won't guess for them": the
     # answer the point waits on has not come, and the writer will not supply one.
     r"|\bno (?:answer|reply|response|decision|ruling) (?:yet|as yet|so far)\b|\b(?:I|we) (?:won't|will not) guess\b"

@@ -74,7 +74,7 @@ def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
              f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
     if close or straddle or counted:
         agree = (f"The reports differ by less than a contradiction needs: {agreed_figures(reports)}. "
-                 + ("The question asks which figure to use" if close else
+                 + ("The question asks to choose between them" if close else
                     "They fall either side of the figure the question turns on" if straddle else
                     "Two counts of one thing cannot both be right")
                  + ", and a person must choose.")

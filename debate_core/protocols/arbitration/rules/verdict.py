@@ -38,7 +38,10 @@ _ONE_FIGURE = re.compile(r"\b(?:which|what) (?:one )?(?:figure|number|value|amou
 _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|estimate|count|total|time|reading|"
                      r"level|one)\b|\bwhich\b[^?.]{0,40}?\b(?:stands?|is (?:right|correct))\b"
                      # "Which team wins the award?": the close figures decide who is first.
-                     r"|\b(?:which|who)\b[^?.]{0,40}?\b(?:wins?|won|leads?|is (?:ahead|top|first)|champion|winner)\b", re.I)
+                     r"|\b(?:which|who)\b[^?.]{0,40}?\b(?:wins?|won|leads?|is (?:ahead|top|first)|champion|winner)\b"
+                     # "Which is the largest known piece?": the close figures decide which is the most.
+                     r"|\bwhich\b[^?.]{0,40}?\b(?:largest|biggest|heaviest|longest|tallest|highest|fastest|oldest|"
+                     r"greatest|smallest|lightest|shortest|lowest)\b", re.I)
 
 
 def _spreads(reports: Sequence[AgentReport]) -> list[tuple[str, float, float, str | None]]:
@@ -64,7 +67,7 @@ def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str
     if not apart:
         return None
     return (f"the reports give different figures for {'; '.join(apart)}, too close for the protocol to call "
-            f"a contradiction, and the question asks which one to use: a person must choose")
+            f"a contradiction, and the question asks to choose between them: a person must choose")
 
 
 def either_side_of_asked(question: str, reports: Sequence[AgentReport]) -> str | None:
