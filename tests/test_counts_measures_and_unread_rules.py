@@ -192,3 +192,23 @@ def test_a_figure_unchanged_since_an_older_survey_is_not_valid_for_another_perio
     verdict = _run(tmp_path, _arbitration("How long is the railway's track?", reports, evidence), "arbitration")
     assert "each in its own context" not in verdict["answer"], verdict["answer"]
     assert "consensus.both_valid_with_context" not in verdict["applied_rules"], verdict["applied_rules"]
+
+
+def test_reports_that_agree_answer_whether_the_sources_disagree(tmp_path):
+    reports = [
+        {"agent": "Leaflet", "metric": "canal_length_restored", "value": 2.4, "unit": "miles",
+         "citation": "[Per extraction: '2.4 miles restored' from the leaflet]", "source": "Trust leaflet",
+         "period": "February 2026", "confidence": 0.7, "interpretation": "2.4 miles are restored"},
+        {"agent": "Council", "metric": "canal_length_restored", "value": 3.9, "unit": "km",
+         "citation": "[Per extraction: '3.9 km restored' from the council report]", "source": "Council report",
+         "period": "February 2026", "confidence": 0.8, "interpretation": "3.9 km are restored"}]
+    evidence = [
+        {"id": "LEAFLET", "source": "Trust leaflet (fictitious)", "authority": "charity", "date": "2026-02-01",
+         "text": "2.4 miles of the canal are restored to navigation."},
+        {"id": "COUNCIL", "source": "Council report (fictitious)", "authority": "official", "date": "2026-02-01",
+         "text": "Length restored to navigation: 3.9 km."}]
+    question = "How long is the length restored, and do the two sources disagree?"
+    verdict = _run(tmp_path, _arbitration(question, reports, evidence), "arbitration")
+    assert verdict["answer"].startswith("The reports agree"), verdict["answer"]
+    assert "escalate.part_unanswered" not in verdict["applied_rules"], verdict["escalation_reasons"]
+    assert verdict["needs_human_review"] is False

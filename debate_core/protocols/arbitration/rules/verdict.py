@@ -112,14 +112,23 @@ _AND_WHETHER = re.compile(r"\band ((?:is|was|are|were|did|does|do|has|have|had|c
                           re.I)
 
 
+# "Do the two sources disagree?" is answered by "The reports agree" or "the same figure": the words
+# of agreement and disagreement answer one question.
+_AGREEMENT = {"agre", "disagre", "differ", "same", "contradict", "conflict", "match", "consist", "inconsist"}
+
+
+def _agreement_as_one(words: Sequence[str]) -> set[str]:
+    return {"agre" if w in _AGREEMENT else w for w in words}
+
+
 def part_unanswered(question: str, answer: str) -> str | None:
     """Rule: an answer answers the question as asked. Where the question joins a yes-or-no question to
     the one about figures ("and is it a championship record?") and the answer, given in figures and
     the readings of the reports, uses none of that part's words, that part is not answered: a person
     answers it."""
-    said = set(terms(answer or ""))
+    said = _agreement_as_one(terms(answer or ""))
     for m in _AND_WHETHER.finditer(question or ""):
-        asked = set(terms(m.group(1)))
+        asked = _agreement_as_one(terms(m.group(1)))
         if asked and not asked & said:
             return (f"the question also asks \"{m.group(1).strip()}?\", and the answer, given in the reports' "
                     "figures, does not say: a person must answer that part")
