@@ -192,6 +192,9 @@ _DOUBT = re.compile(
     # "they haven't said yes or no yet": the decision the point waits on has not been given.
     r"|\b(?:haven't|have not|hasn't|has not) (?:yet )?(?:said yes or no|said either way|given (?:an|their|its|a) "
     r"(?:answer|decision)|decided)\b"
+    # "We can't check the spoiled cones - nobody counted them": what would settle it was never taken.
+    r"|\b(?:nobody|no one|no-one) (?:counted|checked|measured|weighed|recorded|witnessed) (?:it|them|this|that|those|these|the)\b"
+    r"|\b(?:we|I) (?:can't|cannot|can not|couldn't|could not) (?:check|verify|count|confirm) (?:it|them|this|that|the)\b"
     # "Until that ruling the Open final result stays provisional": the result waits on a decision.
     r"|\b(?:results?|placings?|scores?|times?|standings?|rankings?)(?: [\w'-]+){0,4}? (?:stays?|remains?|is|are) "
     r"provisional\b"

@@ -211,9 +211,9 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     (only a ruling for one side is explained this way): the sentence in which it gives both figures
     ("93.4%, up from 89.0% in the same quarter of 2024") says what the rejected figure is; failing
     that, the sentence of the passage carrying the winning figure that says it replaces an earlier
-    one ("This value supersedes the provisional figure"); failing that, the sentence of another of
-    the winning source's passages that gives the rejected figure; failing that, the sentence of a
-    passage of neither source that gives it."""
+    one ("This value supersedes the provisional figure"); failing that, the sentence of one of the
+    winning source's passages (the cited one included) that gives the rejected figure; failing that,
+    the sentence of a passage of neither source that gives it."""
     if leader not in ("agent1_correct", "agent2_correct"):
         return None
     won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
@@ -226,11 +226,12 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     lost_reading = c.agent2_interpretation if leader == "agent1_correct" else c.agent1_interpretation
     won_unit, lost_unit = (c.agent1_unit, c.agent2_unit) if leader == "agent1_correct" else (c.agent2_unit, c.agent1_unit)
     misread = misread_unit(lost, lost_unit, won, won_unit, evidence, lost_citation)
+    basis = re.search(r"'([^']{4,})'", citation or "")
+    kept = f"; the figure kept rests on \"{basis.group(1)}\"" if basis else ""
     if misread:
-        basis = re.search(r"'([^']{4,})'", citation or "")
         return (f"The other figure {misread.lead} where the evidence gives it ({misread.passage}: "
                 f"{misread.shown}), about {plain_number(round(misread.converted, 1))} {won_unit} once converted"
-                + (f"; the figure kept rests on \"{basis.group(1)}\"" if basis else ""))
+                + kept)
     won_reading = c.agent1_interpretation if leader == "agent1_correct" else c.agent2_interpretation
     if measured_not_capacity(f"{citation} {won_reading or ''}", f"{lost_citation} {lost_reading or ''}"):
         quoted = re.search(r"'([^']{8,})'", lost_citation or "")
@@ -254,10 +255,11 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         said = next((s for s in sentences(ev.text) if LAST_UPDATED.search(s)), None)
         if said:
             return f"{ev.source} says of the other figure: \"{' '.join(said.split()).rstrip('.')}\""
-    # Failing both, another passage of the winning source that gives the rejected figure for
-    # something else ("in 2018/19 that brought the season's total to around 51,000").
-    for ev in carries(source_passages(source, None, evidence), lost):
-        return f"{ev.source} gives the other figure for something else: \"{_sentence_giving(ev, lost)}\""
+    # Failing both, a passage of the winning source, the cited one included, that gives the rejected
+    # figure for something else ("in 2018/19 that brought the season's total to around 51,000", or
+    # "Green coffee charged: 612.0 kg" in the roast log whose roasted weight is kept).
+    for ev in carries(source_passages(source, citation, evidence), lost):
+        return f"{ev.source} gives the other figure for something else: \"{_sentence_giving(ev, lost)}\"" + kept
     # Failing that, a passage of neither source that gives the rejected figure too ("Total 240 copies"
     # on the distributor's invoice, for a blog's "we sold 240"): where the figure may have come from,
     # shown so the reviewer can judge what it counts.

@@ -75,7 +75,10 @@ def misread_unit(value: float | None, unit: str | None, other_value: float | Non
             from_citation = False
             if stated[1] != mine[1] and relative_difference(said, value) <= MATCH_TOLERANCE:
                 converted = value * stated[1] / theirs[1]
-            elif any(relative_difference(said, q) <= MATCH_TOLERANCE for q in converted_from):
+            elif stated[1] != mine[1] and any(relative_difference(said, q) <= MATCH_TOLERANCE for q in converted_from):
+                # Only a figure the passage gives in another unit can have been converted from it: the
+                # same unit ("Green coffee charged: 612.0 kg" beside "Roasted coffee out: 517.8 kg") is
+                # another figure, not the report's misread.
                 converted, from_citation = said * stated[1] / theirs[1], True
                 if not exceeds(relative_difference(converted, value)):
                     continue  # the citation's conversion was right
