@@ -252,7 +252,8 @@ GLOSSARY = {
     "detect.source_conflict": "Two reports cite different sources for the same measure.",
     "consensus.both_valid_with_context": "Both figures stand, each in its own context (period, scope or method).",
     "escalate.differ_under_threshold": "The figures differ by less than a contradiction needs, and the question "
-                                       "asks which one to use.",
+                                       "asks to choose between them (which to use, which wins, which is the "
+                                       "largest).",
     "escalate.either_side_of_asked": "The figures differ by less than a contradiction needs, but fall either side "
                                      "of a figure the question names.",
     "escalate.counts_differ": "The question asks how many, and the reports give different counts, however "

@@ -14,6 +14,7 @@ from .verdict import counts_differ, differ_under_threshold, either_side_of_asked
 
 
 def figure_shown(value: Any, unit: str | None) -> str:
+    """A report's figure with its unit as people write it ("14.2 kg"); a value that is not a number as given."""
     if isinstance(value, float | int) or value is None:
         return shown_value(value, unit)
     return str(value)

@@ -58,8 +58,9 @@ def _spreads(reports: Sequence[AgentReport]) -> list[tuple[str, float, float, st
 
 def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str | None:
     """Rule: reports whose figures differ, by less than the threshold at which the protocol sees a
-    contradiction, do not agree when the question asks which one to use (a course record of 15:02 or
-    15:31): the difference is the question, and a person chooses."""
+    contradiction, do not agree when the question asks to choose between them: which one to use (a
+    course record of 15:02 or 15:31), which wins, which is the largest. The difference is the
+    question, and a person chooses."""
     if not _CHOOSE.search(question or "") or BOTH_OFFERED.search(question or ""):
         return None
     apart = [f"{metric_words(metric)} ({shown_value(lo, unit)} and {shown_value(hi, unit)}, "
@@ -118,6 +119,7 @@ _AGREEMENT = {"agre", "disagre", "differ", "same", "contradict", "conflict", "ma
 
 
 def _agreement_as_one(words: Sequence[str]) -> set[str]:
+    """The words, with every word of (dis)agreement read as one."""
     return {"agre" if w in _AGREEMENT else w for w in words}
 
 
