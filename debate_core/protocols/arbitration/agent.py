@@ -310,7 +310,6 @@ def reading_support(side: Side) -> str:
 # current"): it covers every later period too.
 _STILL_HOLDS = re.compile(r"\b(?:unchanged|not changed|no change|the same|still (?:current|valid|applies|in force|holds?))"
                           r"(?:\s+(?:since|ever since|to date|since then))?\b", re.I)
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
 def still_holds(p1: str | None, p2: str | None) -> bool:
@@ -320,8 +319,8 @@ def still_holds(p1: str | None, p2: str | None) -> bool:
     for older, newer in ((p1, p2), (p2, p1)):
         if not older or not newer or not _STILL_HOLDS.search(older):
             continue
-        y_old, y_new = _YEAR.findall(older), _YEAR.findall(newer)
-        if y_old and y_new and max(map(int, y_old)) <= min(map(int, y_new)):
+        end_old, end_new = period_end(older), period_end(newer)
+        if end_old and end_new and end_old <= end_new:
             return True
     return False
 
