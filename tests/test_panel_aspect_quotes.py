@@ -143,7 +143,8 @@ def test_a_passage_whose_writer_cannot_tell_how_the_text_was_meant_sends_it_to_a
                              "text": "She has not answered my message. I don't know her well enough to guess."})
     verdict = _verdict(tmp_path, case)
     assert verdict["needs_human_review"] is True, verdict["answer"]
-    assert any("T2 says \"I don't know her well enough to guess.\"" in r for r in verdict["escalation_reasons"]), \
+    assert any("T2 says \"She has not answered my message. I don't know her well enough to guess.\"" in r
+               for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
 
 

@@ -172,7 +172,7 @@ _DOUBT = re.compile(
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
     r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:say|tell|determine|establish|confirm)"
-    r" (?:whether|if|which|for certain|for sure)\b"
+    r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure)\b"
     r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
     r"|\binconclusive\b"
     # "the two counts have not been reconciled", "the group makes no finding": the record says it is open.
@@ -187,6 +187,20 @@ _DOUBT = re.compile(
     # "two domed jars sent to the analyst; results expected 23 October": what would settle it is to come.
     r"|\b(?:results?|findings|verdict) (?:are |is )?(?:expected|due) (?:on |by |in |at )?(?:\d|mon|tue|wed|thu|fri|sat|sun|"
     r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next|later|this|within)"
+    # "We have referred this to an independent consultant; the report is due on 20 November": the
+    # finding the point was referred for is still to come.
+    r"|\breferred\b[^.]{0,100}?\b(?:report|decision|ruling|determination|findings?|outcome|view|opinion)s? "
+    r"(?:is |are )?(?:expected|due)\b"
+    # "the supplier still has to fix single sign-on and we can't promise it ... We'll confirm as soon
+    # as we know": the writer will not vouch for the point, and says it is not yet known.
+    r"|\b(?:can't|cannot|can not|couldn't|could not) (?:promise|guarantee) (?:it|that|this|anything)\b"
+    r"|\bas soon as (?:we|I|they) (?:know|hear)\b"
+    # "Nothing in this Schedule says further what 'number of pupils' means": the record leaves the
+    # term's meaning open. "Item 6: meaning of 'number of pupils' (for decision)": it is to be decided.
+    r"|\b(?:nothing|no clause|no term|no definition)\b[^.]{0,80}?\b(?:says?|defines?|specif(?:y|ies))\b[^.]{0,40}?"
+    r"\bwhat\b[^.]{0,60}?\bmeans?\b"
+    r"|\b(?:does not|doesn't|do not|don't) (?:say|define|specify)\b[^.]{0,10}?\bwhat\b[^.]{0,60}?\bmeans?\b"
+    r"|\(\s*for (?:a )?decision\s*\)"
     # "I don't know her well enough to guess": the writer cannot say.
     r"|\b(?:don't|do not|doesn't|does not|didn't|did not) know (?:\w+ ){0,3}(?:well )?enough to (?:guess|say|tell|judge)\b"
     # "they haven't said yes or no yet": the decision the point waits on has not been given.
@@ -201,7 +215,10 @@ _DOUBT = re.compile(
     r"|\buntil (?:that|the|its|their|a) (?:ruling|decision|verdict|appeal hearing)\b"
     # "I've asked the insurer how they define it. No answer yet, and I won't guess for them": the
     # answer the point waits on has not come, and the writer will not supply one.
-    r"|\bno (?:answer|reply|response|decision|ruling) (?:yet|as yet|so far)\b|\b(?:I|we) (?:won't|will not) guess\b"
+    r"|\bno (?:answer|reply|response|decision|ruling) (?:yet|as yet|so far)\b"
+    # "the author has not re-rated it and has not replied to our message": the answer is awaited.
+    r"|(?<!\bif )(?<!\bunless )\b(?:has not|have not|hasn't|haven't) (?:yet )?(?:replied|responded|answered) (?:to )?"
+    r"(?:our|my|their|your|any)\b|\b(?:I|we) (?:won't|will not) guess\b"
     # "The committee will decide how to treat the flagged votes at its meeting on 24 June": the
     # decision the point waits on is still to be taken.
     r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.;]{0,60}?\bat (?:its|their|the|our) "

@@ -27,9 +27,11 @@ SAME_MESSAGE_SHARE = 0.5
 # A recurrence that starts on a stated day ("daily from 6 July") is a new routine, itself a change,
 # not something seen to happen before when nothing failed.
 _STARTED = r"(?!,?\s+(?:from|since|starting|beginning)\b)"
+# "replaced after the old one failed its weekly check": the check recurs, not what it found.
+_CHECKED = r"(?!\s+(?:[\w-]+\s+)?(?:checks?|tests?|inspections?|calibrations?|audits?|walk-?rounds?)\b)"
 _NOTHING_FAILS = re.compile(
     r"\b(?:every (?:day|night|morning|evening|week|month|hour|weekday|weekend|run|deploy)" + _STARTED +
-    r"|(?:daily|nightly|hourly|weekly)" + _STARTED + r"|(?:routinely|regularly|usually|habitually|always)"
+    r"|(?:daily|nightly|hourly|weekly)" + _STARTED + _CHECKED + r"|(?:routinely|regularly|usually|habitually|always)"
     r"|most (?:days|nights|weeks|mornings|runs)|as (?:it|they|this|that) (?:does|do|did|has|have)"
     r"|as usual|for (?:weeks|months|years)|in (?:healthy|normal|quiet) (?:periods?|times|operation|weeks|days)"
     r"|(?:while|when) (?:nothing|no (?:\w+ )?(?:was|were) )(?:fail\w*|wrong|affected|impacted|down)"

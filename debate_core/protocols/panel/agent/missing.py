@@ -82,7 +82,8 @@ def meaning_left_open(text: str, evidence: list) -> str | None:
             continue
         said = doubts(ev.text)
         if said:
-            return f"how the text was meant: {ev.id} says \"{' '.join(said[0].split())[:80]}\""
+            # "She has not answered my message. I don't know her well enough to guess.": both are quoted.
+            return f"how the text was meant: {ev.id} says \"{' '.join(' '.join(said[:2]).split())[:160]}\""
         asked = _ASKS_WHICH_WAY.search(ev.text)
         if asked:
             return f"how the text was meant: a reader in {ev.id} asks \"{' '.join(asked.group(0).split())[:80]}\""

@@ -179,12 +179,22 @@ _UNSEEN = re.compile(r"[\[<(]\s*(?:gif|image|img|photo|picture|video|sticker|mem
                      r"audio|link|emoji)(?:\s+(?:omitted|removed|deleted|not shown|unavailable))?\s*[\]>)]", re.I)
 
 
+# A transcript's or a scan's mark for words nobody could make out ("The lad on the counter was [inaudible]").
+_UNHEARD = re.compile(r"[\[(]\s*(?:inaudible|unclear|indistinct|illegible|unintelligible|crosstalk|redacted|"
+                      r"words? missing)\b[^\])]{0,20}[\])]", re.I)
+
+
 def unseen_content(text: str) -> str | None:
     """Rule: a text that holds a placeholder for content the reading cannot see ("[GIF]") may carry its
-    tone there: what the reading could not assess, quoted; None otherwise."""
+    tone there: what the reading could not assess, quoted; None otherwise. So may words marked as
+    not made out ("[inaudible]"): what they said is not in the text."""
     m = _UNSEEN.search(text or "")
-    return (f"what \"{m.group(0)}\" shows: the text holds content the panel cannot see, and a picture or a "
-            "clip may carry its tone") if m else None
+    if m:
+        return (f"what \"{m.group(0)}\" shows: the text holds content the panel cannot see, and a picture or a "
+                "clip may carry its tone")
+    m = _UNHEARD.search(text or "")
+    return (f"what the words marked \"{m.group(0)}\" said: nobody could make them out, and they may carry the "
+            "text's tone") if m else None
 
 
 def double_edged_gap(phrase: str) -> str:
