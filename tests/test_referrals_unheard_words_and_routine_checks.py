@@ -11,6 +11,8 @@ from test_pending_changes_variants_and_bases import _arbitration
 from test_substitutions_references_and_rates import _incident
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.panel.ratings import ratings_in
+from debate_core.protocols.refinement.agent.reading import changes_in
 from debate_core.protocols.refinement.rules import nothing_fails
 
 _LIFT_REPORTS = [
@@ -147,3 +149,36 @@ def test_a_setting_nobody_can_say_leaves_the_cause_open(tmp_path):
     assert verdict["needs_human_review"] is True
     assert any("cannot say what the setting was" in r for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_change_its_record_denies_is_no_change(tmp_path):
+    assert changes_in("Screen (louvred, white, sensor 1.25 m above ground) not moved or altered.", record=True) == ()
+    assert changes_in("The screen was moved on 3 May.", record=True) == ("moved",)
+    case = _incident("weather_screen", "Since 17 May 2026 the (fictitious) school weather station's daily maxima run "
+                                       "2 °C above its neighbours' on sunny days. What is the root cause?", [
+        {"id": "C1", "source": "config: station change record, May 2026", "date": "2026-05-31T18:00:00",
+         "text": "12 May: data logger firmware updated from v3.2 to v3.4. 17 May: the grass round the thermometer "
+                 "screen replaced by black rubber surfacing. Screen (sensor 1.25 m above ground) not moved or altered."},
+        {"id": "L1", "source": "log: daily maxima against the neighbouring station", "date": "2026-06-30T21:00:00",
+         "text": "12-16 May: within 0.3 °C. From 17 May, on sunny calm days: +1.5 to +2.8 °C."}])
+    verdict = _run(tmp_path, case, "refinement")
+    cause = verdict["answer"].split("\n")[0]
+    assert cause.startswith('Root cause: the change just before the first anomaly, "17 May: the grass round the '
+                            'thermometer screen replaced'), cause
+
+
+def test_a_rating_written_in_words_is_the_reviewers_own(tmp_path):
+    assert ratings_in("Two out of five, and one of those is for Mrs Okafor.") == [2.0]
+    assert ratings_in("Two out of five pupils said they liked it.") == []
+    text = ("The pizza sat under a heat lamp for an hour. The queue took twenty minutes. The salad bar is genuinely "
+            "good. Two out of five.")
+    case = _one_text("canteen_column", "Canteen column", "review", text, "Student newspaper column (fictitious school)")
+    case["question"] += " And what is the sentiment towards each aspect (pizza, queue, salad bar)?"
+    case["signals"] = {
+        "text": text, "language": "en", "aspect_terms": ["pizza", "queue", "salad bar"], "synonym_hints": {},
+        "stage1_ate": {"aspects": ["pizza", "queue", "salad bar"]},
+        "stage1_atsa": {"aspect_sentiments": [
+            {"aspect": "pizza", "polarity": "negative"}, {"aspect": "queue", "polarity": "negative"},
+            {"aspect": "salad bar", "polarity": "positive"}]}}
+    verdict = _verdict(tmp_path, case)
+    assert "(the reviewer's own rating: 2 of 5)" in verdict["answer"], verdict["answer"]

@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import re
 
-# Not a count of items ("3 of 5 most ...", "2 of 5: the ..."), which the same words can start.
-OWN_RATING = re.compile(r"(?<![\d.])(\d(?:\.\d+)?)\s*(?:/|of|out of)\s*5(?:\s*stars?)?\b(?!\s*[:,]?\s*(?:most|the))",
+_WORDS = ("zero", "one", "two", "three", "four", "five")
+# Not a count of items ("3 of 5 most ...", "2 of 5: the ..."), which the same words can start. In
+# words ("Two out of five, and one of those is for Mrs Okafor") only where no noun follows: "two
+# out of five pupils" counts pupils.
+OWN_RATING = re.compile(r"(?<![\d.])(\d(?:\.\d+)?)\s*(?:/|of|out of)\s*5(?:\s*stars?)?\b(?!\s*[:,]?\s*(?:most|the))"
+                        r"|\b(" + "|".join(_WORDS) + r")\s+(?:out of|of)\s+five\b(?=\s*(?:stars?\b|[.,;!)]|$))",
                         re.IGNORECASE)
+
+
+def rating_value(m: re.Match[str]) -> float:
+    """The rating an `OWN_RATING` match gives, written in figures or in words."""
+    return float(m.group(1)) if m.group(1) else float(_WORDS.index(m.group(2).lower()))
 
 
 def ratings_in(text: str | None) -> list[float]:
     """Every rating out of 5 the text gives."""
-    return [float(m.group(1)) for m in OWN_RATING.finditer(text or "")]
+    return [rating_value(m) for m in OWN_RATING.finditer(text or "")]
 
 
 def shown_rating(value: float) -> str:

@@ -21,7 +21,7 @@ from ....core import lexicons
 from ....core.options import offered_options
 from ....core.text import bm25_rank
 from ....providers.offline import reading as measure
-from ..ratings import OWN_RATING
+from ..ratings import OWN_RATING, rating_value
 from ..rules import TermIndex, normalize_text
 from .missing import cut_off, meaning_left_open, refers_elsewhere
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
@@ -312,7 +312,7 @@ def own_rating(evidence: list[Any]) -> float | None:
                 before = where[max(0, m.start() - 25):m.start()].lower()
                 if re.search(r"average|mean|ratings?\b[^.]*\d|reviews?:", before):
                     continue
-                found.add(float(m.group(1)))
+                found.add(rating_value(m))
     return found.pop() if len(found) == 1 else None
 
 

@@ -146,10 +146,16 @@ def change_verbs(sentence: str, record: bool = False) -> list[tuple[int, str]]:
 _ROUTINE_TAG = re.compile(r"(?<![\w-])(?:INFO|DEBUG|TRACE|NOTICE)(?![\w-])")
 
 
+_DENIED = re.compile(r"\b(?:not|never|no|nothing|wasn't|weren't|isn't|aren't|hasn't|haven't|hadn't)\s+(?:\w+\s+)?$",
+                     re.I)
+
+
 def changes_in(sentence: str, record: bool = False) -> tuple[str, ...]:
     """What a sentence reports as changed: the change cues and the change verbs, in the order they
     appear, without repeats (`record`: the sentence is from a change record, see change_verbs)."""
-    cued = [(m.start(), m.group(0).lower()) for m in _pattern("change").finditer(sentence)]
+    # "Screen not moved or altered": a change cue its sentence denies reports no change.
+    cued = [(m.start(), m.group(0).lower()) for m in _pattern("change").finditer(sentence)
+            if not _DENIED.search(sentence[max(0, m.start() - 20):m.start()])]
     verbs = [] if _ROUTINE_TAG.search(sentence) else change_verbs(sentence, record)
     seen: dict[str, int] = {}
     for pos, w in sorted([*cued, *verbs]):
