@@ -337,6 +337,8 @@ def test_a_sentiment_label_counts_only_where_the_answer_chooses_it():
                "leans: read part by part it is negative, taken whole positive (VADER +0.55).")
     assert score(doubted, True, expected).right is False
     assert score("The overall sentiment is positive: tuning positive.", False, expected).right is True
+    # The overall label is the one the first sentence states first, not one an aspect has after it.
+    assert score("The overall sentiment is mixed: tuning negative; price positive.", False, expected).right is False
     # An answer whose first sentence names no sentiment is read whole, as before.
     assert score("Use 5 (the review). Its text reads positive.", False, expected).right is True
 

@@ -2,7 +2,8 @@
 
 `expected` may carry:
 - `label`: the one word the answer must be (matched as a whole word, without regard to case; a
-  sentiment label in the answer's first sentence where that sentence names one);
+  sentiment label as the first one the answer's first sentence names, where it names one: "The
+  overall sentiment is mixed: pizza positive; queue negative" answers mixed);
 - `must_mention`: groups of alternatives; each group must have one alternative in the answer;
 - `needs_human_review`: whether a careful reviewer would want the case escalated;
 - `reference`: the expert's answer. Where it states a rule (`head(X) :- body.`, as a dialectic
@@ -76,9 +77,18 @@ def label_named(answer: str, label: str) -> bool:
     one, it is that sentence that must name it, so a label the answer mentions only as a doubt does
     not count as its answer."""
     lead = _lead(answer)
-    if label.lower() in SENTIMENT_LABELS and any(mentions(lead, w) for w in SENTIMENT_LABELS):
-        return mentions(lead, label)
+    stated = _first_sentiment(lead)
+    if label.lower() in SENTIMENT_LABELS and stated is not None:
+        return stated == label.lower()
     return mentions(answer, label)
+
+
+def _first_sentiment(lead: str) -> str | None:
+    """The sentiment label a sentence names first: the overall one ("The overall sentiment is mixed:
+    pizza positive; queue negative" answers mixed, whatever its aspects are), or None."""
+    text = _norm(lead)
+    found = [(m.start(), w) for w in SENTIMENT_LABELS for m in re.finditer(r"(?<![\w])" + w, text)]
+    return min(found)[1] if found else None
 
 
 # A stated rule: a head literal, ":-", and its body up to the full stop that ends it (a full stop
