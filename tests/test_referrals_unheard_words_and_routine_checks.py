@@ -182,3 +182,19 @@ def test_a_rating_written_in_words_is_the_reviewers_own(tmp_path):
             {"aspect": "salad bar", "polarity": "positive"}]}}
     verdict = _verdict(tmp_path, case)
     assert "(the reviewer's own rating: 2 of 5)" in verdict["answer"], verdict["answer"]
+
+
+def test_a_mixed_reading_the_reviewers_own_rating_takes_a_side_on_goes_to_a_person(tmp_path):
+    def case(rating: str) -> dict:
+        text = (f"The guide was lovely and the river was beautiful. The pans were awful, rusty and broken. "
+                f"{rating}")
+        one = _one_text("panning_" + rating[0], "Panning review", "review", text, "Review of a panning trail (fictitious)")
+        one["question"] += " And what is the sentiment towards each aspect (guide, river, pans)?"
+        return one
+
+    verdict = _verdict(tmp_path, case("2/5"))
+    assert verdict["needs_human_review"] is True
+    assert any("its parts read both ways, while its own rating (2 of 5) is negative" in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+    verdict = _verdict(tmp_path, case("3/5"))
+    assert not any("its parts read both ways" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

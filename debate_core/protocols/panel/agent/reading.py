@@ -265,13 +265,15 @@ def _rating_side(rating: float | None) -> str | None:
 
 def rating_against_text(label: str | None, rating: float | None) -> str | None:
     """Rule: a review whose own rating takes the other side of its text (praise rated 1 of 5, a
-    complaint rated 5 of 5) cannot be labelled from either alone: a slip of the finger and a complaint
-    left unsaid read the same, and only a person can ask."""
+    complaint rated 5 of 5), or a side its mixed text does not, cannot be labelled from either alone:
+    a slip of the finger and a complaint left unsaid read the same, and only a person can ask."""
     side = _rating_side(rating)
     if label in _POLAR and rating is not None and side is None:
         # A middling rating (3 of 5) is the reviewer saying the good and the bad weigh alike.
         return (f"which way the review leans: its text reads {label}, while the reviewer's own rating "
                 f"({rating:g} of 5) takes neither side")
+    if label == "mixed" and side in _POLAR:  # parts both ways, rated 2 of 5: the reviewer leaned one way
+        return f"which way the review leans: its parts read both ways, while its own rating ({rating:g} of 5) is {side}"
     if label not in _POLAR or side not in _POLAR or side == label:
         return None
     return f"which way the review leans: its text reads {label}, at odds with the reviewer's own rating ({rating:g} of 5)"
@@ -586,9 +588,7 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
     leaning = opposite_leaning(r.overall, text)
     if leaning and not _rating_agrees(r.own_rating, r.overall):
         gaps.append(leaning)
-    against = rating_against_text(r.overall, r.own_rating)
-    if against:
-        gaps.append(against)
+    gaps += [g for g in [rating_against_text(r.overall, r.own_rating)] if g]
     r.gaps = gaps
     passages = {m.evidence_id or "text" for a in r.aspects for m in a.read_mentions}
     # The question is measured against what the reading used (the text under review, the clauses it
