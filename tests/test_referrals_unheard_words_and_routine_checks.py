@@ -5,6 +5,9 @@ for a person, or (the last) is no routine. Driven through the CLI on cases writt
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from test_cc_dialectic_traps import _rule_case, _run
 from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
@@ -198,3 +201,38 @@ def test_a_mixed_reading_the_reviewers_own_rating_takes_a_side_on_goes_to_a_pers
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
     verdict = _verdict(tmp_path, case("3/5"))
     assert not any("its parts read both ways" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_an_answer_no_agreed_claim_gives_goes_to_a_person():
+    from debate_core.protocols.cross_critique.answer_rules import NO_AGREED_ANSWER, no_agreed_answer
+
+    reason = no_agreed_answer(f"{NO_AGREED_ANSWER} Supporting points: (1) Foot health practitioners cut nails.")
+    assert reason and reason.startswith("none of the claims the agents agreed on answers the question")
+    assert no_agreed_answer("No: both titles are protected. [regulation_adviser.C1]") is None
+
+
+
+def test_a_choice_the_agreed_claims_leave_unanswered_goes_to_a_person(tmp_path):
+    # A dev case whose agreed claims say who may use the titles but not whether she may.
+    path = next(Path(__file__).resolve().parents[1].glob("data/eval/dev/d48_cc_podiatrist_protected_title_*.json"))
+    case = json.loads(path.read_text(encoding="utf-8"))
+    verdict = _run(tmp_path, case, "cross_critique")
+    assert verdict["answer"].startswith("The agreed claims do not answer the question."), verdict["answer"]
+    assert verdict["needs_human_review"] is True
+    assert "no_agreed_answer" in verdict["applied_rules"], verdict["applied_rules"]
+
+
+def test_a_writer_who_cannot_swear_to_the_figures_holds_them_open(tmp_path):
+    assert states_doubt("Only I wasn't on shift for either, and I can't swear to the split.")
+    assert states_doubt("I can't be sure which it was.")
+    assert states_doubt("I'm not sure which version was voted on.")
+    assert not states_doubt("I can swear to it: I was on shift.")
+    manager = {"id": "MANAGER", "source": "Email from the lift manager (fictitious)", "authority": "client",
+               "date": "2026-10-21",
+               "text": "The long stop was mostly the board wait, I think, but I wasn't on site and I can't swear to "
+                       "the availability figure either way."}
+    verdict = _run(tmp_path, _arbitration("What was the lift's availability in Q3 2026 under the contract?",
+                                          _LIFT_REPORTS, [*_LIFT_EVIDENCE, manager]), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("MANAGER says the point is still open") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

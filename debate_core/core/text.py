@@ -201,6 +201,11 @@ _DOUBT = re.compile(
     r"\bwhat\b[^.]{0,60}?\bmeans?\b"
     r"|\b(?:does not|doesn't|do not|don't) (?:say|define|specify)\b[^.]{0,10}?\bwhat\b[^.]{0,60}?\bmeans?\b"
     r"|\(\s*for (?:a )?decision\s*\)"
+    # "I wasn't on shift for either, and I can't swear to the split", "I can't be sure which it was",
+    # "I'm not sure which version was voted on": the writer will not vouch for the point.
+    r"|\b(?:can't|cannot|can not|couldn't|could not) (?:swear|vouch) (?:to|for|that)\b"
+    r"|\b(?:can't|cannot|can not|couldn't|could not) be (?:sure|certain)\b"
+    r"|\b(?:I'm|I am|we're|we are) not (?:sure|certain) (?:whether|if|which|what|how|when|who)\b"
     # "I don't know her well enough to guess": the writer cannot say.
     r"|\b(?:don't|do not|doesn't|does not|didn't|did not) know (?:\w+ ){0,3}(?:well )?enough to (?:guess|say|tell|judge)\b"
     # "they haven't said yes or no yet": the decision the point waits on has not been given.

@@ -174,6 +174,7 @@ GLOSSARY = {
     "S9.unsure_option": "The question offers answers, and the final answer does not choose exactly one of them "
                         "with enough confidence.",
     "unsure_verdict": "The final answer's own confidence is too low for it to stand without a reviewer.",
+    "no_agreed_answer": "None of the claims the agents agreed on answers the question: a person gives the answer.",
     "yes_no_unanswered": "The question asks for a yes or a no, and the answer gives neither: a person checks "
                          "which it is.",
     "dropped_condition": "The answer quotes a passage without the condition that passage sets (\"provided ...\", "

@@ -102,6 +102,19 @@ def asks_yes_or_no(question: str) -> bool:
     return bool(words) and words[0] in _POLAR_OPENERS and " or " not in choice
 
 
+# How the offline supervisor opens when no claim the agents agreed on answers the question.
+NO_AGREED_ANSWER = "The agreed claims do not answer the question."
+
+
+def no_agreed_answer(answer: str) -> str | None:
+    """Rule: an answer that says none of the agreed claims answers the question is no answer, whatever
+    the question's shape (a choice, a yes or no, a figure): a person answers it."""
+    if not (answer or "").startswith(NO_AGREED_ANSWER):
+        return None
+    return ("none of the claims the agents agreed on answers the question: the debate settled no answer, and a "
+            "person must give one")
+
+
 def yes_no_unanswered(question: str, answer: str) -> str | None:
     """Rule: a question that asks for a yes or a no is answered by one: an answer that opens with
     neither (a passage quoted, however apt) leaves the reader to draw it, so a person checks which

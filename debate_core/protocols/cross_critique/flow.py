@@ -464,7 +464,11 @@ class CrossCritiqueFlow:
         if found:
             reasons = [*reasons, found[0]]
             applied.append(found[1])
-        polar = None if found else answer_rules.yes_no_unanswered(run.case.question, sup.answer)
+        unanswered = None if found else answer_rules.no_agreed_answer(sup.answer)
+        if unanswered:
+            reasons = [*reasons, unanswered]
+            applied.append("no_agreed_answer")
+        polar = None if found or unanswered else answer_rules.yes_no_unanswered(run.case.question, sup.answer)
         if polar:
             reasons = [*reasons, polar]
             applied.append("yes_no_unanswered")

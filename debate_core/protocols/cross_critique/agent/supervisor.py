@@ -12,6 +12,7 @@ from ....core.text import HEARSAY, has_negation, sentences, terms
 from ....providers.offline import reading
 from ....providers.offline.agents import register
 from ...common import unassessed
+from ..answer_rules import NO_AGREED_ANSWER
 from .scoring import NEUTRAL_YIELD_MARK, YIELD_MARK, asked, contradiction, standing
 
 # The opening claim must carry at least this share of the question's terms; otherwise the verdict
@@ -161,7 +162,7 @@ def supervisor(payload: dict[str, Any]) -> dict[str, Any]:
     agreed = summary["agreed_claims"]
     disputed = summary["disputed_claims"]
     opening = _opening(agreed, asked(case.question), case)
-    parts = [opening["statement"] if opening else "The agreed claims do not answer the question."]
+    parts = [opening["statement"] if opening else NO_AGREED_ANSWER]
     options = offered_options(case.question)
     chosen, clear = None, True
     if options:
