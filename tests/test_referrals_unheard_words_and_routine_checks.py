@@ -236,3 +236,23 @@ def test_a_writer_who_cannot_swear_to_the_figures_holds_them_open(tmp_path):
     assert verdict["needs_human_review"] is True
     assert any(r.startswith("MANAGER says the point is still open") for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_rating_the_review_says_it_changed_from_is_not_its_own(tmp_path):
+    text = "The surveyor was excellent and knew his stuff. The treatment visits never happened and the plan failed."
+    case = _one_text("knotweed_update", "Updated review", "updated review", text,
+                     "Updated review of a weed treatment firm (fictitious)")
+    case["question"] += " And what is the sentiment towards each aspect (surveyor, treatment visits)?"
+    case["evidence"].append({"id": "RATING", "source": "Same review, rating (fictitious)", "authority": "primary",
+                             "text": "Rating: 1 of 5 (changed from 4 of 5)."})
+    verdict = _verdict(tmp_path, case)
+    assert verdict["answer"].startswith("The overall sentiment is negative"), verdict["answer"]
+
+
+def test_love_that_for_us_is_said_in_praise_and_in_irony_alike(tmp_path):
+    text = "The 07:25 bus rolled up at 07:52 again this morning. Love that for us. The driver is lovely."
+    verdict = _verdict(tmp_path, _one_text("bus_comment", "Bus comment", "comment", text,
+                                           "Parent's comment on a school transport page (fictitious)"))
+    assert verdict["needs_human_review"] is True
+    assert any('whether "Love that for us" is praise or irony' in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

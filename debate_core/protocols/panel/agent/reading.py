@@ -312,7 +312,7 @@ def own_rating(evidence: list[Any]) -> float | None:
         for where in (ev.source or "", ev.text or ""):
             for m in _OWN_RATING.finditer(where):
                 before = where[max(0, m.start() - 25):m.start()].lower()
-                if re.search(r"average|mean|ratings?\b[^.]*\d|reviews?:", before):
+                if re.search(r"average|mean|ratings?\b[^.]*\d|reviews?:|\b(?:from|was|previously|originally)\s*$", before):
                     continue
                 found.add(rating_value(m))
     return found.pop() if len(found) == 1 else None
