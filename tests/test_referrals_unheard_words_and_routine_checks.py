@@ -256,3 +256,25 @@ def test_love_that_for_us_is_said_in_praise_and_in_irony_alike(tmp_path):
     assert verdict["needs_human_review"] is True
     assert any('whether "Love that for us" is praise or irony' in r for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_question_offering_two_close_figures_asks_to_choose_between_them(tmp_path):
+    reports = [
+        {"agent": "Results", "metric": "club_10k_record", "value": 2038, "unit": "seconds",
+         "citation": "[Per extraction: 'chip 33:58' from the race results]", "source": "Race results",
+         "period": "12 April 2026", "confidence": 0.7, "interpretation": "33:58 is the new club record"},
+        {"agent": "Records", "metric": "club_10k_record", "value": 2061, "unit": "seconds",
+         "citation": "[Per extraction: 'the list stays at 34:21' from the records officer]",
+         "source": "Records officer", "period": "22 April 2026", "confidence": 0.7,
+         "interpretation": "the record stays 34:21"}]
+    evidence = [
+        {"id": "RESULTS", "source": "Race results (fictitious)", "authority": "race organiser", "date": "2026-04-12",
+         "text": "3 Sam Oduya, chip 33:58."},
+        {"id": "RECORDS", "source": "Email from the records officer (fictitious)", "authority": "club",
+         "date": "2026-04-22", "text": "For now the list stays at 34:21."}]
+    verdict = _run(tmp_path, _arbitration("What is the club's 10K road record: 33:58 or 34:21?", reports, evidence),
+                   "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert "escalate.differ_under_threshold" in verdict["applied_rules"], verdict["applied_rules"]
+    verdict = _run(tmp_path, _arbitration("What are the two 10K times on record?", reports, evidence), "arbitration")
+    assert "escalate.differ_under_threshold" not in verdict["applied_rules"], verdict["applied_rules"]

@@ -41,7 +41,10 @@ _CHOOSE = re.compile(r"\bwhich\b[^?.]{0,40}?\b(?:figure|number|value|amount|esti
                      r"|\b(?:which|who)\b[^?.]{0,40}?\b(?:wins?|won|leads?|is (?:ahead|top|first)|champion|winner)\b"
                      # "Which is the largest known piece?": the close figures decide which is the most.
                      r"|\bwhich\b[^?.]{0,40}?\b(?:largest|biggest|heaviest|longest|tallest|highest|fastest|oldest|"
-                     r"greatest|smallest|lightest|shortest|lowest)\b", re.I)
+                     r"greatest|smallest|lightest|shortest|lowest)\b"
+                     # "What is the club's 10K record: 33:58 or 34:21?": the question offers the two figures.
+                     r"|[£$€]?(?!(?:19|20)\d\d\b)\d[\d:.,]*\s*(?:[a-z%°]+\s+)?or\s+[£$€]?(?!(?:19|20)\d\d\b)\d[\d:.,]*"
+                     r"\s*(?:[a-z%°]+)?\s*\?", re.I)
 
 
 def _spreads(reports: Sequence[AgentReport]) -> list[tuple[str, float, float, str | None]]:
