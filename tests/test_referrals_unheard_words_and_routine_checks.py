@@ -278,3 +278,16 @@ def test_a_question_offering_two_close_figures_asks_to_choose_between_them(tmp_p
     assert "escalate.differ_under_threshold" in verdict["applied_rules"], verdict["applied_rules"]
     verdict = _run(tmp_path, _arbitration("What are the two 10K times on record?", reports, evidence), "arbitration")
     assert "escalate.differ_under_threshold" not in verdict["applied_rules"], verdict["applied_rules"]
+
+
+def test_a_business_with_no_record_of_the_reviewer_leaves_who_the_review_is_about_open(tmp_path):
+    text = "Two hours late, the van was too small and they took a chunk out of the banister. Never again."
+    case = _one_text("cleaner_review", "Cleaning firm review", "review", text, "Review of a cleaning firm (fictitious)")
+    case["evidence"].append({"id": "REPLY", "source": "The firm's reply under the review (fictitious)",
+                             "authority": "business reply",
+                             "text": "Hi M., we're sorry to read this, but we can't find any booking under your name, "
+                                     "and we don't do removals. Is it possible you booked another firm?"})
+    verdict = _verdict(tmp_path, case)
+    assert verdict["needs_human_review"] is True
+    assert any('who the text is about: REPLY says "we\'re sorry to read this, but we can\'t find any booking' in r
+               for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]

@@ -68,18 +68,30 @@ _UNDECIDED_AUTHOR = re.compile(
     r"|(?:I'm|I am|we're|we are)\s+(?:still\s+)?(?:undecided|in two minds|torn))\b[^.!?]*[.!?]?", re.I)
 
 
+# A business answering that it has no record of the reviewer ("we can't find any booking under your
+# name", "Is it possible you booked Fresh Start in Danbury?"): the review may be about someone else.
+_NO_RECORD = re.compile(r"[^.!?]*\b(?:(?:can't|cannot|could not|couldn't) find (?:any|a|your|the) (?:booking|order|record|"
+                        r"account|reservation|appointment)|is it possible you (?:booked|used|ordered|visited|went to))"
+                        r"\b[^.!?]*[.!?]?", re.I)
+
+
 def meaning_left_open(text: str, evidence: list) -> str | None:
     """Rule: where the replies to a text under review take it both ways (one reply clearly warm, another
     clearly cross), another passage's writer says they cannot tell ("I don't know her well enough to
     guess"), or a reader asks which way it was meant ("was that a complaint or a rave?"), what its
     author meant is open: the people who read it did not agree on it. So it is where its author says
-    they have not made up their mind ("I honestly don't know what to think now")."""
+    they have not made up their mind ("I honestly don't know what to think now"), and where the business
+    it names has no record of its author ("we can't find any booking under your name")."""
     undecided = _UNDECIDED_AUTHOR.search(text or "")
     if undecided:
         return f"how its author now feels: the text says \"{' '.join(undecided.group(0).split())[:80]}\""
     for ev in evidence:
         if not text or text.strip() in ev.text:
             continue
+        unknown = _NO_RECORD.search(ev.text)
+        if unknown:
+            said_so = " ".join(unknown.group(0).split()).lstrip(",;: ")
+            return f"who the text is about: {ev.id} says \"{said_so[:120]}\""
         said = doubts(ev.text)
         if said:
             # "She has not answered my message. I don't know her well enough to guess.": both are quoted.
