@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-_WORDS = ("zero", "one", "two", "three", "four", "five")
+from ...core.text import NUMBER_WORDS
+
+_WORDS = NUMBER_WORDS[:6]  # "zero" to "five", each at its value's index
 # Not a count of items ("3 of 5 most ...", "2 of 5: the ..."), which the same words can start. In
 # words ("Two out of five, and one of those is for Mrs Okafor") only where no noun follows: "two
 # out of five pupils" counts pupils.

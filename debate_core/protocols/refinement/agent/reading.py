@@ -147,8 +147,7 @@ _ROUTINE_TAG = re.compile(r"(?<![\w-])(?:INFO|DEBUG|TRACE|NOTICE)(?![\w-])")
 
 
 # A negation just before a change cue ("not moved", "never replaced", "no changes"): the cue is denied.
-_DENIED = re.compile(r"\b(?:not|never|no|nothing|wasn't|weren't|isn't|aren't|hasn't|haven't|hadn't)\s+(?:\w+\s+)?$",
-                     re.I)
+_DENIED = re.compile(r"\b(?:" + "|".join(sorted(_NOT | {"haven't"})) + r")\s+(?:\w+\s+)?$", re.I)
 
 
 def changes_in(sentence: str, record: bool = False) -> tuple[str, ...]:
