@@ -141,7 +141,7 @@ FLAGGING_RULES = frozenset({
     "S5.not_converged", "final_rule_unparsable", "critic_rejected", "max_rounds_without_acceptance",
     "low_confidence", "final_score_below_threshold", "no_convergence_at_max_rounds", "unverified_evidence",
     "no_verified_evidence", "unassessed", "not_assessed", "low_reasoner_confidence", "reasoner_could_not_assess",
-    "cause_seen_when_nothing_fails", "reasoners_disagree_unseparated", "kept_superseded_rule",
+    "cause_seen_when_nothing_fails", "cause_ruled_out_by_test", "reasoners_disagree_unseparated", "kept_superseded_rule",
     "kept_withdrawn_rule", "conflicting_passages", "amendment_not_in_force", "unsure_verdict", "dropped_condition",
     "amendment_starts_later",
 })

@@ -300,6 +300,7 @@ GLOSSARY = {
     "low_reasoner_confidence": "The reasoner of the best hypothesis is not confident in it.",
     "reasoner_could_not_assess": "The reasoner of the best hypothesis said what it could not assess.",
     "cause_seen_when_nothing_fails": "The evidence shows the best hypothesis' cause also happens when nothing fails.",
+    "cause_ruled_out_by_test": "A test in the evidence undid the best hypothesis' cause and the trouble went on.",
     "reasoners_disagree_unseparated": "Reasoners name different causes and the judge's scores do not separate them.",
     "converged_with_sufficient_score": "The scores settled and the best hypothesis scored high enough.",
 }
@@ -333,7 +334,7 @@ SPEC = ProtocolSpec(
     ),
     moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason,
                rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.healthy_cause_reasons,
-               rules.rival_reasons, rules.verdict),
+               rules.ruled_out_cause_reasons, rules.rival_reasons, rules.verdict),
     glossary=GLOSSARY,
     interventions=("evidence",),
         offline_agent=f"{__name__}.agent",

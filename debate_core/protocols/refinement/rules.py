@@ -210,6 +210,38 @@ def healthy_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str
     return reasons
 
 
+# How a test takes a change out of the picture (general English of undoing: no system's vocabulary),
+# and how it says the trouble went on regardless.
+_UNDONE = re.compile(r"\b(?:bypass(?:ed)?|rolled back|reverted|disabled|switched off|turned off|unplugged"
+                     r"|disconnected|removed|taken out|swapped back|downgraded|uninstalled)\b", re.I)
+_WENT_ON = re.compile(r"\b(?:still|continued|carried on|persisted|went on|no difference|changed nothing"
+                      r"|made no difference|did(?:n't| not) (?:help|stop|change))\b", re.I)
+
+
+def undone_without_effect(cause: str, sentence: str) -> bool:
+    """A sentence reports a test that undid the thing `cause` names ("UV unit and filter bypassed")
+    and says the trouble went on ("hot taps still smelled"): what was undone is named before the
+    undoing words and shares a content word with the cause. A conditional ("if it still fails after
+    the rollback") reports no test."""
+    undo, on = _UNDONE.search(sentence), _WENT_ON.search(sentence)
+    if not undo or not on or undo.start() > on.start() or re.search(r"\b(?:if|unless|whether)\b", sentence, re.I):
+        return False
+    clause = re.split(r"[:;]", sentence[:undo.start()])[-1]
+    return bool(message_words(clause) & message_words(cause))
+
+
+def ruled_out_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]]) -> list[str]:
+    """Rule: "a root cause the case's own test has ruled out goes to a human, naming the passage":
+    a passage reports that the stated cause (`stated_cause`) was undone and the trouble went on."""
+    cause = stated_cause(final["hypothesis"])
+    for pid, text in passages:
+        for s in sentences(text):
+            if undone_without_effect(cause, s):
+                return [f"The hypothesis names a cause the case's own test rules out: {pid} reports "
+                        f"\"{_cut(s)}\"; what caused this incident is not shown"]
+    return []
+
+
 def rival_reasons(final: Mapping[str, Any], rivals: Sequence[Mapping[str, Any]], *, review_threshold: float,
                   min_overlap: float = CONSENSUS_OVERLAP, close: float = CLOSE_POINTS) -> list[str]:
     """Rule: "when another reasoner's top hypothesis names a different cause and the judge does not
@@ -298,6 +330,10 @@ def verdict(
     if healthy:
         reasons += healthy
         applied.append("cause_seen_when_nothing_fails")
+    ruled_out = ruled_out_cause_reasons(final, passages)
+    if ruled_out:
+        reasons += ruled_out
+        applied.append("cause_ruled_out_by_test")
     rival = rival_reasons(final, rivals, review_threshold=review_threshold)
     if rival:
         reasons += rival

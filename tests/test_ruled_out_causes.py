@@ -1,0 +1,44 @@
+"""A root cause the case's own test has ruled out ("UV unit bypassed: hot taps still smelled") goes
+to a person, naming the passage. Driven through the CLI on cases written here (fictitious)."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _run
+from test_substitutions_references_and_rates import _incident
+
+from debate_core.protocols.refinement.rules import undone_without_effect
+
+_FILTER_FIRST = [
+    {"id": "C1", "source": "config: household change record, May 2026", "date": "2026-05-04T18:00:00",
+     "text": "4 May: carbon filter cartridge fitted on the kitchen cold main."},
+    {"id": "L1", "source": "log: owner's notes", "date": "2026-05-20T20:00:00",
+     "text": "From 6 May: error - the kitchen tap water tastes of metal every morning."}]
+
+
+def test_a_test_that_undid_the_cause_while_the_trouble_went_on_rules_it_out():
+    cause = "4 May: carbon filter cartridge fitted on the kitchen cold main."
+    assert undone_without_effect(cause, "12-19 May: carbon filter bypassed; the taste was still there every morning.")
+    assert undone_without_effect(cause, "Filter cartridge removed on 12 May, which made no difference.")
+    # The undoing helped: the cause stands.
+    assert not undone_without_effect(cause, "12 May: carbon filter bypassed; the taste went.")
+    # Something else was undone.
+    assert not undone_without_effect(cause, "12 May: water softener bypassed; the taste was still there.")
+    # A plan, not a test.
+    assert not undone_without_effect(cause, "If the taste is still there once the filter is bypassed, call us.")
+
+
+def test_a_cause_the_cases_own_test_rules_out_goes_to_a_person(tmp_path):
+    question = "Since 6 May 2026 the (fictitious) kitchen tap water tastes of metal. What is the root cause?"
+    test = {"id": "M1", "source": "metrics: the plumber's test, 12-19 May 2026", "date": "2026-05-19T17:00:00",
+            "text": "12-19 May: carbon filter bypassed, mains water straight to the tap; the taste was still there "
+                    "every morning."}
+    verdict = _run(tmp_path, _incident("metal_taste", question, [*_FILTER_FIRST, test]), "refinement")
+    assert verdict["answer"].startswith('Root cause: the change just before the first anomaly, "4 May: carbon filter'), \
+        verdict["answer"]
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("The hypothesis names a cause the case's own test rules out: M1 reports") and
+               "still there" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+    # The same test where the taste went confirms the cause: no such flag.
+    test["text"] = "12-19 May: carbon filter bypassed, mains water straight to the tap; the taste went."
+    verdict = _run(tmp_path, _incident("metal_taste", question, [*_FILTER_FIRST, test]), "refinement")
+    assert not any("rules out" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
