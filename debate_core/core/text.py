@@ -228,6 +228,10 @@ _DOUBT = re.compile(
     # decision the point waits on is still to be taken.
     r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.;]{0,60}?\bat (?:its|their|the|our) "
     r"(?:next )?meeting\b"
+    # "I honestly don't know which way they'll go": the writer cannot say how the decision will fall.
+    r"|\b(?:don't|do not|doesn't|does not) know which way\b"
+    # "The board may decide then or defer to July": even when the decision comes is open.
+    r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     r"|" + _HELD_OPEN.pattern, re.I)
 

@@ -1,11 +1,13 @@
 """A root cause the case's own test has ruled out ("UV unit bypassed: hot taps still smelled") goes
-to a person, naming the passage. Driven through the CLI on cases written here (fictitious)."""
+to a person, naming the passage; so does a rule whose decision may be deferred, or whose writer
+does not know which way it will go. Driven through the CLI on cases written here (fictitious)."""
 
 from __future__ import annotations
 
-from test_cc_dialectic_traps import _run
+from test_cc_dialectic_traps import _rule_case, _run
 from test_substitutions_references_and_rates import _incident
 
+from debate_core.core.text import states_doubt
 from debate_core.protocols.refinement.rules import undone_without_effect
 
 _FILTER_FIRST = [
@@ -42,3 +44,28 @@ def test_a_cause_the_cases_own_test_rules_out_goes_to_a_person(tmp_path):
     test["text"] = "12-19 May: carbon filter bypassed, mains water straight to the tap; the taste went."
     verdict = _run(tmp_path, _incident("metal_taste", question, [*_FILTER_FIRST, test]), "refinement")
     assert not any("rules out" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_decision_that_may_be_deferred_or_that_nobody_can_call_leaves_the_rule_undecided(tmp_path):
+    assert states_doubt("The board may decide then or defer to July after a consultation.")
+    assert states_doubt("I honestly don't know which way they'll go.")
+    assert not states_doubt("The board will decide on 20 June.")
+    assert not states_doubt("We know which way the vote went.")
+    rules = {"id": "RULES", "source": "Allotment society rules, 2024 (fictitious)", "authority": "society rules",
+             "text": "A member may keep hens on a plot once they have held the plot for a year and have passed the "
+                     "welfare course."}
+    case = _rule_case(
+        "hens_on_plots",
+        "Knowledge gap: write one ASP rule defining may_keep_hens(M) with the knowledge-base predicates, so that it "
+        "agrees with the society's rules for the season that starts on 1 July 2026. It is 10 June 2026.",
+        "Predicates, over a member M: plot_year(M): M has held the plot for a year; welfare_course(M): M has passed "
+        "the welfare course; neighbour_consent(M): the plot's neighbours have agreed in writing.",
+        [rules,
+         {"id": "BOARD", "source": "Note from the society's secretary, 9 June 2026 (fictitious)",
+          "authority": "committee",
+          "text": "Adding neighbours' written consent is on the committee's agenda for 20 June. The committee may "
+                  "decide then or defer to July after hearing from plot holders."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("BOARD says the point is not yet decided") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
