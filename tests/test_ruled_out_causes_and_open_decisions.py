@@ -69,3 +69,34 @@ def test_a_decision_that_may_be_deferred_or_that_nobody_can_call_leaves_the_rule
     assert verdict["needs_human_review"] is True
     assert any(r.startswith("BOARD says the point is not yet decided") for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_decision_a_committee_will_choose_at_its_meeting_or_settle_there_is_open():
+    assert states_doubt("The hall committee will choose between the two requests at its meeting on 12 May.")
+    assert states_doubt("Let's settle it at the meeting.")
+    assert states_doubt("Honestly, I can't remember whether I put my hand up.")
+    assert states_doubt("I'd rather not guess which way they'll go.")
+    assert states_doubt("'Direct supervision' is not defined in this schedule.")
+    assert not states_doubt("The committee chose the plant sale at its meeting on 12 May.")
+    assert not states_doubt("I can't remember the last time I had such fun.")
+    assert not states_doubt("'Member' is defined in clause 2.")
+
+
+def test_a_note_that_a_requirement_was_dropped_withdraws_it(tmp_path):
+    case = _rule_case(
+        "recital_grade",
+        "Knowledge gap: write one ASP rule defining may_perform(S) with the knowledge-base predicates, so that it "
+        "agrees with the studio's rules for the recital on 23 May 2026. It is 5 May 2026.",
+        "Predicates, over a pupil S: enrolled(S): S is enrolled this term; form_in(S): S's performer form is in; "
+        "grade1_passed(S): S has passed Grade 1 or above.",
+        [{"id": "RULES", "source": "Music studio recital rules, 2025 (fictitious)", "authority": "studio rules",
+          "text": "To play in a recital you need to be enrolled this term and to have passed Grade 1 or above, and "
+                  "your performer form has to be in by the deadline."},
+         {"id": "NOTES", "source": "Notes of the teachers' meeting, 20 February 2026 (fictitious)",
+          "authority": "studio rules",
+          "text": "1. Grade 1 requirement: dropped from the spring recital on, as many of our pupils don't do exams. "
+                  "Enrolment and the performer form stay as they are."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("As an ASP rule: ", 1)[1]
+    assert "grade1_passed" not in rule.split(".")[0], verdict["answer"]
+    assert "enrolled(S)" in rule and "form_in(S)" in rule, verdict["answer"]

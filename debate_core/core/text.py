@@ -223,15 +223,22 @@ _DOUBT = re.compile(
     r"|\bno (?:answer|reply|response|decision|ruling) (?:yet|as yet|so far)\b"
     # "the author has not re-rated it and has not replied to our message": the answer is awaited.
     r"|(?<!\bif )(?<!\bunless )\b(?:has not|have not|hasn't|haven't) (?:yet )?(?:replied|responded|answered) (?:to )?"
-    r"(?:our|my|their|your|any)\b|\b(?:I|we) (?:won't|will not) guess\b"
-    # "The committee will decide how to treat the flagged votes at its meeting on 24 June": the
-    # decision the point waits on is still to be taken.
-    r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.;]{0,60}?\bat (?:its|their|the|our) "
+    r"(?:our|my|their|your|any)\b|\b(?:I|we) (?:won't|will not) guess\b|\b(?:I'd|I would|we'd|we would) rather not guess\b"
+    # "The committee will decide how to treat the flagged votes at its meeting on 24 June", "the hall
+    # committee will choose between the two requests at its meeting": the decision the point waits on
+    # is still to be taken.
+    r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine|choose|vote on)\b[^.;]{0,60}?\bat (?:its|their|the|our) "
     r"(?:next )?meeting\b"
     # "I honestly don't know which way they'll go": the writer cannot say how the decision will fall.
     r"|\b(?:don't|do not|doesn't|does not) know which way\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
+    # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
+    r"|['\u2018\"\u201c][^'\u2019\"\u201d]{2,60}['\u2019\"\u201d] (?:is|are) (?:not|nowhere) defined\b"
+    # "Tomasz: I can't remember whether I put my hand up": the one who would know cannot say.
+    r"|\b(?:can't|cannot|can not|couldn't|could not|don't|do not) (?:remember|recall) (?:whether|if|which way|how I)\b"
+    # "Let's settle it at the meeting": the decision is still to be taken.
+    r"|\blet's (?:settle|decide|sort) (?:it|this|that)(?: out)? at the (?:next )?meeting\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     r"|" + _HELD_OPEN.pattern, re.I)
 

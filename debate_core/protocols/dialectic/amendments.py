@@ -55,9 +55,9 @@ WITHDRAWAL = re.compile(
     r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
     r"banned|forbidden|restricted)|ceases? to apply|(?:that|this|which) (?:is|'s) no longer (?:the case|so|true)|"
     r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished)"
-    # "so we dropped it in 2024", "the fee has been scrapped": plain words for the same.
+    # "so we dropped it in 2024", "the fee has been scrapped", "Grade 1 requirement: dropped": plain words.
     r"|(?:we|they|the \w+) (?:dropped|scrapped|abolished) (?:it|them|that|this)"
-    r"|(?:is|are|was|were|has been|have been) (?:dropped|scrapped))\b", re.I)
+    r"|(?:is|are|was|were|has been|have been) (?:dropped|scrapped)|(?<=: )(?:dropped|scrapped|abolished))\b", re.I)
 _POINTS_BACK = re.compile(r"(?:we|they|the \w+) (?:dropped|scrapped|abolished)", re.I)
 # "accepts the online module in place of our own induction": what follows "in place of" goes.
 _IN_PLACE_OF = re.compile(r"\b(?:in place of|replacing|replaces)\s+([^,;.:()]+)", re.I)
@@ -324,7 +324,7 @@ def withdrawn_part(sentence: str) -> str:
     m = WITHDRAWAL.search(sentence)
     if not m:
         return ""
-    return re.split(r"[:;]\s", sentence[:m.start()])[-1]
+    return re.split(r"[:;]\s", sentence[:m.start()].rstrip(" ;:,"))[-1]
 
 
 def withdrawn_parts(sentence: str) -> list[str]:
