@@ -94,15 +94,27 @@ _DOUBLE_DENIAL = re.compile(
 # "so" or "such" ("I can't remember the last time they cleaned it") it says what no longer happens.
 _NOT_SINCE = re.compile(r"\b(?:i|we)\s+(?:can't|cannot|can\s+not|couldn't|don't|do\s+not)\s+(?:remember|recall)\s+"
                         r"(?:the\s+last\s+time|when\s+(?:i|we)\s+last)\b(?=[^.!?;]*\b(?:so|such)\b)", re.I)
+# "Can't recommend them enough", "couldn't thank her enough": praise past what words can carry (VADER
+# reads the negation as a complaint).
+_PAST_WORDS = re.compile(r"\b(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(recommend|praise|thank)"
+                         r"\s+((?:[\w'&-]+\s+){0,6}?)(?:highly\s+|more\s+)?enough\b", re.I)
+# "Not one thing we've brought home has been grubby": a denial opening its sentence, too far from the
+# word it denies for VADER's three-word look-back; said plainly, every one was not.
+_NONE_WAS = re.compile(r"(^|[.!?]\s+)\W*(?:not\s+(?:one|a\s+single)|none\s+of\s+the)\s+([a-z]+)\b"
+                       r"((?:\s+(?!not\b|never\b)[\w']+){0,8}?)\s+(has|have|had|was|were|is|are)\s+(?!not\b|never\b)", re.I)
 # Booking again or saying one will return is the reviewer's own verdict on what they had.
 _RETURNING = re.compile(r"\b(?:already\s+(?:re)?booked|booked\s+again|rebooked|(?:will|we'll|i'll|would)\s+"
                         r"(?:definitely\s+|certainly\s+|100%\s+)?(?:be|go|come)\s+back)\b(?!, loved it,)", re.I)
 
 
 def plain_meaning(text: str) -> str:
-    """The text with the turns of phrase VADER misreads said plainly: a double denial as "every",
+    """The text with the turns of phrase VADER misreads said plainly: a double denial as "every", praise
+    past words ("can't recommend them enough") as recommending, a denial opening its sentence ("not one
+    thing has been grubby") as every one not,
     "I can't remember the last time ... so much" as the best in a long time, booking again as liking."""
     text = _DOUBLE_DENIAL.sub(lambda m: f"every {m.group(1)} {m.group(2) or ''}{m.group(3)}", text)
+    text = _PAST_WORDS.sub(lambda m: f"really {m.group(1)} {m.group(2).strip()}", text)
+    text = _NONE_WAS.sub(lambda m: f"{m.group(1)}every {m.group(2)}{m.group(3)} {m.group(4)} not ", text)
     text = _NOT_SINCE.sub("the best in ages:", text)
     return _RETURNING.sub(lambda m: f"{m.group(0)}, loved it,", text)
 
@@ -251,8 +263,9 @@ class ClauseReading:
 
 # "Not once has he rushed a fade or sent me out with a wonky neckline", "at no point did it leak":
 # the denial opens the clause and reaches every failure in it, past VADER's three-word window.
+# "They never make you feel rushed", "not one thing has been broken": the same reach.
 _DENIAL_OPENERS = (("not", "once"), ("never", "once"), ("at", "no", "point"), ("at", "no", "time"),
-                   ("not", "a", "single", "time"), ("not", "one", "single", "time"))
+                   ("not", "a", "single"), ("not", "one"), ("never", "make"), ("never", "makes"), ("never", "made"))
 _DENIAL_ENDS = frozenset({"but", "yet", "although", "though", "except"})
 
 

@@ -1,0 +1,30 @@
+"""Praise past what words can carry ("can't recommend them enough") and a denial opening its clause
+("never make you feel rushed", "not one thing has been broken") are read as the praise they are.
+Driven through the CLI on a review written here (fictitious)."""
+
+from __future__ import annotations
+
+from test_panel_aspect_quotes import _one_text, _verdict
+
+from debate_core.protocols.panel.agent.sentiment import compound, read_clause
+
+
+def test_praise_past_words_is_praise():
+    assert compound("Can't recommend the Larkfield Toy Library enough.") > 0
+    assert compound("We can't praise the nurses highly enough.") > 0
+    assert compound("I can't recommend it, not enough staff.") < 0
+
+
+def test_a_denial_opening_its_clause_reaches_what_it_denies():
+    assert read_clause("The volunteers never make you feel rushed").polarity == "positive"
+    assert read_clause("Not one thing has been broken").polarity == "positive"
+    assert read_clause("The volunteers rushed us out").polarity == "negative"
+
+
+def test_a_recommendation_told_in_denials_is_positive(tmp_path):
+    text = ("Can't recommend the Larkfield Toy Library enough. The volunteers never make you feel rushed. "
+            "Not one thing we've borrowed has been broken.")
+    case = _one_text("toy_library", "Toy library recommendation", "recommendation", text,
+                     "Recommendation of a toy library (fictitious)")
+    verdict = _verdict(tmp_path, case)
+    assert verdict["answer"].startswith("The overall sentiment is positive"), verdict["answer"]
