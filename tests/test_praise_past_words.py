@@ -28,3 +28,16 @@ def test_a_recommendation_told_in_denials_is_positive(tmp_path):
                      "Recommendation of a toy library (fictitious)")
     verdict = _verdict(tmp_path, case)
     assert verdict["answer"].startswith("The overall sentiment is positive"), verdict["answer"]
+
+
+def test_not_what_i_pictured_is_said_in_praise_and_in_disappointment_alike(tmp_path):
+    from debate_core.protocols.panel.agent.sentiment import double_edged
+    assert double_edged("Not what I pictured when I asked for something special.") is not None
+    assert double_edged("Not what we expected at all.") is not None
+    assert double_edged("Exactly what I pictured.") is None
+    text = "Well, that's a bold frame. Not what I pictured when I said 'something a bit special'. Collecting Saturday."
+    case = _one_text("frame_comment", "Comment on a frame", "comment", text, "Comment on a framing shop's post (fictitious)")
+    verdict = _verdict(tmp_path, case)
+    assert verdict["needs_human_review"] is True
+    assert any("Not what I pictured" in r and "said both ways" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
