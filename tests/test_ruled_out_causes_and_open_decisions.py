@@ -100,3 +100,10 @@ def test_a_note_that_a_requirement_was_dropped_withdraws_it(tmp_path):
     rule = verdict["answer"].split("As an ASP rule: ", 1)[1]
     assert "grade1_passed" not in rule.split(".")[0], verdict["answer"]
     assert "enrolled(S)" in rule and "form_in(S)" in rule, verdict["answer"]
+
+
+def test_minutes_for_approval_later_and_an_answer_expected_later_are_open():
+    assert states_doubt("Draft minutes, circulated by the secretary on 6 March 'for approval on 14 April'.")
+    assert states_doubt("I've asked the underwriter. I'd expect an answer in two or three weeks.")
+    assert not states_doubt("Minutes approved on 14 April.")
+    assert not states_doubt("We expected the answer and it came on 3 May.")

@@ -231,6 +231,10 @@ _DOUBT = re.compile(
     r"(?:next )?meeting\b"
     # "I honestly don't know which way they'll go": the writer cannot say how the decision will fall.
     r"|\b(?:don't|do not|doesn't|does not) know which way\b"
+    # Minutes circulated "for approval on 14 April", "I'd expect an answer in two or three weeks": the
+    # record or the decision that settles it is still to come.
+    r"|\bfor (?:approval|ratification|decision|confirmation) (?:on|at|by)\b"
+    r"|\bexpect an? (?:answer|reply|decision|ruling|response) (?:in|within|by|next)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
