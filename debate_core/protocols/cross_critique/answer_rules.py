@@ -85,7 +85,9 @@ _POLAR_OPENERS = frozenset({"do", "does", "did", "can", "could", "may", "must", 
                             "would", "should", "shall", "has", "have", "had", "need", "am"})
 _SAYS_YES_OR_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
 _OPENING_PHRASE = re.compile(r"^\W*(?:as of|as at|by|from|in|on|after|before|so|then|now|today|given|with|in that case|"
-                             r"if so|failing that)\b[^,?]{0,40},\s*")
+                             r"if so|failing that)\b[^,?]{0,40},\s*"
+                             # "If the business files a complaint, will it get the domain?": a condition first.
+                             r"|^\W*(?:if|once|assuming|supposing|unless)\b[^,?]{0,80},\s*")
 _OR_ANY = re.compile(r"\s+or\s+(?:any|anything|anyone|anybody|anywhere)\b")
 
 
