@@ -125,3 +125,22 @@ def test_a_yes_or_no_question_after_a_condition_asks_for_a_yes_or_a_no(tmp_path)
     verdict = _run(tmp_path, case, "cross_critique")
     # An answer that opens with neither a yes nor a no goes to a person (here an earlier rule may name why).
     assert verdict["answer"].lower().startswith(("yes", "no")) or verdict["needs_human_review"] is True, verdict
+
+
+def test_records_still_being_compiled_and_a_test_booked_for_later_hold_the_point_open(tmp_path):
+    assert states_doubt("We are compiling the call records and will send the list; we expect this to take two weeks.")
+    assert states_doubt("Engineer booked for Saturday 19 December to read the event log and load-test the batteries.")
+    assert not states_doubt("The engineer came on 19 December to read the event log.")
+    assert not states_doubt("We expect it to rain on the day.")
+    question = "Since 3 December 2026 the (fictitious) stairlift has stopped partway up. What is the root cause?"
+    evidence = [
+        {"id": "C1", "source": "config: household change record, November 2026", "date": "2026-11-30T18:00:00",
+         "text": "25 November: both 12 V batteries replaced with a different brand bought online."},
+        {"id": "L1", "source": "log: son's notes of the stops", "date": "2026-12-16T20:00:00",
+         "text": "3 December: error E04, lift stopped at step 7. 8 December: error E04, stopped at step 9."},
+        {"id": "L3", "source": "log: maintenance company booking", "date": "2026-12-16T12:00:00",
+         "text": "Engineer booked for Saturday 19 December with the diagnostic cable to read the event log."}]
+    verdict = _run(tmp_path, _incident("stairlift", question, evidence), "refinement")
+    assert verdict["needs_human_review"] is True
+    assert any("Engineer booked for Saturday 19 December" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

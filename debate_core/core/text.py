@@ -235,6 +235,11 @@ _DOUBT = re.compile(
     # record or the decision that settles it is still to come.
     r"|\bfor (?:approval|ratification|decision|confirmation) (?:on|at|by)\b"
     r"|\bexpect an? (?:answer|reply|decision|ruling|response) (?:in|within|by|next)\b"
+    # "We are compiling the records ... we expect this to take two to three weeks"; "Engineer booked for
+    # Saturday 19 December to read the event log": the record or the test that would settle it is to come.
+    r"|\bexpect (?:this|it|that|them) to take\b"
+    r"|\b(?:booked|scheduled|arranged) (?:for|on)\b[^.;]{0,60}?\bto (?:read|check|test|inspect|diagnose|measure|"
+    r"load-test|confirm)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
