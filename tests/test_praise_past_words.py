@@ -41,3 +41,20 @@ def test_not_what_i_pictured_is_said_in_praise_and_in_disappointment_alike(tmp_p
     assert verdict["needs_human_review"] is True
     assert any("Not what I pictured" in r and "said both ways" in r for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_worry_the_text_says_came_to_nothing_is_shown_as_no_complaint(tmp_path):
+    from debate_core.protocols.panel.rules.verdict import unfounded_worries
+    assert unfounded_worries("I was nervous about the needle, but I needn't have worried.") == \
+        ["I was nervous about the needle, but I needn't have worried"]
+    assert unfounded_worries("I was worried the room would be cold. It was.") == []
+    text = ("I dreaded walking into the Larkfield dental practice. I needn't have. The dentist was gentle and "
+            "explained every step.")
+    case = _one_text("dentist", "Dentist review", "review", text, "Review of a dental practice (fictitious)")
+    case["signals"] = {"text": text, "language": "en", "aspect_terms": ["dentist"],
+                       "stage1_ate": {"label": "negative", "confidence": 0.6},
+                       "stage1_atsa": {"aspect_sentiments": [{"aspect": "dentist", "polarity": "positive",
+                                                              "confidence": 0.8}]}}
+    answer = _verdict(tmp_path, case)["answer"]
+    assert 'A worry the text says came to nothing, no complaint: "I dreaded walking into the Larkfield dental ' \
+           "practice. I needn't have\"" in answer, answer

@@ -191,6 +191,20 @@ def asked_name(aspect: str, signals: PanelSignals | None) -> str:
     return aspect
 
 
+# A worry the text itself says came to nothing ("I dreaded walking into Greaves & Sons. I needn't
+# have."): its dark words are not a complaint, and the reader is shown why they were set aside.
+_UNFOUNDED = re.compile(
+    r"([^.!?]*\b(?:dread(?:ed|ing)?|nervous|worried|apprehensive|anxious|scared|terrified)\b[^.!?;,]*)"
+    r"[.!?;,]\s*((?:but\s+)?(?:I|we)\s+(?:needn't|need\s+not|shouldn't|should\s+not)\s+have\b[^.!?]*"
+    r"|(?:but\s+)?(?:there\s+was\s+)?no\s+need\s+to\s+(?:worry|have\s+worried|be)\b[^.!?]*)", re.I)
+
+
+def unfounded_worries(text: str) -> list[str]:
+    """Rule: the worries the text says came to nothing ("I dreaded walking in. I needn't have."), as it
+    words them, to show with the answer: they read as complaints and are none."""
+    return [" ".join(m.group(0).split()) for m in _UNFOUNDED.finditer(text or "")]
+
+
 def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = (),
                    quotes: Mapping[str, str] | None = None, signals: PanelSignals | None = None) -> str:
     """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
@@ -208,6 +222,9 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     shown = [f'{asked_name(aspect, signals)}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
     if shown:
         answer += " In the text's words: " + "; ".join(shown) + "."
+    worries = unfounded_worries(signals.text) if signals else []
+    if worries:
+        answer += " A worry the text says came to nothing, no complaint: " + "; ".join(f'"{w}"' for w in worries) + "."
     items = unassessed(uncertainties)
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."
