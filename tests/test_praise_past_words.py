@@ -58,3 +58,10 @@ def test_a_worry_the_text_says_came_to_nothing_is_shown_as_no_complaint(tmp_path
     answer = _verdict(tmp_path, case)["answer"]
     assert 'A worry the text says came to nothing, no complaint: "I dreaded walking into the Larkfield dental ' \
            "practice. I needn't have\"" in answer, answer
+
+
+def test_a_worry_that_came_to_nothing_is_no_complaint_in_a_sentence_read_alone(tmp_path):
+    text = ("I dreaded walking into the Larkfield dental practice. I needn't have. The dentist was gentle and "
+            "explained every step.")
+    case = _one_text("dentist_alone", "Dentist review", "review", text, "Review of a dental practice (fictitious)")
+    assert _verdict(tmp_path, case)["answer"].startswith("The overall sentiment is positive")

@@ -18,6 +18,7 @@ from typing import Any
 from ....core.options import offered_options
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
+from ..rules.verdict import without_unfounded_worries
 from .claims import QuotedSoFar, _last_turns
 from .missing import meaning_left_open
 from .phrasing import _LABEL_WORD, display_name, sentence_case
@@ -108,7 +109,8 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
         score = float(m.group(1))
         pol = "positive" if score >= 4.0 else "negative" if score <= 3.0 else "neutral"
         views.append(ClauseView(m.group(0), pol, [m.group(0)], "rating"))
-    body = _BARE_RATING.sub(" ", _RATING.sub(lambda m: m.group(1), text))
+    # A worry the text says came to nothing ("I dreaded it. I needn't have.") is no complaint.
+    body = without_unfounded_worries(_BARE_RATING.sub(" ", _RATING.sub(lambda m: m.group(1), text)))
     for clause, _found, pol, cues, source, _strength in _read_clauses(body, TermIndex.build([], {}), None):
         views.append(ClauseView(clause, pol, list(cues), source))
     read = [c for c in views if c.read]

@@ -205,6 +205,11 @@ def unfounded_worries(text: str) -> list[str]:
     return [" ".join(m.group(0).split()) for m in _UNFOUNDED.finditer(text or "")]
 
 
+def without_unfounded_worries(text: str) -> str:
+    """The text with the worries it says came to nothing taken out: what is left is what it judges."""
+    return _UNFOUNDED.sub(" ", text or "")
+
+
 def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = (),
                    quotes: Mapping[str, str] | None = None, signals: PanelSignals | None = None) -> str:
     """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
