@@ -144,3 +144,10 @@ def test_records_still_being_compiled_and_a_test_booked_for_later_hold_the_point
     assert verdict["needs_human_review"] is True
     assert any("Engineer booked for Saturday 19 December" in r for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_record_that_was_lost_holds_the_point_open():
+    assert states_doubt("I'd show you the message but I changed phones and my old messages didn't transfer.")
+    assert states_doubt("Between 18:05 and 20:50 some messages left on client lines were not saved.")
+    assert not states_doubt("All records were kept for six years.")
+    assert not states_doubt("The messages transferred to the new phone.")

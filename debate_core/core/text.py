@@ -240,6 +240,11 @@ _DOUBT = re.compile(
     r"|\bexpect (?:this|it|that|them) to take\b"
     r"|\b(?:booked|scheduled|arranged) (?:for|on)\b[^.;]{0,60}?\bto (?:read|check|test|inspect|diagnose|measure|"
     r"load-test|confirm)\b"
+    # "I changed phones and my old messages didn't transfer", "some messages left were not saved": the
+    # record that would settle the point is lost.
+    r"|\b(?:messages?|records?|logs?|files?|data|footage|recordings?|texts?|emails?)\b[^.;]{0,40}?\b(?:didn't|did not|"
+    r"weren't|were not|wasn't|was not|hasn't been|have not been|haven't been) (?:transfer(?:red)?|saved|kept|retained|"
+    r"backed up)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
