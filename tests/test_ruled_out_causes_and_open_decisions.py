@@ -151,3 +151,8 @@ def test_a_record_that_was_lost_holds_the_point_open():
     assert states_doubt("Between 18:05 and 20:50 some messages left on client lines were not saved.")
     assert not states_doubt("All records were kept for six years.")
     assert not states_doubt("The messages transferred to the new phone.")
+
+
+def test_a_writer_who_will_not_comment_until_a_result_comes_holds_the_point_open():
+    assert states_doubt("Our engineer inspects on 5 February. We won't comment on the cause until then.")
+    assert not states_doubt("We won't comment on individual cases.")

@@ -165,7 +165,7 @@ def has_negation(text: str) -> bool:
 # unclear whether ...", "the tests were inconclusive"): explicit doubt, not the hedges ("may",
 # "likely") every careful text uses.
 _HELD_OPEN = re.compile(r"\b(?:I|we)\s+(?:won't|will not|can't|cannot|can not|shan't|shall not)\s+(?:sign|say|"
-                        r"confirm|certify|approve|decide|do|rule|accept|ratify|award|issue|pass)\b[^.;]{0,60}?\buntil\b",
+                        r"confirm|certify|approve|decide|do|rule|accept|ratify|award|issue|pass|comment)\b[^.;]{0,60}?\buntil\b",
                         re.I)
 _DOUBT = re.compile(
     r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
