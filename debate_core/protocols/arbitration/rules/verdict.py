@@ -13,6 +13,7 @@ from ....core.schemas import AgentReport, Evidence
 from ....core.text import MONTHS, calendar_days, doubts, holds_open, terms
 from ..contradictions import (
     BOTH_OFFERED,
+    MATCH_TOLERANCE,
     Contradiction,
     metric_key,
     metric_words,
@@ -64,10 +65,15 @@ def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str
     contradiction, do not agree when the question asks to choose between them: which one to use (a
     course record of 15:02 or 15:31), which wins, which is the largest. The difference is the
     question, and a person chooses."""
-    if not _CHOOSE.search(question or "") or BOTH_OFFERED.search(question or ""):
+    if BOTH_OFFERED.search(question or ""):
         return None
+    asked = quoted_numbers(question)
+    # "The quote gave £7,920 a year; the letter says £7,680. What will his annuity pay?": a question that
+    # names both figures sets them against each other, whatever its last words ask.
+    spreads = [s for s in _spreads(reports) if _CHOOSE.search(question or "")
+               or all(any(relative_difference(v, a) <= MATCH_TOLERANCE for a in asked) for v in s[1:3])]
     apart = [f"{metric_words(metric)} ({shown_value(lo, unit)} and {shown_value(hi, unit)}, "
-             f"{relative_difference(lo, hi):.1%} apart)" for metric, lo, hi, unit in _spreads(reports)]
+             f"{relative_difference(lo, hi):.1%} apart)" for metric, lo, hi, unit in spreads]
     if not apart:
         return None
     return (f"the reports give different figures for {'; '.join(apart)}, too close for the protocol to call "
