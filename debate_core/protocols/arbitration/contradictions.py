@@ -128,6 +128,12 @@ _QUOTE = re.compile(r"['‘\"“]([^'’\"”]{12,})['’\"”]")
 MIN_QUOTED_CHARS = 12
 
 
+def cited_words(citation: str | None) -> str:
+    """The first piece a citation quotes ("Items brought in: 948. Outcome fixed: 561"), or ""."""
+    m = _QUOTE.search(citation or "")
+    return m.group(1).strip() if m else ""
+
+
 def _quotes(citation: str | None, text: str) -> bool:
     """Whether the passage carries, word for word, what the citation quotes (every piece of it)."""
     flat = " ".join(text.lower().split())

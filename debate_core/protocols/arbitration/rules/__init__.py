@@ -29,6 +29,7 @@ from ...common import low_confidence_reason, short_answer, unassessed_reason
 from ..contradictions import (
     VALUE_THRESHOLD,
     Contradiction,
+    cited_words,
     exceeds,
     metric_words,
     quoted_numbers,
@@ -345,18 +346,9 @@ def _readings_told(kept: list[int], superseded: list[int], reports: list[AgentRe
     if reading or not all(said):
         return ""
     return (": " + " and ".join(f"'{x}'" for x in said[0]) + " against " + " and ".join(f"'{x}'" for x in said[1])
-            + "".join(f" ({reports[p].agent} cites '{q}')" for p in kept for q in [_cited(reports[p].citation)]
+            # The words the kept figure's record is cited with say what else that record counts.
+            + "".join(f" ({reports[p].agent} cites '{q}')" for p in kept for q in [cited_words(reports[p].citation)]
                       if q and q.lower() not in (reports[p].interpretation or "").lower()))
-
-
-# What a citation quotes ("[Per extraction: 'Items brought in: 948. Outcome fixed: 561' from ...]"):
-# the words of the record behind a kept figure, which say what else that record counts.
-_CITED = re.compile(r"['\u2018\"\u201c]([^'\u2019\"\u201d]{12,200})['\u2019\"\u201d]")
-
-
-def _cited(citation: str | None) -> str:
-    m = _CITED.search(citation or "")
-    return m.group(1).strip() if m else ""
 
 
 def _first_sentence(text: str) -> str:

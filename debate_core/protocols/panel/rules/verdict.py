@@ -193,21 +193,28 @@ def asked_name(aspect: str, signals: PanelSignals | None) -> str:
 
 # A worry the text itself says came to nothing ("I dreaded walking into Greaves & Sons. I needn't
 # have."): its dark words are not a complaint, and the reader is shown why they were set aside.
+# Each part is bounded and starts where a sentence or clause does, so a long passage without
+# punctuation is read in linear time.
 _UNFOUNDED = re.compile(
-    r"([^.!?]*\b(?:dread(?:ed|ing)?|nervous|worried|apprehensive|anxious|scared|terrified)\b[^.!?;,]*)"
-    r"[.!?;,]\s*((?:but\s+)?(?:I|we)\s+(?:needn't|need\s+not|shouldn't|should\s+not)\s+have\b[^.!?]*"
-    r"|(?:but\s+)?(?:there\s+was\s+)?no\s+need\s+to\s+(?:worry|have\s+worried|be)\b[^.!?]*)", re.I)
+    r"(?:^|(?<=[.!?;,]))([^.!?;,]{0,200}\b(?:dread(?:ed|ing)?|nervous|worried|apprehensive|anxious|scared|terrified)"
+    r"\b[^.!?;,]{0,200})"
+    r"[.!?;,]\s*((?:but\s+)?(?:I|we)\s+(?:needn't|need\s+not|shouldn't|should\s+not)\s+have\b[^.!?]{0,200}"
+    r"|(?:but\s+)?(?:there\s+was\s+)?no\s+need\s+to\s+(?:worry|have\s+worried|be)\b[^.!?]{0,200})", re.I)
+# What a text must say for a worry in it to have come to nothing: looked for first, as most texts do not.
+_CAME_TO_NOTHING = re.compile(r"\b(?:needn't|need\s+not|shouldn't|should\s+not)\s+have\b|\bno\s+need\s+to\b", re.I)
 
 
 def unfounded_worries(text: str) -> list[str]:
     """Rule: the worries the text says came to nothing ("I dreaded walking in. I needn't have."), as it
     words them, to show with the answer: they read as complaints and are none."""
-    return [" ".join(m.group(0).split()) for m in _UNFOUNDED.finditer(text or "")]
+    if not _CAME_TO_NOTHING.search(text or ""):
+        return []
+    return [" ".join(m.group(0).split()) for m in _UNFOUNDED.finditer(text)]
 
 
 def without_unfounded_worries(text: str) -> str:
     """The text with the worries it says came to nothing taken out: what is left is what it judges."""
-    return _UNFOUNDED.sub(" ", text or "")
+    return _UNFOUNDED.sub(" ", text) if _CAME_TO_NOTHING.search(text or "") else (text or "")
 
 
 def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = (),
