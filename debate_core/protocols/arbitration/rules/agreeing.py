@@ -68,9 +68,10 @@ def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
                        needs_human_review=False, rationale="the case has no reports",
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
-    close = differ_under_threshold(question, reports)
-    straddle = None if close else either_side_of_asked(question, reports)
-    counted = None if close or straddle else counts_differ(question, reports)
+    # Two counts of one thing is the surest of the three reasons (one count is wrong): it is named first.
+    counted = counts_differ(question, reports)
+    close = None if counted else differ_under_threshold(question, reports)
+    straddle = None if close or counted else either_side_of_asked(question, reports)
     agree = (f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
              f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
     if close or straddle or counted:

@@ -69,11 +69,9 @@ def differ_under_threshold(question: str, reports: Sequence[AgentReport]) -> str
         return None
     asked = quoted_numbers(question)
     # "The quote gave £7,920 a year; the letter says £7,680. What will his annuity pay?": a question that
-    # names both figures sets them against each other, whatever its last words ask. (Counts it asks
-    # "how many" of are for `counts_differ`, whose reason says why they cannot both stand.)
-    named = not _HOW_MANY.search(question or "")
+    # names both figures sets them against each other, whatever its last words ask.
     spreads = [s for s in _spreads(reports) if _CHOOSE.search(question or "")
-               or (named and all(any(relative_difference(v, a) <= MATCH_TOLERANCE for a in asked) for v in s[1:3]))]
+               or all(any(relative_difference(v, a) <= MATCH_TOLERANCE for a in asked) for v in s[1:3])]
     apart = [f"{metric_words(metric)} ({shown_value(lo, unit)} and {shown_value(hi, unit)}, "
              f"{relative_difference(lo, hi):.1%} apart)" for metric, lo, hi, unit in spreads]
     if not apart:
