@@ -307,6 +307,16 @@ def test_a_doubt_in_the_passage_that_gives_the_chosen_figure_keeps_the_point_ope
                for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
 
 
+# A statute and a blog that contradicts it, for the yes-or-no questions about a Welsh tea room.
+TEA_ROOM_EVIDENCE = [
+    {"id": "ACT", "source": "Food Hygiene Rating (Wales) Act 2013, as commonly summarised (public fact, paraphrased)",
+     "authority": "statute",
+     "text": "Food businesses in Wales must display their food hygiene rating sticker in a "
+             "prominent place at each entrance, such as the front window or door."},
+    {"id": "BLOG", "source": "Cafe owners' blog (fictitious)", "authority": "blog",
+     "text": "Displaying the sticker is optional everywhere in the UK."}]
+
+
 def test_a_yes_or_no_question_answered_with_neither_goes_to_a_person(tmp_path):
     from debate_core.protocols.cross_critique.answer_rules import asks_yes_or_no
 
@@ -315,13 +325,7 @@ def test_a_yes_or_no_question_answered_with_neither_goes_to_a_person(tmp_path):
     assert not asks_yes_or_no("What rating does the tea room have?")
     assert not asks_yes_or_no("Is the claim supported, partially supported or not supported?")
     case = _cc_case("tearoom_sticker", "We run a tea room in Wales. Do we have to show our food hygiene rating "
-                    "sticker in the window?", [
-                        {"id": "ACT", "source": "Food Hygiene Rating (Wales) Act 2013, as commonly summarised "
-                                                "(public fact, paraphrased)", "authority": "statute",
-                         "text": "Food businesses in Wales must display their food hygiene rating sticker in a "
-                                 "prominent place at each entrance, such as the front window or door."},
-                        {"id": "BLOG", "source": "Cafe owners' blog (fictitious)", "authority": "blog",
-                         "text": "Displaying the sticker is optional everywhere in the UK."}])
+                    "sticker in the window?", TEA_ROOM_EVIDENCE)
     verdict = _run(tmp_path, case, "cross_critique")
     assert verdict["needs_human_review"] is True
     assert any(r.startswith("the question asks for a yes or a no, and the answer gives neither")

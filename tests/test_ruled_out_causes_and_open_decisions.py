@@ -5,6 +5,7 @@ does not know which way it will go. Driven through the CLI on cases written here
 from __future__ import annotations
 
 from test_cc_dialectic_traps import _cc_case, _rule_case, _run
+from test_measures_denials_and_open_disputes import TEA_ROOM_EVIDENCE
 from test_substitutions_references_and_rates import _incident
 
 from debate_core.core.text import states_doubt
@@ -115,13 +116,7 @@ def test_a_yes_or_no_question_after_a_condition_asks_for_a_yes_or_a_no(tmp_path)
     assert asks_yes_or_no("If the business files a complaint, will it get the domain?")
     assert not asks_yes_or_no("If she moves, what should she do?")
     case = _cc_case("hall_sticker", "If our tea room in Wales reopens after the refit, do we have to show our food "
-                    "hygiene rating sticker in the window?", [
-                        {"id": "ACT", "source": "Food Hygiene Rating (Wales) Act 2013, as commonly summarised "
-                                                "(public fact, paraphrased)", "authority": "statute",
-                         "text": "Food businesses in Wales must display their food hygiene rating sticker in a "
-                                 "prominent place at each entrance, such as the front window or door."},
-                        {"id": "BLOG", "source": "Cafe owners' blog (fictitious)", "authority": "blog",
-                         "text": "Displaying the sticker is optional everywhere in the UK."}])
+                    "hygiene rating sticker in the window?", TEA_ROOM_EVIDENCE)
     verdict = _run(tmp_path, case, "cross_critique")
     # An answer that opens with neither a yes nor a no goes to a person (here an earlier rule may name why).
     assert verdict["answer"].lower().startswith(("yes", "no")) or verdict["needs_human_review"] is True, verdict

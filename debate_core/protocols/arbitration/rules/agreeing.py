@@ -60,6 +60,24 @@ def _converted_alike(valued: list[AgentReport]) -> str | None:
     return " and ".join(shown) + ", the same figure once converted: both valid"
 
 
+# The rules that send close figures to a person, surest first: two counts of one thing cannot both be
+# right, so that reason is named before the others; only the first that applies is given.
+_CLOSE_FIGURE_RULES = (
+    (counts_differ, "Two counts of one thing cannot both be right"),
+    (differ_under_threshold, "The question asks to choose between them"),
+    (either_side_of_asked, "They fall either side of the figure the question turns on"),
+)
+
+
+def _close_figures_reason(question: str, reports: list[AgentReport]) -> tuple[str, str | None, str]:
+    """(rule name, reason, what the answer says) for the first close-figures rule that applies."""
+    for rule, said in _CLOSE_FIGURE_RULES:
+        reason = rule(question, reports)
+        if reason:
+            return rule.__name__, reason, said
+    return "", None, ""
+
+
 def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
     metrics = sorted({metric_key(r.metric) for r in reports})
     if not reports:
@@ -68,29 +86,21 @@ def skipped_verdict(reports: list[AgentReport], question: str) -> Verdict:
                        needs_human_review=False, rationale="the case has no reports",
                        applied_rules=["skip.no_contradictions"])
     mean = sum(r.confidence for r in reports) / len(reports)
-    # Two counts of one thing is the surest of the three reasons (one count is wrong): it is named first.
-    counted = counts_differ(question, reports)
-    close = None if counted else differ_under_threshold(question, reports)
-    straddle = None if close or counted else either_side_of_asked(question, reports)
+    close_name, close_reason, close_said = _close_figures_reason(question, reports)
     agree = (f"The reports agree: {agreed_figures(reports)}. No contradictions among {len(reports)} "
              f"report(s) on {len(metrics)} metric(s) ({', '.join(metrics)}), so no arbitration was needed.")
-    if close or straddle or counted:
+    if close_reason:
         agree = (f"The reports differ by less than a contradiction needs: {agreed_figures(reports)}. "
-                 + ("The question asks to choose between them" if close else
-                    "They fall either side of the figure the question turns on" if straddle else
-                    "Two counts of one thing cannot both be right")
-                 + ", and a person must choose.")
+                 f"{close_said}, and a person must choose.")
     unanswered = part_unanswered(question, agree)
     return Verdict(
         answer=agree,
         short_answer=short_answer(agree),
         confidence=round(mean, 4),
-        needs_human_review=bool(close or straddle or counted or unanswered),
-        escalation_reasons=[r for r in (close, straddle, counted, unanswered) if r],
+        needs_human_review=bool(close_reason or unanswered),
+        escalation_reasons=[r for r in (close_reason, unanswered) if r],
         rationale="no pair of reports differs by more than the threshold, reads the trend oppositely, "
                   "or holds the same claim with clearly different confidence",
-        applied_rules=["skip.no_contradictions"] + (["escalate.differ_under_threshold"] if close else [])
-        + (["escalate.either_side_of_asked"] if straddle else [])
-        + (["escalate.counts_differ"] if counted else [])
+        applied_rules=["skip.no_contradictions"] + ([f"escalate.{close_name}"] if close_reason else [])
         + (["escalate.part_unanswered"] if unanswered else []),
     )
