@@ -225,10 +225,15 @@ _DOUBT = re.compile(
     r"|(?<!\bif )(?<!\bunless )\b(?:has not|have not|hasn't|haven't) (?:yet )?(?:replied|responded|answered) (?:to )?"
     r"(?:our|my|their|your|any)\b|\b(?:I|we) (?:won't|will not) guess\b|\b(?:I'd|I would|we'd|we would) rather not guess\b"
     # "The committee will decide how to treat the flagged votes at its meeting on 24 June", "the hall
-    # committee will choose between the two requests at its meeting": the decision the point waits on
-    # is still to be taken.
-    r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine|choose|vote on)\b[^.;]{0,60}?\bat (?:its|their|the|our) "
-    r"(?:next )?meeting\b"
+    # committee will choose between the two requests at its meeting", "I'll decide after the quarterly
+    # review meeting": the decision the point waits on is still to be taken.
+    r"|(?:\bwill|'ll|\bis to|\bare to) (?:settle|decide|rule on|determine|choose|vote on)\b[^.;]{0,60}?\b(?:at|after) "
+    r"(?:its|their|the|our) (?:next )?(?:[\w-]+ ){0,2}?meeting\b"
+    # "We're checking whether the offline taps kept their own time", "We haven't agreed the Q3 figure":
+    # what would settle it is still being looked into, or not yet agreed.
+    r"|\b(?:we're|we are|I'm|I am|they're|they are) (?:still )?(?:checking|looking into|investigating) (?:whether|if)\b"
+    r"|(?<!\bif )(?<!\bunless )\b(?:we|I|they|parties|sides) (?:still )?(?:haven't|have not) (?:yet )?agreed "
+    r"(?:the|a|on|its|their)\b"
     # "I honestly don't know which way they'll go": the writer cannot say how the decision will fall.
     r"|\b(?:don't|do not|doesn't|does not) know which way\b"
     # Minutes circulated "for approval on 14 April", "I'd expect an answer in two or three weeks": the
@@ -253,6 +258,17 @@ _DOUBT = re.compile(
     r"|\b(?:can't|cannot|can not|couldn't|could not|don't|do not) (?:remember|recall) (?:whether|if|which way|how I)\b"
     # "Let's settle it at the meeting": the decision is still to be taken.
     r"|\blet's (?:settle|decide|sort) (?:it|this|that)(?: out)? at the (?:next )?meeting\b"
+    # "Whether the food bank is still part of the PCC or a separate charity depends on what was agreed
+    # in 2022": the writer names the open point, a past fact (not a test the law sets: "depends on what
+    # a reasonable trader would have done"); "We'd want to see the minutes before advising", "no
+    # idea where they are now": the advice waits, and the record that would settle it is lost.
+    r"|^\W*whether\b[^.;]{0,160}?\bdepends? (?:on|upon) (?:what|who|how|when|whether|which)\b[^.;]{0,20}?"
+    r"\b(?:was|were|did|had|actually|really)\b"
+    r"|\bbefore (?:advising|deciding|ruling|we (?:can )?(?:advise|decide|rule))\b"
+    r"|\bno idea (?:where|whether|if|what|which|who|how)\b"
+    # "No test since 2 May has used the new meter at the old spot": nothing has yet separated the causes.
+    r"|\bno (?:test|check|trial|comparison|measurement)s?\b[^.;]{0,60}?\b(?:has|have) (?:yet )?(?:used|separated|"
+    r"compared|isolated|tested|checked)\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     r"|" + _HELD_OPEN.pattern, re.I)
 

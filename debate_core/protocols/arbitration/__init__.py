@@ -47,6 +47,7 @@ from .rules.verdict import (
     one_figure_asked,
     one_time_asked,
     open_in_the_record,
+    valid_either_side,
 )
 
 NAME = "arbitration"
@@ -261,6 +262,8 @@ GLOSSARY = {
     "escalate.part_unanswered": "The question also asks a yes-or-no question that the answer, given in "
                                 "figures, does not address.",
     "escalate.one_figure_asked": "The question asks for one figure, and several stand, each in its own context.",
+    "escalate.valid_either_side": "Figures that stand each in its own context fall either side of the figure the "
+                                  "question turns on: which context it means decides the answer.",
     "escalate.one_time_asked": "The question asks about one time, and the figures stand for different periods.",
     "escalate.measured_after_question": "The figure chosen was measured after the day the question asks about, "
                                         "while the other was measured on it.",
@@ -303,7 +306,7 @@ SPEC = ProtocolSpec(
                  lambda case: bool(case.reports)),
     ),
     moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked, one_time_asked,
-               measured_after_question, observed_either_side, open_in_the_record, verdict),
+               valid_either_side, measured_after_question, observed_either_side, open_in_the_record, verdict),
     glossary=GLOSSARY,
     agents_title="arbiters",
         offline_agent=f"{__name__}.agent",

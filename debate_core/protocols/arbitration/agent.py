@@ -56,7 +56,9 @@ from .measures import (
     DEFINITION_GROUPS,
     cues_in,
     label_of,
+    rate_the_terms_count,
     rates_of_different_totals,
+    still_holds,
     years_of_different_kinds,
 )
 from .rules import authority_order
@@ -306,25 +308,6 @@ def reading_support(side: Side) -> str:
     return "not stated"
 
 
-# A period whose figure says it still holds ("2019 survey, track unchanged since", "2021, still
-# current"): it covers every later period too.
-_STILL_HOLDS = re.compile(r"\b(?:unchanged|not changed|no change|the same|still (?:current|valid|applies|in force|holds?))"
-                          r"(?:\s+(?:since|ever since|to date|since then))?\b", re.I)
-
-
-def still_holds(p1: str | None, p2: str | None) -> bool:
-    """Rule: two periods are not different when one of them says its figure still holds ("2019
-    survey, track unchanged since") and the other falls after it (2026): the older figure is also
-    a figure for the later period."""
-    for older, newer in ((p1, p2), (p2, p1)):
-        if not older or not newer or not _STILL_HOLDS.search(older):
-            continue
-        end_old, end_new = period_end(older), period_end(newer)
-        if end_old and end_new and end_old <= end_new:
-            return True
-    return False
-
-
 def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     if s1.unit and s2.unit and unit_key(s1.unit) != unit_key(s2.unit) and "source_conflict" not in kinds:
         return f"they use different units ({s1.unit} vs {s2.unit}), so they measure different things"
@@ -476,6 +459,16 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
             return _result(f"agent{right.n}_correct", f"use_agent{right.n}",
                            misread_words(wrong.agent, wrong.shown(), wrong.unit or "", right.agent, right.shown(),
                                          right.unit or "", found), right.value, right.citation, 0.8)
+
+    counted = rate_the_terms_count(s1.context(), s2.context(), [(f"{ev.source} {ev.authority}", ev.text)
+                                                                for ev in s1.evidence])
+    if counted:
+        right, wrong = (s1, s2) if counted[0] == 1 else (s2, s1)
+        return _result(f"agent{right.n}_correct", f"use_agent{right.n}",
+                       f"The terms count {metric.replace('_', ' ')} per unit (\"{clip_words(counted[1], 40)}\"). "
+                       f"{right.agent}'s {right.shown()} is counted that way; {wrong.agent}'s {wrong.shown()} is not "
+                       f"({wrong.interpretation or wrong.citation}). Decided by the terms' measure: {right.agent}'s "
+                       f"{right.shown()} stands.", right.value, right.citation, 0.75)
 
     differ = _different_measures(s1, s2, kinds) or (both_offered and both_from_one_source(s1, s2))
     if differ:

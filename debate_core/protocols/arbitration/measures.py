@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from ...core.lexicons import LEXICON_DIR
 from ...core.text import MONTHS, stem
+from .contradictions import period_end
 
 MEASURES_FILE = "statistical_measures_en.tsv"
 # Cue groups whose kinds name different measures of one quantity; "estimate" only says how sure a figure is.
@@ -107,3 +108,69 @@ def years_of_different_kinds(text1: str | None, text2: str | None, figure1: str,
         return None
     return (f"they cover different years: {figure1} is for {_YEAR_KINDS[k1[0]]} ('{k1[1]}'), {figure2} for "
             f"{_YEAR_KINDS[k2[0]]} ('{k2[1]}')")
+
+
+# A passage that sets the measure a figure is judged by: grant terms, a contract, a licence condition.
+_GOVERNING = re.compile(r"\b(?:terms|conditions?|contract|agreement|grant|regulations?|rules?|rulebook|policy|"
+                        r"licen[cs]e|permit|scheme|standard|statute|act|by-?laws?|bye-?laws?|guidance|specification|"
+                        r"constitution)\b", re.I)
+# "water use per kilogram of washing capacity used", "per 100,000 scheduled collections": what a rate
+# is counted per (up to three words after "per", numbers skipped); "per cent" is a percentage.
+# A citation's "[Per extraction: ...]" and "as per the contract" are not rates.
+_PER = re.compile(r"(?<!\bas )\bper\s+(?:[\d,.]+\s+)?((?!cent\b|extraction\b)[a-z]+(?:\s+[a-z]+){0,2})", re.I)
+# Units people write short for the word a definition spells out.
+_PER_SHORT = {"kg": "kilogram", "kilo": "kilogram", "kilos": "kilogram", "km": "kilometr", "hr": "hour",
+              "hrs": "hour", "h": "hour", "l": "litr", "capita": "head", "person": "head", "people": "head"}
+
+# Words that end what a rate is per ("per kilogram of washing capacity": kilogram).
+_PER_ENDS = frozenset({"of", "the", "a", "an", "and", "or", "in", "on", "at", "for", "to", "is", "was", "each",
+                       "every", "from", "than", "as", "with", "by"})
+
+
+def _per_words(text: str | None) -> set[str]:
+    """The stems of what a text counts its rates per ("per kg" and "per kilogram" both "kilogram")."""
+    out = set()
+    for m in _PER.finditer(text or ""):
+        for word in m.group(1).lower().split():
+            if word in _PER_ENDS:
+                break
+            out.add(_PER_SHORT.get(word) or stem(word))
+    return out
+
+
+def rate_the_terms_count(context1: str, context2: str, passages: list[tuple[str, str]]) -> tuple[int, str] | None:
+    """Rule: where the terms that set the measure count it per something ("water use per kilogram of
+    washing capacity used"), a figure counted per that thing measures what the terms count, and a
+    figure counted per nothing (a total on the meter) does not: (1 or 2, the sentence of the terms).
+    `passages` are (label, text): the label is a passage's source and authority."""
+    own = (_per_words(context1), _per_words(context2))
+    for label, text in passages:
+        if not _GOVERNING.search(label):
+            continue
+        for sentence in re.split(r"(?<=[.;])\s+", text):
+            counted = _per_words(sentence)
+            if not counted:
+                continue
+            matched = [bool(words & counted) for words in own]
+            if matched.count(True) == 1 and not own[matched.index(False)]:
+                return matched.index(True) + 1, sentence.strip()
+    return None
+
+
+# A period whose figure says it still holds ("2019 survey, track unchanged since", "2021, still
+# current"): it covers every later period too.
+_STILL_HOLDS = re.compile(r"\b(?:unchanged|not changed|no change|the same|still (?:current|valid|applies|in force|holds?))"
+                          r"(?:\s+(?:since|ever since|to date|since then))?\b", re.I)
+
+
+def still_holds(p1: str | None, p2: str | None) -> bool:
+    """Rule: two periods are not different when one of them says its figure still holds ("2019
+    survey, track unchanged since") and the other falls after it (2026): the older figure is also
+    a figure for the later period."""
+    for older, newer in ((p1, p2), (p2, p1)):
+        if not older or not newer or not _STILL_HOLDS.search(older):
+            continue
+        end_old, end_new = period_end(older), period_end(newer)
+        if end_old and end_new and end_old <= end_new:
+            return True
+    return False

@@ -45,6 +45,7 @@ from .verdict import (
     one_time_asked,
     open_in_the_record,
     part_unanswered,
+    valid_either_side,
 )
 
 MIN_RESOLUTION_CONFIDENCE = 0.5
@@ -448,7 +449,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     # A question about one time answered by figures of other periods says the more precise thing.
     once = one_time_asked(question, contradictions, decisions)
     several = None if once else one_figure_asked(question, contradictions, decisions)
-    reasons += [r for r in (once, several) if r]
+    straddled = None if once or several else valid_either_side(question, contradictions, decisions)
+    reasons += [r for r in (once, several, straddled) if r]
     # The first of the rules on the record that speaks, with its code.
     later, later_rule = next(((reason, code) for code, rule in (
         ("escalate.measured_after_question", lambda: measured_after_question(question, contradictions, decisions)),
@@ -478,6 +480,8 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         rules.append("escalate.one_figure_asked")
     if once:
         rules.append("escalate.one_time_asked")
+    if straddled:
+        rules.append("escalate.valid_either_side")
     if later_rule:
         rules.append(later_rule)
     if unanswered:
@@ -490,7 +494,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         answer=consensus.consensus_narrative,
         short_answer=short_answer(consensus.consensus_narrative),
         confidence=confidence,
-        needs_human_review=bool(flagged) or bool(several) or bool(once) or bool(later) or bool(unanswered),
+        needs_human_review=bool(flagged or several or once or straddled or later or unanswered),
         escalation_reasons=reasons,
         rationale=(f"{len(contradictions)} contradiction(s) arbitrated; rulings: "
                    + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))

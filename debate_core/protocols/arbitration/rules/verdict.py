@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ....core.schemas import AgentReport, Evidence
-from ....core.text import MONTHS, calendar_days, doubts, holds_open, terms
+from ....core.text import MONTHS, calendar_days, doubts, holds_open, numbers, terms
 from ..contradictions import (
     BOTH_OFFERED,
     MATCH_TOLERANCE,
@@ -158,6 +158,47 @@ def one_figure_asked(question: str, contradictions: list[Contradiction], decisio
     return (f"the question asks for one figure, and the arbiters found several figures for "
             f"{', '.join(metric_words(m) for m in both)} each valid in its own context: a person must choose "
             "the one the question means")
+
+
+# What in a question is a date or a time of day, not a figure: "1-28 July 2026", "3 March", "22:41",
+# "2026". Taken out before the question's figures are compared with the reports'.
+_DATE_OR_TIME = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s*[-\u2013]\s*\d{1,2}(?:st|nd|rd|th)?)?\s+(?:of\s+)?(?:" + "|".join(MONTHS)
+    + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?"
+    r"|\b(?:" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d{1,2}\b"
+    r"|\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b", re.I)
+
+
+def asked_figures(question: str) -> list[tuple[float, str]]:
+    """The figures a question names, with the unit written on them ("10%"), leaving out its dates,
+    years and times of day."""
+    return numbers(_DATE_OR_TIME.sub(" ", question or ""))
+
+
+def valid_either_side(question: str, contradictions: list[Contradiction],
+                      decisions: dict[int, Decision]) -> str | None:
+    """Rule: figures found valid each in its own context (14.1% against a heatwave week, 1.9% against
+    last July) do not answer a question that turns on a figure between them (the 10% a plan assumed):
+    one context says yes and the other no, and which one the question means is for a person."""
+    for c in contradictions:
+        d = decisions[c.index]
+        if not (d.resolved and d.resolution == "both_valid") or unit_key(c.agent1_unit) != unit_key(c.agent2_unit):
+            continue
+        try:
+            lo, hi = sorted((float(c.agent1_value), float(c.agent2_value)))
+        except (TypeError, ValueError):
+            continue
+        # A figure written with a percent sign is compared only with figures in percent.
+        percent = "%" in (c.agent1_unit or "") or "percent" in (c.agent1_unit or "").lower()
+        between = [v for v, unit in asked_figures(question) if lo < v < hi
+                   and (not unit or (unit in ("%", "percent", "persen")) == percent)]
+        if between:
+            return (f"the arbiters found {c.agent1_name}'s {shown_value(c.agent1_value, c.agent1_unit)} and "
+                    f"{c.agent2_name}'s {shown_value(c.agent2_value, c.agent2_unit)} for {metric_words(c.metric_name)} "
+                    f"each valid in its own context, but they fall either side of the "
+                    f"{shown_value(between[0], c.agent1_unit)} the question turns on: which context the question "
+                    "means decides the answer, and a person must choose")
+    return None
 
 
 # A question about the present state ("What is the floor area of unit B14 today?").

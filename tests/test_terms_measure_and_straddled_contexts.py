@@ -1,0 +1,94 @@
+"""Arbitration that reads what the terms count and what the question turns on, and passages that
+say a point is still being looked into. Driven through the CLI on cases written here (fictitious)."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _run
+from test_pending_changes_variants_and_bases import _arbitration
+
+from debate_core.core.text import states_doubt
+
+# A bakery's energy grant: the terms count energy per loaf baked; the meter's total rose with trade.
+_OVEN_REPORTS = [
+    {"agent": "Officer", "metric": "bakery_energy_use_change", "value": 18.0, "unit": "% change",
+     "citation": "[Per extraction: 'Bakery energy use on the meter: 41,200 kWh in 2025 and 48,600 kWh in 2026, a change of +18%' from the officer's note]",
+     "source": "Council energy officer", "period": "2026 against 2025", "confidence": 0.7,
+     "interpretation": "Energy use rose by 18%, so the saving in the grant terms has not been made"},
+    {"agent": "Bakery", "metric": "bakery_energy_use_change", "value": -22.0, "unit": "% change",
+     "citation": "[Per extraction: '0.59 kWh per loaf in 2025, 0.46 kWh per loaf in 2026' from the bakery's records]",
+     "source": "Bakery meter and till records", "period": "2026 against 2025", "confidence": 0.6,
+     "interpretation": "Energy per loaf baked fell by 22%, so the grant condition is met"}]
+_OVEN_EVIDENCE = [
+    {"id": "TERMS", "source": "Grant offer, condition 3 (fictitious)", "authority": "grant terms", "date": "2025-01-05",
+     "text": "The last payment is made if oven energy per loaf baked in 2026 is at least 15% lower than in 2025. "
+             "Energy is the oven sub-meter's reading; loaves are the till's count of loaves sold."},
+    {"id": "NOTE", "source": "Council energy officer's note (fictitious)", "authority": "official", "date": "2027-01-20",
+     "text": "Bakery energy use on the meter: 41,200 kWh in 2025 and 48,600 kWh in 2026, a change of +18%. "
+             "I do not think condition 3 is met."},
+    {"id": "RECORDS", "source": "Bakery meter and till records (fictitious)", "authority": "business records",
+     "date": "2027-01-10",
+     "text": "Bakery energy use per loaf: 2025, 41,200 kWh and 69,800 loaves (0.59 kWh per loaf); 2026, 48,600 kWh "
+             "and 105,600 loaves (0.46 kWh per loaf): a change of -22%."}]
+
+
+def test_a_figure_counted_per_what_the_terms_count_stands_over_a_total(tmp_path):
+    question = "Did the (fictitious) bakery meet the energy condition of its oven grant in 2026?"
+    verdict = _run(tmp_path, _arbitration(question, _OVEN_REPORTS, _OVEN_EVIDENCE), "arbitration")
+    assert "Bakery's -22 % change" in verdict["answer"] and "accepted over Officer's" in verdict["answer"], \
+        verdict["answer"]
+    # Without the terms, the council officer's standing decides, as before.
+    verdict = _run(tmp_path, _arbitration(question, _OVEN_REPORTS, _OVEN_EVIDENCE[1:]), "arbitration")
+    assert "Officer's 18 % change" in verdict["answer"].split("accepted over")[0], verdict["answer"]
+
+
+# A ferry's punctuality, measured against two baselines, either side of the target the question names.
+_FERRY_REPORTS = [
+    {"agent": "Operator", "metric": "ferry_delays_reduction", "value": 12.4, "unit": "% reduction",
+     "citation": "[Per extraction: 'delays down 12.4% on the storm week before the timetable change' from the "
+                 "operator's bulletin]", "source": "Ferry operator", "period": "May 2026 against 24-30 April 2026",
+     "confidence": 0.6, "interpretation": "The new timetable cut delays by 12.4%, more than the 8% target"},
+    {"agent": "Users", "metric": "ferry_delays_reduction", "value": 3.1, "unit": "% reduction",
+     "citation": "[Per extraction: 'Ferry delays, May this year against May last year: a reduction of 3.1%' from the users' group]",
+     "source": "Ferry users' group", "period": "May 2026 against May 2025", "confidence": 0.55,
+     "interpretation": "Delays fell only 3.1%, well short of the 8% target"}]
+_FERRY_EVIDENCE = [
+    {"id": "BULLETIN", "source": "Ferry operator's bulletin (fictitious)", "authority": "operator", "date": "2026-06-02",
+     "text": "Great news: ferry delays down 12.4% on the storm week before the timetable change, a reduction we "
+             "are proud of."},
+    {"id": "USERS", "source": "Ferry users' group newsletter (fictitious)", "authority": "newsletter",
+     "date": "2026-06-05", "text": "Ferry delays, May this year against May last year: a reduction of 3.1%."}]
+
+
+def test_figures_valid_each_in_its_context_either_side_of_the_target_go_to_a_person(tmp_path):
+    question = ("The (fictitious) island ferry changed its timetable on 1 May 2026 to cut delays by 8%. Did the new "
+                "timetable meet that target?")
+    verdict = _run(tmp_path, _arbitration(question, _FERRY_REPORTS, _FERRY_EVIDENCE), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert "escalate.valid_either_side" in verdict["applied_rules"], verdict["applied_rules"]
+    assert any("either side of the 8 % reduction the question turns on" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+    # A target outside both figures is not turned on by the choice of context.
+    verdict = _run(tmp_path, _arbitration(question.replace("8%", "2%"), _FERRY_REPORTS, _FERRY_EVIDENCE), "arbitration")
+    assert "escalate.valid_either_side" not in verdict["applied_rules"], verdict["applied_rules"]
+
+
+def test_the_question_figures_leave_out_dates_and_times():
+    from debate_core.protocols.arbitration.rules.verdict import asked_figures
+
+    figures = [v for v, _ in asked_figures("On 1-28 July 2026, at 22:41 on 3 March, was the saving 10%?")]
+    assert figures == [10.0], figures
+
+
+def test_points_still_being_looked_into_or_not_yet_agreed_are_open():
+    assert states_doubt("We're checking whether the offline taps kept their own time and will reply by 20 February.")
+    assert states_doubt("We haven't agreed the Q3 figure.")
+    assert states_doubt("I'll decide under clause 14 after the quarterly review meeting on 26 February.")
+    assert states_doubt("Whether the club is still part of the parish or a charity of its own depends on what was "
+                        "actually agreed in 2021.")
+    assert states_doubt("We'd want to see the minutes before advising.")
+    assert states_doubt("The old minutes were in a loft, no idea where they are now.")
+    assert states_doubt("No test since 2 May has used the new meter at the old spot.")
+    assert not states_doubt("If they have not agreed the price, the deal lapses.")
+    assert not states_doubt("Whether care was taken depends on what a reasonable trader would have done.")
+    assert not states_doubt("No test has shown any leak.")
+    assert not states_doubt("We checked whether it worked, and it did.")
