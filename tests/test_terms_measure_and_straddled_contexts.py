@@ -92,3 +92,26 @@ def test_points_still_being_looked_into_or_not_yet_agreed_are_open():
     assert not states_doubt("Whether care was taken depends on what a reasonable trader would have done.")
     assert not states_doubt("No test has shown any leak.")
     assert not states_doubt("We checked whether it worked, and it did.")
+
+
+def test_a_figure_its_source_calculates_at_a_standard_rate_gives_way_to_a_weighed_one(tmp_path):
+    reports = [
+        {"agent": "Summary", "metric": "glass_recycled_2026", "value": 2400, "unit": "kg",
+         "citation": "[Per extraction: 'Glass recycled: 2,400 kg' from the collector's annual summary]",
+         "source": "Collector's annual summary", "period": "2026", "confidence": 0.65,
+         "interpretation": "2.4 tonnes of the school's glass were recycled"},
+        {"agent": "Weighbridge", "metric": "glass_recycled_2026", "value": 1710, "unit": "kg",
+         "citation": "[Per extraction: 'Total net: 1,710 kg' from the weighbridge tickets]",
+         "source": "Depot weighbridge", "period": "2026", "confidence": 0.7,
+         "interpretation": "The collections weighed 1,710 kg net at the weighbridge"}]
+    evidence = [
+        {"id": "SUMMARY", "source": "Collector's annual summary for the school, 2026 (fictitious)", "authority": "contractor",
+         "date": "2027-01-08", "text": "Bins emptied: 60. Glass recycled: 2,400 kg. Weights on this summary are "
+                                       "calculated at our standard 40 kg per bin."},
+        {"id": "TICKETS", "source": "Depot weighbridge tickets, 2026 (fictitious)", "authority": "weighbridge record",
+         "date": "2027-01-10", "text": "Six collections, weighed in full and out empty. Total net: 1,710 kg."}]
+    verdict = _run(tmp_path, _arbitration("How much glass did the (fictitious) school send for recycling in 2026?",
+                                          reports, evidence), "arbitration")
+    assert "Weighbridge's 1,710 kg" in verdict["answer"].split("accepted over")[0], verdict["answer"]
+    assert "calculated at a standard rate, not measured" in verdict["answer"], verdict["answer"]
+    assert "calculated at our standard 40 kg per bin" in verdict["answer"], verdict["answer"]

@@ -41,7 +41,6 @@ from .contradictions import (
     LAST_UPDATED,
     MATCH_TOLERANCE,
     durations,
-    measured_not_capacity,
     period_end,
     period_key,
     polarity,
@@ -56,6 +55,7 @@ from .measures import (
     DEFINITION_GROUPS,
     cues_in,
     label_of,
+    measured_not_capacity,
     rate_the_terms_count,
     rates_of_different_totals,
     still_holds,
@@ -360,8 +360,11 @@ def capacity_against_measure(s1: Side, s2: Side) -> tuple[Side, Side] | None:
     def said(side: Side) -> str:
         return " ".join(x for x in (side.definition, side.citation, side.interpretation) if x)
 
+    # Reports that state different definitions of their own say what each measures: a passage's
+    # standard rate does not make one of them the measure asked for.
+    defined = bool(s1.definition and s2.definition and _norm(s1.definition) != _norm(s2.definition))
     for a, b in ((s1, s2), (s2, s1)):
-        if measured_not_capacity(said(a), said(b)):
+        if measured_not_capacity(said(a), said(b), "" if defined else " ".join(ev.text for ev in b.value_passages)):
             return a, b
     return None
 

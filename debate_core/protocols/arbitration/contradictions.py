@@ -578,22 +578,6 @@ def quoted_numbers(text: str | None) -> list[float]:
     return [v for v, _ in numbers(text or "")] + durations(text)
 
 
-# How a report says its figure is worked out from what a thing can do ("pump rating times 24 hours"),
-# and how one says its figure was measured ("metered volume on the highest day").
-_CAPACITY = re.compile(r"\b(?:rated|rating|capacity|theoretical|maximum possible|flat out|round the clock|"
-                       r"(?:24|twenty-four) hours|if it ran|at full (?:speed|power|load))\b", re.I)
-_MEASURED = re.compile(r"\b(?:meter(?:ed)?|measured|readings?|counted|logged|recorded|weighed|weighbridge|surveyed)\b",
-                       re.I)
-
-
-def measured_not_capacity(measured: str, worked_out: str) -> bool:
-    """Whether one report's account of its figure (definition, citation, reading) says it was measured
-    and the other's that it is worked out from a rating or capacity, and neither says both: a
-    capacity says what could be, a measurement what was."""
-    return bool(_MEASURED.search(measured) and not _CAPACITY.search(measured)
-                and _CAPACITY.search(worked_out) and not _MEASURED.search(worked_out))
-
-
 # "Listing details supplied by the business; last updated by the business in May 2022": a page is as
 # old as its content, whenever it was last looked at.
 LAST_UPDATED = re.compile(r"\blast (?:updated|revised|edited|amended)\b[^.;]{0,40}?\b(?:in|on)\s+([^.;]{3,30})", re.I)

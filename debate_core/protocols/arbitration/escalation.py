@@ -28,7 +28,6 @@ from .contradictions import (
     LOW_BAND,
     MATCH_TOLERANCE,
     Contradiction,
-    measured_not_capacity,
     plain_number,
     quoted_numbers,
     relative_difference,
@@ -37,6 +36,7 @@ from .contradictions import (
     source_passages,
     unit_scale,
 )
+from .measures import STANDARD_RATE, measured_not_capacity
 from .units import misread_unit
 
 # Figures further apart than this (the upper bound of the low severity band) are too far apart to
@@ -154,8 +154,9 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
     said1, said2 = (" ".join(x for x in (c.agent1_citation, c.agent1_interpretation) if x),
                     " ".join(x for x in (c.agent2_citation, c.agent2_interpretation) if x))
     won, lost = (said1, said2) if resolution == "agent1_correct" else (said2, said1)
-    if measured_not_capacity(won, lost):
-        return None  # a measurement against a figure worked out from a rating: the measurement decides
+    lost_passages = c2 or p2 if resolution == "agent1_correct" else c1 or p1
+    if measured_not_capacity(won, lost, " ".join(ev.text for ev in lost_passages)):
+        return None  # a measurement against a figure worked out from a rating or a standard rate: it decides
     r1, r2 = _rank(c.agent1_source, c.agent1_citation, order), _rank(c.agent2_source, c.agent2_citation, order)
     if r1 != r2:
         return None  # the configured authority order decides
@@ -237,6 +238,12 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         quoted = re.search(r"'([^']{8,})'", lost_citation or "")
         return ("The other figure is worked out from a rating or capacity, not measured"
                 + (f": \"{quoted.group(1).rstrip('.')}\"" if quoted else ""))
+    lost_source = c.agent2_source if leader == "agent1_correct" else c.agent1_source
+    standard = next((s for ev in source_passages(lost_source, lost_citation, evidence) for s in sentences(ev.text)
+                     if STANDARD_RATE.search(s)), None)
+    if standard and measured_not_capacity(f"{citation} {won_reading or ''}", f"{lost_citation} {lost_reading or ''}",
+                                          standard):
+        return f"The other figure is calculated at a standard rate, not measured: \"{' '.join(standard.split()).rstrip('.')}\""
     carrying = carries(source_passages(source, citation, evidence), won)
     for ev in carrying:
         for sent in sentences(ev.text):

@@ -1,6 +1,8 @@
 """What kind of statistic a figure is, from the cue phrases next to it (an annual average or a
-12-month change, a survey or a register count, a first or a revised estimate), and what a rate is out
-of: the readings by which two figures of one quantity turn out to be different measures."""
+12-month change, a survey or a register count, a first or a revised estimate), what a rate is out
+of and what the terms count it per, whether a figure was measured or worked out from a rating or a
+standard rate, and whether a period's figure still holds: the readings by which two figures of one
+quantity turn out to be different measures, or one of them the measure asked for."""
 
 from __future__ import annotations
 
@@ -174,3 +176,27 @@ def still_holds(p1: str | None, p2: str | None) -> bool:
         if end_old and end_new and end_old <= end_new:
             return True
     return False
+
+
+# How a report says its figure is worked out from what a thing can do ("pump rating times 24 hours"),
+# and how one says its figure was measured ("metered volume on the highest day").
+_CAPACITY = re.compile(r"\b(?:rated|rating|capacity|theoretical|maximum possible|flat out|round the clock|"
+                       r"(?:24|twenty-four) hours|if it ran|at full (?:speed|power|load))\b", re.I)
+_MEASURED = re.compile(r"\b(?:meter(?:ed)?|measured|readings?|counted|logged|recorded|weighed|weighbridge|surveyed)\b",
+                       re.I)
+
+
+# "weights on certificates are calculated at our standard 35 kg per sack": the source says its
+# figures are worked out from a standard rate, not measured.
+STANDARD_RATE = re.compile(r"\b(?:calculated|worked out|estimated|charged|priced) (?:at|on|from|using) (?:our |a |the )?"
+                           r"(?:standard|nominal|flat|assumed|typical)\b", re.I)
+
+
+def measured_not_capacity(measured: str, worked_out: str, source_says: str = "") -> bool:
+    """Whether one report's account of its figure (definition, citation, reading) says it was measured
+    and the other's that it is worked out from a rating or capacity, or its own source's passages
+    say its figures are calculated at a standard rate (`source_says`), and neither account says
+    both: a capacity says what could be, a measurement what was."""
+    return bool(_MEASURED.search(measured) and not _CAPACITY.search(measured)
+                and (_CAPACITY.search(worked_out) or STANDARD_RATE.search(source_says))
+                and not _MEASURED.search(worked_out))
