@@ -115,3 +115,25 @@ def test_a_figure_its_source_calculates_at_a_standard_rate_gives_way_to_a_weighe
     assert "Weighbridge's 1,710 kg" in verdict["answer"].split("accepted over")[0], verdict["answer"]
     assert "calculated at a standard rate, not measured" in verdict["answer"], verdict["answer"]
     assert "calculated at our standard 40 kg per bin" in verdict["answer"], verdict["answer"]
+
+
+def test_records_silent_on_who_awaited_replies_and_witnesses_who_cannot_say_hold_a_point_open():
+    assert states_doubt("I might have answered it, but I can't say when or who it was for.")
+    assert states_doubt("The log records only calls that were answered; it does not record who came in.")
+    assert states_doubt("It has asked the hospital for the footage; the hospital has not yet replied.")
+    assert states_doubt("I saw him hand her an envelope. I don't know what was in it.")
+    assert states_doubt("Honestly I don't remember who was there when.")
+    assert states_doubt("The panel will consider the refund dispute at its meeting on 14 April 2026.")
+    assert not states_doubt("I didn't know what to expect, but I loved it.")
+    assert not states_doubt("The panel considered the dispute at its meeting and upheld it.")
+
+
+def test_an_answer_that_opens_with_no_as_a_determiner_answers_neither_way():
+    from debate_core.protocols.cross_critique.answer_rules import yes_no_unanswered
+
+    question = "Can they scatter the ashes on the hill, and what must they do?"
+    assert yes_no_unanswered(question, "No law forbids scattering ashes on private land with consent.")
+    assert yes_no_unanswered(question, "Nobody needs a licence.")
+    for answer in ("No, not without the owner's consent.", "Yes - with the owner's consent.", "No it does not.",
+                   "Yes."):
+        assert yes_no_unanswered(question, answer) is None, answer

@@ -172,7 +172,7 @@ _DOUBT = re.compile(
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
     r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:say|tell|determine|establish|confirm)"
-    r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure)\b"
+    r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure|when or|who it|whom)\b"
     r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
     r"|\binconclusive\b"
     # "the two counts have not been reconciled", "the group makes no finding": the record says it is open.
@@ -227,7 +227,7 @@ _DOUBT = re.compile(
     # "The committee will decide how to treat the flagged votes at its meeting on 24 June", "the hall
     # committee will choose between the two requests at its meeting", "I'll decide after the quarterly
     # review meeting": the decision the point waits on is still to be taken.
-    r"|(?:\bwill|'ll|\bis to|\bare to) (?:settle|decide|rule on|determine|choose|vote on)\b[^.;]{0,60}?\b(?:at|after) "
+    r"|(?:\bwill|'ll|\bis to|\bare to) (?:settle|decide|rule on|determine|choose|vote on|consider|hear)\b[^.;]{0,60}?\b(?:at|after) "
     r"(?:its|their|the|our) (?:next )?(?:[\w-]+ ){0,2}?meeting\b"
     # "We're checking whether the offline taps kept their own time", "We haven't agreed the Q3 figure":
     # what would settle it is still being looked into, or not yet agreed.
@@ -255,7 +255,13 @@ _DOUBT = re.compile(
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
     r"|['\u2018\"\u201c][^'\u2019\"\u201d]{2,60}['\u2019\"\u201d] (?:is|are) (?:not|nowhere) defined\b"
     # "Tomasz: I can't remember whether I put my hand up": the one who would know cannot say.
-    r"|\b(?:can't|cannot|can not|couldn't|could not|don't|do not) (?:remember|recall) (?:whether|if|which way|how I)\b"
+    r"|\b(?:can't|cannot|can not|couldn't|could not|don't|do not) (?:remember|recall) (?:whether|if|which way|how I|"
+    r"who was|when)\b"
+    # "The log does not record who called", "the hospital has not yet replied", "I don't know what was
+    # in it": the record is silent on the point, an answer is awaited, the witness cannot say.
+    r"|\b(?:does not|doesn't|did not|didn't) (?:record|show|say) (?:who|whom)\b"
+    r"|\b(?:has not|have not|hasn't|haven't) yet (?:replied|responded|answered)\b"
+    r"|\b(?:I|we) (?:don't|do not|didn't|did not) know (?:what|how much) (?:was|were) in (?:it|them|the)\b"
     # "Let's settle it at the meeting": the decision is still to be taken.
     r"|\blet's (?:settle|decide|sort) (?:it|this|that)(?: out)? at the (?:next )?meeting\b"
     # "Whether the food bank is still part of the PCC or a separate charity depends on what was agreed

@@ -83,7 +83,9 @@ def dropped_condition(answer: str, finals: Mapping[str, AgentOutput], evidence: 
 # council?", "Can she have lessons from 16?", "Will the insurance pay?").
 _POLAR_OPENERS = frozenset({"do", "does", "did", "can", "could", "may", "must", "is", "are", "was", "were", "will",
                             "would", "should", "shall", "has", "have", "had", "need", "am"})
-_SAYS_YES_OR_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
+# "Yes, ...", "No - ...", "No it does not": a yes or a no; "No law forbids burying ..." opens with
+# the word but answers neither way in it.
+_SAYS_YES_OR_NO = re.compile(r"^\W*(?:yes|no)\b(?=\s*(?:[,.;:!\u2013\u2014-]|$)|\s+(?:it|they|she|he|you|we|i)\b)", re.I)
 _OPENING_PHRASE = re.compile(r"^\W*(?:as of|as at|by|from|in|on|after|before|so|then|now|today|given|with|in that case|"
                              r"if so|failing that)\b[^,?]{0,40},\s*"
                              # "If the business files a complaint, will it get the domain?": a condition first.
