@@ -54,7 +54,7 @@ _REFERENCE = re.compile(
 WITHDRAWAL = re.compile(
     r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
     r"banned|forbidden|restricted)|ceases? to apply|(?:that|this|which) (?:is|'s) no longer (?:the case|so|true)|"
-    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished)"
+    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished|removed)"
     # "so we dropped it in 2024", "the fee has been scrapped", "Grade 1 requirement: dropped": plain words.
     r"|(?:we|they|the \w+) (?:dropped|scrapped|abolished) (?:it|them|that|this)"
     r"|(?:is|are|was|were|has been|have been) (?:dropped|scrapped)|(?<=: )(?:dropped|scrapped|abolished))\b", re.I)
@@ -74,8 +74,7 @@ STATES = 0.5
 
 
 def is_amendment(sentence: str) -> bool:
-    low = " ".join(sentence.lower().split())
-    return any(re.search(rf"\b{re.escape(cue)}\b", low) for cue in AMENDMENT_CUES)
+    return any(re.search(rf"\b{re.escape(cue)}\b", " ".join(sentence.lower().split())) for cue in AMENDMENT_CUES)
 
 
 def _references(text: str) -> set[tuple[str, str]]:
@@ -84,9 +83,7 @@ def _references(text: str) -> set[tuple[str, str]]:
 
 def _date(ev: Evidence) -> tuple[int, int, int] | None:
     m = _DATE.search(ev.date or "")
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0)
+    return (int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0)) if m else None
 
 
 def later(amending: Evidence, amended: Evidence, evidence: Sequence[Evidence]) -> bool:
@@ -341,7 +338,7 @@ def withdrawn_parts(sentence: str) -> list[str]:
 
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
     """The predicates a withdrawing sentence names: those whose name and description carry most of what
-    one of its withdrawals withdraws (the best such share, at least WITHDRAWN_SHARE)."""
+    one of its withdrawals withdraws (the best share, at least WITHDRAWN_SHARE; "six-month" counts 6, "item (1)" not)."""
     # "the under-16 route (consent form plus buddy) is withdrawn": the brackets list what goes, each
     # item a predicate's name in words.
     listed = [name for part in withdrawn_parts(sentence) for inside in re.findall(r"\(([^()]+)\)", part)
@@ -352,10 +349,12 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
         return list(dict.fromkeys(listed))
     best, names = 0.0, []
     for part in withdrawn_parts(sentence):
-        wanted = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS
+        part = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), part)
+        wanted = (set(terms(part)) | set(re.findall(r"\d+", _REFERENCE.sub(" ", re.sub(r"\(\w{1,4}\)", " ", part))))) - _AMENDING_WORDS - _PROVISION_WORDS
         if not wanted:
             continue
-        share = {name: sum(any(_same_word(w, t) for t in terms(f"{name.replace('_', ' ')} {desc}")) for w in wanted)
+        share = {name: sum(any(_same_word(w, t) for t in [*terms(f"{name.replace('_', ' ')} {desc}"),
+                                                           *re.findall(r"\d+", f"{name} {desc}")]) for w in wanted)
                  / len(wanted) for name, desc in described.items()}
         top = max(share.values(), default=0.0)
         if top > best:
@@ -419,6 +418,7 @@ _DECLARATION = re.compile(r"\b[a-z][a-z0-9_]*\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z]
 
 
 _NUMBER_WORDS = {w: n for n, w in enumerate(NUMBER_WORDS)}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)  # "the six-month limit": 6
 # A count of things ("at least three club time trials", "four or more club time trials", "6 birds"): the
 # number, an "or more"-style bound, and the word counted.
 _COUNT = re.compile(r"(?<![\w.])(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:or (?:more|fewer|less|over|under)\s+)?"

@@ -25,11 +25,13 @@ from .cues import (
 from .plain import no_rule, plain_reading, plain_rule, reflected, statements
 from .predicates import (
     PRED_NAME,
+    Pred,
     asp_reading,
     body_parts,
     build_rule,
     common_terms,
     head_of,
+    is_type,
     literal_name,
     matches,
     only_way,
@@ -118,6 +120,22 @@ def _antithesis_out(issues: list[str], edge_cases: list[str], contradictions: li
             "recommendation": recommendation, "argument": argument, "uncertainties": reading.uncertainties()}
 
 
+def _said_not_needed(case: Case, vocab_ids: set[str], preds: list[Pred],
+                     common: set[str]) -> list[tuple[Pred, str, str]]:
+    """(predicate, passage id, sentence) for each predicate a sentence of its own says is not needed
+    ("It doesn't matter whether you fostered the child before the order"): a sentence that says so
+    of exactly one condition settles it, and a looser match elsewhere (a long sentence listing who
+    may apply) does not add it back."""
+    out = []
+    for eid, sent in evidence_sentences(case, vocab_ids):
+        if cue_kind(sent) == "not_required" and not repeals(sent):
+            # What kind of thing the rule is about ("licence(L)") is no condition a sentence can drop.
+            hits = [p for p in preds if matches(sent, p, common) and not is_type(p)]
+            if len(hits) == 1 and hits[0].group == "condition":
+                out.append((hits[0], eid, sent))
+    return out
+
+
 @register("dialectic", "antithesis")
 def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
     case: Case = payload["case"]
@@ -146,6 +164,11 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         contradictions.append(f"{name}({var}) is required and negated in the same body, so the rule can never fire.")
 
     reported: set[str] = set()
+    for p, eid, sent in _said_not_needed(case, vocab_ids, preds, common):
+        if p.name in positive and p.name not in reported:
+            issues.append(f"Over-restrictive condition {p.literal(var)}: {eid} says it is not required "
+                          f"(\"{sent}\"); remove it.")
+        reported.add(p.name)
     for eid, sent in evidence_sentences(case, vocab_ids):
         kind = cue_kind(sent)
         hits = [p for p in preds if matches(sent, p, common)]
@@ -180,7 +203,7 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
             if p.name in reported:
                 continue
             if kind == "not_required":
-                if p.name in positive:
+                if p.name in positive and not is_type(p):
                     issues.append(f"Over-restrictive condition {p.literal(var)}: {eid} says it is not required "
                                   f"(\"{sent}\"); remove it.")
                     reported.add(p.name)
