@@ -171,7 +171,7 @@ _DOUBT = re.compile(
     r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
-    r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:say|tell|determine|establish|confirm)"
+    r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:yet )?(?:say|tell|determine|establish|confirm)"
     r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure|when or|who it|whom)\b"
     r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
     r"|\binconclusive\b"
@@ -272,6 +272,10 @@ _DOUBT = re.compile(
     r"\b(?:was|were|did|had|actually|really)\b"
     r"|\bbefore (?:advising|deciding|ruling|we (?:can )?(?:advise|decide|rule))\b"
     r"|\bno idea (?:where|whether|if|what|which|who|how)\b"
+    # "the wording can be read either way", "Prize cards are held until the appeals committee meets":
+    # the text settles nothing, and what depends on it waits for the decision.
+    r"|\bcan be (?:read|taken|understood) (?:either way|both ways)\b"
+    r"|\b(?:held|withheld|on hold|suspended) until\b[^.;]{0,60}?\b(?:meets?|decides?|rules?|hearing|decision|ruling)\b"
     # "No test since 2 May has used the new meter at the old spot": nothing has yet separated the causes.
     r"|\bno (?:test|check|trial|comparison|measurement)s?\b[^.;]{0,60}?\b(?:has|have) (?:yet )?(?:used|separated|"
     r"compared|isolated|tested|checked)\b"

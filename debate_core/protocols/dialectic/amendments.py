@@ -25,7 +25,6 @@ from functools import lru_cache
 from ...core.schemas import Evidence
 from ...core.text import (
     NUMBER_WORDS,
-    STOPWORDS,
     authority_score,
     calendar_days,
     calendar_months,
@@ -45,7 +44,7 @@ AMENDMENT_CUES = (
     "substitute",
 )
 # Words of the amending act itself, not of what the rule says.
-_AMENDING_WORDS = set(terms(" ".join(AMENDMENT_CUES)) + terms("clause section article paragraph amendment read"))
+AMENDING_WORDS = set(terms(" ".join(AMENDMENT_CUES)) + terms("clause section article paragraph amendment read"))
 _REFERENCE = re.compile(
     r"\b(clause|section|article|paragraph|rule|regulation|schedule|part|s\.|§)\s*(\d+[0-9a-z]*(?:[.(]\d+[0-9a-z]*\)?)*)",
     re.I)
@@ -54,7 +53,7 @@ _REFERENCE = re.compile(
 WITHDRAWAL = re.compile(
     r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
     r"banned|forbidden|restricted)|ceases? to apply|(?:that|this|which) (?:is|'s) no longer (?:the case|so|true)|"
-    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished|removed)"
+    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished|removed|replaced by(?!\s*[:'\x22\u2018\u201c]))"
     # "so we dropped it in 2024", "the fee has been scrapped", "Grade 1 requirement: dropped": plain words.
     r"|(?:we|they|the \w+) (?:dropped|scrapped|abolished) (?:it|them|that|this)"
     r"|(?:is|are|was|were|has been|have been) (?:dropped|scrapped)|(?<=: )(?:dropped|scrapped|abolished))\b", re.I)
@@ -98,7 +97,7 @@ def later(amending: Evidence, amended: Evidence, evidence: Sequence[Evidence]) -
     return ids.index(amending.id) > ids.index(amended.id)
 
 
-def _same_subject(a: str, b: str) -> bool:
+def same_subject(a: str, b: str) -> bool:
     """Whether two sentences are on one subject: they share half the shorter one's content terms, not
     counting figures and their units (two passages that set different figures differ there by
     definition: "within 10 metres" and "5 m")."""
@@ -109,12 +108,12 @@ def _same_subject(a: str, b: str) -> bool:
 
 
 def _subject_terms(sentence: str) -> set[str]:
-    return {t for t in terms(sentence) if not any(ch.isdigit() for ch in t)} - _AMENDING_WORDS - _unit_terms()
+    return {t for t in terms(sentence) if not any(ch.isdigit() for ch in t)} - AMENDING_WORDS - _unit_terms()
 
 
 @lru_cache(maxsize=1)
 def _unit_terms() -> frozenset[str]:
-    return frozenset(terms(" ".join(u for u in _MEASURES if len(u) > 2) + " metres meters hours days weeks months years"))
+    return frozenset(terms(" ".join(u for u in MEASURES if len(u) > 2) + " metres meters hours days weeks months years"))
 
 
 # An amendment's lead-in ("Section 12 is amended as follows.") says that changes follow, not what they are.
@@ -176,12 +175,12 @@ class Supersession:
     @property
     def old_terms(self) -> set[str]:
         """What only the old sentence says (an old figure, a dropped condition)."""
-        return set(terms(self.old_sentence)) - set(terms(self.kept)) - set(terms(self.new_sentence)) - _AMENDING_WORDS
+        return set(terms(self.old_sentence)) - set(terms(self.kept)) - set(terms(self.new_sentence)) - AMENDING_WORDS
 
     @property
     def new_terms(self) -> set[str]:
         """What only the amendment says (the new figure, the added condition)."""
-        return set(terms(self.new_sentence)) - set(terms(self.old_sentence)) - _AMENDING_WORDS
+        return set(terms(self.new_sentence)) - set(terms(self.old_sentence)) - AMENDING_WORDS
 
 
 def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
@@ -213,10 +212,11 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
             number = _NUMBERED_DELETED.search(sent)
             if number:
                 # A numbered provision goes whole ("rule 12.4 ... be deleted"): the earlier sentence
-                # that carries that number.
+                # that carries that number, and any other the same sentence names and replaces.
+                numbers = {number.group(1), *(num for _, num in _references(sent) if "." in num)}
                 out += [Supersession(ev.id, old, amending.id, sent, amending.date)
                         for ev in others if later(amending, ev, evidence) for old in sentences(ev.text)
-                        if re.match(rf"\s*{re.escape(number.group(1))}(?![\d.]\d)", old) and not is_amendment(old)]
+                        if any(re.match(rf"\s*{re.escape(n)}(?![\d.]\d)", old) for n in numbers) and not is_amendment(old)]
                 continue
             if withdraws(sent) and not _references(withdrawn_part(sent)):
                 # It lifts one provision ("rule 5 is amended: the ban on selfie sticks no longer
@@ -225,13 +225,16 @@ def supersessions(evidence: Sequence[Evidence]) -> list[Supersession]:
             named = set(mentioned_ids(sent, [ev.id for ev in others]))
             refs = _references(sent)
             targets = [ev for ev in others if ev.id in named or (refs and refs & _references(f"{ev.source} {ev.text}"))]
-            pairs: list[tuple[Evidence, str]] = []
-            for ev in targets:
-                on_subject = [s for s in sentences(ev.text) if _same_subject(s, sent) and not is_amendment(s)]
+            # "the upper age limit at paragraph 3.2 of the handbook is removed": a passage's own item
+            # numbered 3.2 ("3.2 Patrols can serve until their 75th birthday") is what it names.
+            pairs = [(ev, s) for ev in (targets or others) for s in sentences(ev.text) for _, num in refs
+                     if re.match(rf"\s*{re.escape(num)}(?![\d.]\d)\s", s) and not is_amendment(s)]
+            for ev in [] if pairs else targets:
+                on_subject = [s for s in sentences(ev.text) if same_subject(s, sent) and not is_amendment(s)]
                 pairs += [(ev, s) for s in (on_subject or sentences(ev.text)[:1])]
-            if not targets:
+            if not targets and not pairs:
                 pairs = [(ev, s) for ev in others for s in sentences(ev.text)
-                         if not is_amendment(s) and _same_subject(s, sent)]
+                         if not is_amendment(s) and same_subject(s, sent)]
             out += [Supersession(ev.id, s, amending.id, sent, amending.date)
                     for ev, s in pairs if later(amending, ev, evidence)]
     return out
@@ -242,7 +245,7 @@ def superseded_sentences(evidence: Sequence[Evidence]) -> dict[tuple[str, str], 
     return {(s.old_id, s.old_sentence): s for s in supersessions(evidence)}
 
 
-def _share(wanted: set[str], rule_terms: set[str]) -> float:
+def term_share(wanted: set[str], rule_terms: set[str]) -> float:
     return len(wanted & rule_terms) / len(wanted) if wanted else 0.0
 
 
@@ -263,9 +266,9 @@ def kept_superseded(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     reasons: list[str] = []
     for s in supersessions(evidence):
         old_only, new_only = s.old_terms, s.new_terms
-        states_old = bool(old_only) and _share(old_only, body) >= STATES
-        on_subject = _share(set(terms(s.old_sentence)) - _AMENDING_WORDS, body) >= STATES
-        misses_new = bool(new_only) and _share(new_only, have) < STATES
+        states_old = bool(old_only) and term_share(old_only, body) >= STATES
+        on_subject = term_share(set(terms(s.old_sentence)) - AMENDING_WORDS, body) >= STATES
+        misses_new = bool(new_only) and term_share(new_only, have) < STATES
         if not (states_old or (on_subject and misses_new)):
             continue
         when = f", dated {s.new_date}" if s.new_date else ""
@@ -349,8 +352,8 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
         return list(dict.fromkeys(listed))
     best, names = 0.0, []
     for part in withdrawn_parts(sentence):
-        part = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), part)
-        wanted = (set(terms(part)) | set(re.findall(r"\d+", _REFERENCE.sub(" ", re.sub(r"\(\w{1,4}\)", " ", part))))) - _AMENDING_WORDS - _PROVISION_WORDS
+        part = _NUMBER_WORD.sub(lambda m: str(NUMBER_VALUES[m.group(1).lower()]), part)
+        wanted = (set(terms(part)) | set(re.findall(r"\d+", _REFERENCE.sub(" ", re.sub(r"\(\w{1,4}\)", " ", part))))) - AMENDING_WORDS - _PROVISION_WORDS
         if not wanted:
             continue
         share = {name: sum(any(_same_word(w, t) for t in [*terms(f"{name.replace('_', ' ')} {desc}"),
@@ -393,8 +396,8 @@ def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
         if literals:
             kept = [lit for lit in withdrawn_names(sent, described) if lit in literals]
         else:
-            withdrawn = set(terms(part)) - _AMENDING_WORDS - _PROVISION_WORDS
-            kept = [part.strip()] if withdrawn and _share(withdrawn, have) >= STATES else []
+            withdrawn = set(terms(part)) - AMENDING_WORDS - _PROVISION_WORDS
+            kept = [part.strip()] if withdrawn and term_share(withdrawn, have) >= STATES else []
         if kept:
             reasons.append(f"The final rule keeps {', '.join(kept)} although {ev.id}"
                            f"{f' ({ev.date})' if ev.date else ''} says it no longer applies "
@@ -402,99 +405,18 @@ def kept_withdrawn(rule: str, evidence: Sequence[Evidence]) -> list[str]:
     return reasons
 
 
-# A figure with the measure it counts ("30 days", "5 %", "10 GB"): passages on the same subject that
-# give one such figure each, and different ones, disagree unless one amends the other.
-_FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|per ?cent|percent|[A-Za-z]+)", re.I)
 # Each measure's dimension and size in that dimension's base unit: figures in one dimension are
 # compared once converted ("30 days" and "1 month" agree; "30 days" and "30 months" do not).
-_MEASURES = {"minute": ("time", 1 / 1440), "hour": ("time", 1 / 24), "day": ("time", 1.0), "week": ("time", 7.0),
-             "month": ("time", 30.44), "year": ("time", 365.25), "%": ("share", 1.0), "percent": ("share", 1.0),
-             "per cent": ("share", 1.0), "percentage": ("share", 1.0), "euro": ("euro", 1.0),
-             "dollar": ("dollar", 1.0), "pound": ("pound", 1.0), "mb": ("data", 1e-3), "gb": ("data", 1.0),
-             "tb": ("data", 1e3), "mg": ("mass", 1e-3), "g": ("mass", 1.0), "kg": ("mass", 1e3),
-             "ml": ("volume", 1e-3), "km": ("length", 1.0), "m": ("length", 1e-3), "metre": ("length", 1e-3),
-             "meter": ("length", 1e-3), "cm": ("length", 1e-5), "mm": ("length", 1e-6), "time": ("count", 1.0)}
+MEASURES = {"minute": ("time", 1 / 1440), "hour": ("time", 1 / 24), "day": ("time", 1.0), "week": ("time", 7.0),
+            "month": ("time", 30.44), "year": ("time", 365.25), "%": ("share", 1.0), "percent": ("share", 1.0),
+            "per cent": ("share", 1.0), "percentage": ("share", 1.0), "euro": ("euro", 1.0),
+            "dollar": ("dollar", 1.0), "pound": ("pound", 1.0), "mb": ("data", 1e-3), "gb": ("data", 1.0),
+            "tb": ("data", 1e3), "mg": ("mass", 1e-3), "g": ("mass", 1.0), "kg": ("mass", 1e3),
+            "ml": ("volume", 1e-3), "km": ("length", 1.0), "m": ("length", 1e-3), "metre": ("length", 1e-3),
+            "meter": ("length", 1e-3), "cm": ("length", 1e-5), "mm": ("length", 1e-6), "time": ("count", 1.0)}
 _DECLARATION = re.compile(r"\b[a-z][a-z0-9_]*\([A-Z][A-Za-z0-9_]*(?:\s*,\s*[A-Z][A-Za-z0-9_]*)*\)\s*:")
-
-
-_NUMBER_WORDS = {w: n for n, w in enumerate(NUMBER_WORDS)}
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)  # "the six-month limit": 6
-# A count of things ("at least three club time trials", "four or more club time trials", "6 birds"): the
-# number, an "or more"-style bound, and the word counted.
-_COUNT = re.compile(r"(?<![\w.])(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:or (?:more|fewer|less|over|under)\s+)?"
-                    r"([a-z][a-z-]+)", re.I)
-
-
-# An age limit ("aged 16 and over", "under 18", "18 years old"): a dimension of its own.
-_AGE = re.compile(r"\b(?:aged|ages?|under|over)\s+(\d{1,3})\b(?!\s*(?:%|per|[a-z]*metre|m\b|km|kg|g\b))"
-                  r"|\b(\d{1,3})(?:\s+years?\s+old|-year-olds?\b)", re.I)
-
-
-def _figures(sentence: str) -> dict[str, set[float]]:
-    """The sentence's figures by dimension, converted to the dimension's base unit; a count of things
-    is a dimension of its own, one per word counted ("count:club"), and so is an age."""
-    out: dict[str, set[float]] = {}
-    for m in _AGE.finditer(sentence):
-        out.setdefault("age", set()).add(float(m.group(1) or m.group(2)))
-    for m in _FIGURE.finditer(sentence):
-        unit = m.group(2).lower().rstrip("s'") if m.group(2).lower() not in ("%",) else "%"
-        if unit in _MEASURES:
-            dim, size = _MEASURES[unit]
-            out.setdefault(dim, set()).add(round(float(m.group(1)) * size, 6))
-    for m in _COUNT.finditer(sentence):
-        number, word = m.group(1).lower(), m.group(2).lower()
-        counted = word.rstrip("s'")
-        if counted in _MEASURES or counted in STOPWORDS or word in STOPWORDS:
-            continue
-        if number.isdigit() and not word.endswith("s"):
-            continue  # "rule 9 says", "Article 3 of": a digit counts things only before a plural
-        value = float(number) if number.isdigit() else float(_NUMBER_WORDS[number])
-        out.setdefault(f"count:{counted}", set()).add(value)
-    return out
-
-
-# Content words a rule must share with a passage sentence to be about its subject (ASP names are short).
-ABOUT_TERMS = 2
-
-
-def unsettled_conflicts(rule: str, evidence: Sequence[Evidence]) -> list[str]:
-    """Rule: passages that set different figures on the same subject ("within 30 days" against
-    "within 14 days", "30 days" against "30 months"), neither amending the other, leave the rule
-    unsettled when it is about that subject (it names either figure, most of the subject's words, or
-    two of them): a person decides which passage governs, and a later date or a wording closer to the
-    question is not enough to choose. One reason per pair."""
-    found = supersessions(evidence)
-    gone = {(s.old_id, s.old_sentence) for s in found}
-    amended_pairs = {(s.old_id, s.new_id) for s in found}
-    # Each sentence with figures, read once: (passage, sentence, its figures by dimension).
-    rows = [(ev, s, figures) for ev in evidence if not is_vocabulary(ev)
-            for s in sentences(ev.text) if (ev.id, s) not in gone and not is_amendment(s)
-            for figures in [_figures(s)] if figures]
-    rule_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", rule)}
-    have = set(terms(" ".join(re.split(r"[_()]", rule))))
-    reasons: list[str] = []
-    for i, (ev_a, sa, fa) in enumerate(rows):
-        for ev_b, sb, fb in rows[i + 1:]:
-            if ev_a.id == ev_b.id or (ev_a.id, ev_b.id) in amended_pairs or (ev_b.id, ev_a.id) in amended_pairs:
-                continue
-            if not _same_subject(sa, sb):
-                continue
-            raw_numbers = {float(n) for n in re.findall(r"(?<![A-Za-z])(\d+(?:\.\d+)?)", f"{sa} {sb}")}
-            for dim in sorted(set(fa) & set(fb)):
-                va, vb = fa[dim], fb[dim]
-                # One or two figures each ("5 m, provided a barrier at least 2 m high"), none in common.
-                if len(va) > 2 or len(vb) > 2 or any(abs(x - y) <= 0.05 * max(x, y) for x in va for y in vb):
-                    continue
-                subject = set(terms(sa)) - _AMENDING_WORDS
-                about = (raw_numbers & rule_numbers or _share(subject, have) >= STATES
-                         or len(subject & have) >= ABOUT_TERMS)
-                if not about:
-                    continue
-                reasons.append(
-                    f"{ev_a.id} and {ev_b.id} disagree and neither amends the other: {ev_a.id} says \"{quote(sa)}\" "
-                    f"and {ev_b.id} says \"{quote(sb)}\"; a person must decide which governs before the rule is relied on")
-                break
-    return reasons
+NUMBER_VALUES = {w: n for n, w in enumerate(NUMBER_WORDS)}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_VALUES) + r")\b", re.I)  # "the six-month limit": 6
 
 
 # How a text says it takes effect only later, on a day someone has still to fix, and how another

@@ -23,10 +23,10 @@ from .amendments import (
     not_in_force,
     quote,
     starts_after_question,
-    unsettled_conflicts,
     withdrawing_sentences,
     withdrawn_names,
 )
+from .conflicts import unsettled_conflicts
 from .disputes import disagreement_on_record, undecided_on_record
 from .variants import variant_conflicts
 
