@@ -52,3 +52,12 @@ def test_records_that_cannot_yet_say_wording_read_either_way_and_prizes_held_unt
     assert states_doubt("Prize money for the class is held until the appeals committee meets on 2 August.")
     assert not states_doubt("The prize was held until the end of the show.")
     assert not states_doubt("We can say which batch it was: the one posted on the 3rd.")
+
+
+def test_a_question_that_ends_or_not_asks_for_a_yes_or_a_no():
+    from debate_core.protocols.cross_critique.answer_rules import asks_yes_or_no
+
+    assert asks_yes_or_no("Do they have to register the stall or not?")
+    assert not asks_yes_or_no("Does she need a street trading consent or a pedlar's certificate?")
+    assert not asks_yes_or_no("Is the pitch fee £40 or £55?")
+    assert not asks_yes_or_no("Should the report use the 2019 or the 2023 figure?")

@@ -90,7 +90,7 @@ _OPENING_PHRASE = re.compile(r"^\W*(?:as of|as at|by|from|in|on|after|before|so|
                              r"if so|failing that)\b[^,?]{0,40},\s*"
                              # "If the business files a complaint, will it get the domain?": a condition first.
                              r"|^\W*(?:if|once|assuming|supposing|unless)\b[^,?]{0,80},\s*")
-_OR_ANY = re.compile(r"\s+or\s+(?:any|anything|anyone|anybody|anywhere)\b")
+_OR_ANY = re.compile(r"\s+or\s+(?:any|anything|anyone|anybody|anywhere|not)\b")
 
 
 def asks_yes_or_no(question: str) -> bool:
@@ -101,7 +101,8 @@ def asks_yes_or_no(question: str) -> bool:
         return False
     # "As of 20 February, can Jade open on 2 March?": the question starts after its opening phrase.
     words = re.findall(r"[A-Za-z']+", _OPENING_PHRASE.sub("", asking[-1].lower(), count=1))
-    # "without a TEN or any other licence" widens what is asked about; it offers no second answer.
+    # "without a TEN or any other licence" widens what is asked about, and "... or not?" restates the
+    # question; neither offers a second answer.
     choice = _OR_ANY.sub(" ", f" {asking[-1].lower()} ")
     return bool(words) and words[0] in _POLAR_OPENERS and " or " not in choice
 
