@@ -77,6 +77,7 @@ def test_the_question_figures_leave_out_dates_and_times():
 
     figures = [v for v, _ in asked_figures("On 1-28 July 2026, at 22:41 on 3 March, was the saving 10%?")]
     assert figures == [10.0], figures
+    assert [v for v, _ in asked_figures("From 2.30 pm, did the rate pass 12.50%?")] == [12.5]
 
 
 def test_points_still_being_looked_into_or_not_yet_agreed_are_open():

@@ -166,7 +166,8 @@ _DATE_OR_TIME = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s*[-\u2013]\s*\d{1,2}(?:st|nd|rd|th)?)?\s+(?:of\s+)?(?:" + "|".join(MONTHS)
     + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?"
     r"|\b(?:" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d{1,2}\b"
-    r"|\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b", re.I)
+    # "22:41", "2.30 pm": a clock time; "12.50%" stays a figure.
+    r"|\b\d{1,2}:\d{2}\b|\b\d{1,2}\.\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:19|20)\d{2}\b", re.I)
 
 
 def asked_figures(question: str) -> list[tuple[float, str]]:
