@@ -154,7 +154,7 @@ def weak_tie_break_reason(c: Contradiction, resolution: str | None, evidence: Se
     said1, said2 = (" ".join(x for x in (c.agent1_citation, c.agent1_interpretation) if x),
                     " ".join(x for x in (c.agent2_citation, c.agent2_interpretation) if x))
     won, lost = (said1, said2) if resolution == "agent1_correct" else (said2, said1)
-    lost_passages = c2 or p2 if resolution == "agent1_correct" else c1 or p1
+    lost_passages = (c2 or p2) if resolution == "agent1_correct" else (c1 or p1)
     if measured_not_capacity(won, lost, " ".join(ev.text for ev in lost_passages)):
         return None  # a measurement against a figure worked out from a rating or a standard rate: it decides
     r1, r2 = _rank(c.agent1_source, c.agent1_citation, order), _rank(c.agent2_source, c.agent2_citation, order)
