@@ -516,7 +516,7 @@ def _judge_only_outcome(run: DebateRun, personas: list[dict[str, Any]], rounds: 
     converged, why = mod.convergence(True, summary, None, None, len(rounds_out))
     rationale = (f"No stage signals in the case, so the moderator rules did not run. Judge: "
                  f"{summary.rationale.strip() or '(no rationale)'} Agreements {agreed}, disagreements {disputed}.")
-    answer = summary.consensus.strip() or "no consensus"
+    answer = (summary.consensus.strip() or "no consensus") + mod.provisional_note(mod.panel_uncertainties(turns, summary))
     verdict = Verdict(answer=answer, short_answer=short_answer(answer), confidence=confidence,
                       needs_human_review=bool(reasons), escalation_reasons=reasons, rationale=rationale,
                       applied_rules=[])

@@ -100,11 +100,13 @@ from .verdict import (
     judge_has_consensus,
     judge_only_confidence,
     judge_only_escalation_reasons,
+    label_doubts,
     label_sentence,
     panel_low_confidence_reason,
     panel_reading_reasons,
     panel_unassessed_reason,
     panel_uncertainties,
+    provisional_note,
     verdict_answer,
 )
 
@@ -180,7 +182,9 @@ __all__ = [
     "panel_low_confidence_reason",
     "panel_unassessed_reason",
     "panel_reading_reasons",
+    "provisional_note",
     "verdict_answer",
     "aspect_quotes",
+    "label_doubts",
     "label_sentence",
 ]

@@ -217,6 +217,35 @@ def without_unfounded_worries(text: str) -> str:
     return _UNFOUNDED.sub(" ", text) if _CAME_TO_NOTHING.search(text or "") else (text or "")
 
 
+# What the panel could not assess that puts the label itself in doubt (not one aspect's reading), each
+# with how the answer says so up front: a reader who stops at the first sentences still learns the
+# label is provisional, not only one who reads the list at the end.
+_LABEL_DOUBTS = (
+    ("how the text was meant", "how the text was meant"),
+    ("which way the text leans", "which way the review leans"),
+    ("which way the review leans", "which way the review leans"),
+    ("what the words marked", "what its missing words said"),
+    ("how its author now feels", "how its author now feels"),
+)
+
+
+def label_doubts(items: Sequence[str]) -> list[str]:
+    """Rule: the points the panel could not assess that decide the label itself ("how the text was
+    meant", "which way the review leans"), in plain words, each once and in the order they were raised."""
+    out: list[str] = []
+    for item in items:
+        for start, said in _LABEL_DOUBTS:
+            if item.startswith(start) and said not in out:
+                out.append(said)
+    return out
+
+
+def provisional_note(uncertainties: Sequence[str]) -> str:
+    """The sentence that says the label is provisional, and on what, or "" when nothing puts it in doubt."""
+    doubts = label_doubts(unassessed(uncertainties))
+    return f" That label is provisional: {' and '.join(doubts)} cannot be settled from the text alone." if doubts else ""
+
+
 def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties: Sequence[str] = (),
                    quotes: Mapping[str, str] | None = None, signals: PanelSignals | None = None) -> str:
     """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
@@ -231,13 +260,14 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     rated = set(ratings_in(signals.text)) if signals else set()
     rating = f" (the reviewer's own rating: {shown_rating(rated.pop())})" if len(rated) == 1 else ""
     answer = f"The overall sentiment is {label}{rating}" + (f": {detail}." if detail else ".")
+    items = unassessed(uncertainties)
+    answer += provisional_note(uncertainties)
     shown = [f'{asked_name(aspect, signals)}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
     if shown:
         answer += " In the text's words: " + "; ".join(shown) + "."
     worries = unfounded_worries(signals.text) if signals else []
     if worries:
         answer += " A worry the text says came to nothing, no complaint: " + "; ".join(f'"{w}"' for w in worries) + "."
-    items = unassessed(uncertainties)
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."
     return answer
