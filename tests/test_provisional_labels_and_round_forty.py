@@ -1,11 +1,17 @@
 """A panel label that rests on a point the panel could not assess (how a text was meant, which way a
-review leans) is said to be provisional in the answer's opening, not only in the list at its end.
-Driven through the CLI on cases written here (fictitious)."""
+review leans) is said to be provisional in the answer's opening, not only in the list at its end; a
+decision its writers say is not yet taken ("don't treat this as agreed", "until the panel decides")
+holds a rule open; and a figure counted per year is no rival to one for the whole. Driven through the
+CLI on cases written here (fictitious)."""
 
 from __future__ import annotations
 
+from test_cc_dialectic_traps import _rule_case, _run
 from test_panel_aspect_quotes import _one_text, _verdict
+from test_pending_changes_variants_and_bases import _arbitration
 
+from debate_core.core.text import states_doubt
+from debate_core.protocols.arbitration.measures import per_unit_against_whole
 from debate_core.protocols.panel.rules import label_doubts
 
 _LIFT_TEXT = "Lift out again this morning. Fastest yet - 25 minutes. We're on first-name terms with the engineers now."
@@ -34,3 +40,68 @@ def test_only_doubts_about_the_label_itself_are_named():
              "which way the review leans: its text reads positive, while the reviewer's own rating (3 of 5) takes "
              "neither side", 'what the words marked "[inaudible]" said']
     assert label_doubts(items) == ["which way the review leans", "what its missing words said"]
+
+
+def test_a_decision_its_writers_say_is_not_yet_taken_holds_the_rule_open(tmp_path):
+    assert states_doubt("Please don't treat this as agreed.")
+    assert states_doubt("The committee hasn't voted yet.")
+    assert states_doubt("I won't prejudge the committee's vote.")
+    assert states_doubt("Tell them we'll confirm after 3 June whether we can do it.")
+    assert states_doubt("I think they'll agree, but I can't promise.")
+    assert states_doubt("Until the board decides, keep taking bookings.")
+    assert states_doubt("Looks fine in principle. We'll sign next week.")
+    assert not states_doubt("In principle, members may bring one guest.")
+    assert not states_doubt("Members who have not voted may vote by post.")
+    assert not states_doubt("We can't promise to be quicker.")
+    case = _rule_case(
+        "allotment_shed_rule",
+        "Knowledge gap: write one ASP rule defining may_build_shed(T) with the knowledge-base predicates, so that "
+        "it agrees with the allotment society's rules for sheds put up in July 2026.",
+        "Predicates, over a plot tenant T: full_plot(T): T rents a full plot; shed_under_6sqm(T): the shed is under "
+        "6 square metres; committee_consent(T): the committee has approved the shed's position; "
+        "timber_shed(T): the shed is made of timber.",
+        [{"id": "RULES", "source": "Allotment society rules, 2023 (fictitious)", "authority": "society rules",
+          "date": "2023-03-01",
+          "text": "A tenant of a full plot may put up a shed under 6 square metres once the committee has "
+                  "approved its position. Sheds must be made of timber."},
+         {"id": "PROPOSAL", "source": "Committee minutes, 2 May 2026 (fictitious)", "authority": "committee",
+          "date": "2026-05-02",
+          "text": "Proposal to the annual meeting to allow metal sheds from 1 July 2026. The members vote at "
+                  "the annual meeting on 20 July 2026."},
+         {"id": "SECRETARY", "source": "Email from the secretary to tenants, 5 May 2026 (fictitious)",
+          "authority": "committee", "date": "2026-05-05",
+          "text": "Please don't treat this as agreed. The members haven't voted."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert verdict["needs_human_review"] is True
+    assert any("SECRETARY" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+_HUT_REPORTS = [
+    {"agent": "Newspaper", "metric": "beach_hut_fee_change", "value": 50, "unit": "%",
+     "citation": "[Per extraction: 'a beach hut now costs £900, up from £600 - a rise of 50%' from the Gazette]",
+     "source": "Gazette", "period": "2026 against 2025", "confidence": 0.7,
+     "interpretation": "the beach hut fee has risen 50%"},
+    {"agent": "Council", "metric": "beach_hut_fee_change", "value": -25, "unit": "%",
+     "citation": "[Per extraction: 'Per month of use, the cost has gone from £100 to £75 - a cut of 25%' from the "
+                 "council's statement]", "source": "Council seafront service", "period": "2026 against 2025",
+     "confidence": 0.7, "interpretation": "the cost per month has fallen 25%"}]
+_HUT_EVIDENCE = [
+    {"id": "GAZETTE", "source": "Gazette, March 2026 (fictitious)", "authority": "newspaper", "date": "2026-03-02",
+     "text": "A beach hut now costs £900, up from £600 - a rise of 50%."},
+    {"id": "STATEMENT", "source": "Council seafront service statement, March 2026 (fictitious)",
+     "authority": "council", "date": "2026-03-03",
+     "text": "The season now runs twelve months, not six. Per month of use, the cost has gone from £100 to £75 - a "
+             "cut of 25%."}]
+
+
+def test_a_figure_counted_per_month_and_one_for_the_whole_both_stand(tmp_path):
+    question = "The seafront's beach hut fee is now £900. Has it gone up 50% or down 25%?"
+    verdict = _run(tmp_path, _arbitration(question, _HUT_REPORTS, _HUT_EVIDENCE), "arbitration")
+    assert "both valid" in verdict["answer"], verdict["answer"]
+    assert "-25% is counted per month, 50% for the whole" in verdict["answer"], verdict["answer"]
+
+
+def test_a_price_per_unit_or_whose_sketch_it_is_is_no_rate():
+    assert per_unit_against_whole("'22.0 m² at £38.50 per m²' from the invoice", "18.4 m² measured", "22", "18.4") \
+        is None
+    assert per_unit_against_whole("'Patio area per client's sketch: 45'", "37.4 m² measured", "45", "37.4") is None

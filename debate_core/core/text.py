@@ -279,6 +279,17 @@ _DOUBT = re.compile(
     # "No test since 2 May has used the new meter at the old spot": nothing has yet separated the causes.
     r"|\bno (?:test|check|trial|comparison|measurement)s?\b[^.;]{0,60}?\b(?:has|have) (?:yet )?(?:used|separated|"
     r"compared|isolated|tested|checked)\b"
+    # "Please don't treat this as agreed. The trustees haven't voted", "I won't prejudge the trustees'
+    # vote", "we'll confirm after 14 May whether we can do it", "I expect we'll drop it, but I can't
+    # promise. Until the panel decides, ...": the decision the point waits on is still to come.
+    r"|\b(?:don't|do not) treat (?:this|it|that) as (?:agreed|decided|final|settled|approved|confirmed)\b"
+    r"|(?<!\bwho )\b(?:haven't|have not|hasn't|has not) (?:yet )?voted\b"
+    r"|\b(?:won't|will not) (?:prejudge|pre-judge|pre-empt|preempt)\b"
+    r"|\b(?:we'll|we will|I'll|I will) (?:confirm|let you know|tell you|decide) (?:after|once|when)\b[^.;]{0,60}?\bwhether\b"
+    r"|\b(?:can't|cannot|can not) promise(?=\s*(?:[.;!]|$))"
+    r"|\buntil (?:the|its|their) (?:[\w-]+ ){0,2}?(?:decides|has decided|rules|has ruled|votes|has voted)\b"
+    # "Looks fine in principle. We'll ... sign next week": agreed only in principle is not yet agreed.
+    r"|\b(?:agreed?|approved?|accepted|fine|ok|okay|happy)\b[^.;]{0,20}?\bin principle\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     r"|" + _HELD_OPEN.pattern, re.I)
 

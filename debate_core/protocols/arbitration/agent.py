@@ -56,6 +56,7 @@ from .measures import (
     cues_in,
     label_of,
     measured_not_capacity,
+    per_unit_against_whole,
     rate_the_terms_count,
     rates_of_different_totals,
     still_holds,
@@ -322,6 +323,8 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
         return defined
     # The cited passages can show two measures even where one source gives both figures.
     return (definition_difference(s1, s2) or rates_of_different_totals(s1.interpretation, s2.interpretation)
+            or per_unit_against_whole(*(" ".join(filter(None, [s.interpretation, s.definition, s.citation]))
+                                        for s in (s1, s2)), s1.shown(), s2.shown())
             or years_of_different_kinds(*(" ".join([s.context(), *(ev.text for ev in s.value_passages)])
                                           for s in (s1, s2)), s1.shown(), s2.shown()))
 

@@ -159,6 +159,34 @@ def rate_the_terms_count(context1: str, context2: str, passages: list[tuple[str,
     return None
 
 
+# An amount just before "per" ("22.0 m² at £38.50 per m²", "35 kg per sack") is a rate of its own, a
+# price or a standard, not what the reported figure is counted per.
+_AMOUNT_BEFORE = re.compile(r"\d[\d,.]*\s*[^\s\d]{0,6}\s*$")
+
+
+def _counted_per(text: str) -> set[str]:
+    """What a report's own words count its figure per ("Per year of memorial, the cost has gone from
+    £240 to £192"), leaving out the rates an amount carries ("at £38.50 per m²") and "per the
+    client's sketch" (according to)."""
+    return {m.group(1).split()[0].lower() for m in _PER.finditer(text or "")
+            if not _AMOUNT_BEFORE.search(text[:m.start()]) and not text[m.end():].startswith(("'s", "\u2019s"))
+            and m.group(1).split()[0].lower() not in _PER_ENDS}
+
+
+def per_unit_against_whole(context1: str, context2: str, figure1: str, figure2: str) -> str | None:
+    """Rule: a figure its report counts per something ("Per year of memorial, the cost has gone from
+    £240 to £192") and one counted per nothing (the fee, up from £1,200 to £1,920) measure different
+    things: a change in the one is not a change in the other. `context1` and `context2` are each
+    report's own words (its reading, definition and citation), not the passages around its figure:
+    "area per client's sketch" there says whose figure it is, not what it is counted per."""
+    own = (_counted_per(context1), _counted_per(context2))
+    if bool(own[0]) == bool(own[1]):
+        return None
+    rate, whole = (figure1, figure2) if own[0] else (figure2, figure1)
+    unit = " and ".join(sorted(own[0] or own[1]))
+    return f"{rate} is counted per {unit}, {whole} for the whole, so they measure different things"
+
+
 # A period whose figure says it still holds ("2019 survey, track unchanged since", "2021, still
 # current"): it covers every later period too.
 _STILL_HOLDS = re.compile(r"\b(?:unchanged|not changed|no change|the same|still (?:current|valid|applies|in force|holds?))"
