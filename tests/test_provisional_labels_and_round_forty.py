@@ -51,6 +51,10 @@ def test_a_decision_its_writers_say_is_not_yet_taken_holds_the_rule_open(tmp_pat
     assert states_doubt("Until the board decides, keep taking bookings.")
     assert states_doubt("Looks fine in principle. We'll sign next week.")
     assert not states_doubt("In principle, members may bring one guest.")
+    assert states_doubt("The receivers have accepted an offer of £415,000, subject to contract.")
+    assert states_doubt("Sales can still fall through at this stage.")
+    assert states_doubt("The site cannot verify whether this reviewer was the buyer.")
+    assert not states_doubt("The site can verify that this reviewer was the buyer.")
     assert not states_doubt("Members who have not voted may vote by post.")
     assert not states_doubt("We can't promise to be quicker.")
     case = _rule_case(

@@ -171,7 +171,7 @@ _DOUBT = re.compile(
     r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
-    r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:yet )?(?:say|tell|determine|establish|confirm)"
+    r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:yet )?(?:say|tell|determine|establish|confirm|verify)"
     r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure|when or|who it|whom)\b"
     r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
     r"|\binconclusive\b"
@@ -288,6 +288,9 @@ _DOUBT = re.compile(
     r"|\b(?:we'll|we will|I'll|I will) (?:confirm|let you know|tell you|decide) (?:after|once|when)\b[^.;]{0,60}?\bwhether\b"
     r"|\b(?:can't|cannot|can not) promise(?=\s*(?:[.;!]|$))"
     r"|\buntil (?:the|its|their) (?:[\w-]+ ){0,2}?(?:decides|has decided|rules|has ruled|votes|has voted)\b"
+    # "The receivers have accepted an offer of £415,000, subject to contract ... sales can still fall
+    # through": a sale agreed but not bound.
+    r"|\bsubject to contract\b|\b(?:can|could|may|might) (?:still )?fall through\b"
     # "Looks fine in principle. We'll ... sign next week": agreed only in principle is not yet agreed.
     r"|\b(?:agreed?|approved?|accepted|fine|ok|okay|happy)\b[^.;]{0,20}?\bin principle\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
