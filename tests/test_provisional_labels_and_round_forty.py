@@ -1,7 +1,7 @@
 """A panel label that rests on a point the panel could not assess (how a text was meant, which way a
 review leans) is said to be provisional in the answer's opening, not only in the list at its end; a
 decision its writers say is not yet taken ("don't treat this as agreed", "until the panel decides")
-holds a rule open; and a figure counted per year is no rival to one for the whole. Driven through the
+holds a rule open, and "until the board has decided" is no decision taken; and a figure counted per year is no rival to one for the whole. Driven through the
 CLI on cases written here (fictitious)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
 from debate_core.protocols.arbitration.measures import per_unit_against_whole
+from debate_core.protocols.dialectic.disputes import records_decision
 from debate_core.protocols.panel.rules import label_doubts
 
 _LIFT_TEXT = "Lift out again this morning. Fastest yet - 25 minutes. We're on first-name terms with the engineers now."
@@ -109,3 +110,28 @@ def test_a_price_per_unit_or_whose_sketch_it_is_is_no_rate():
     assert per_unit_against_whole("'22.0 m² at £38.50 per m²' from the invoice", "18.4 m² measured", "22", "18.4") \
         is None
     assert per_unit_against_whole("'Patio area per client's sketch: 45'", "37.4 m² measured", "45", "37.4") is None
+
+
+def test_a_decision_still_to_come_is_not_read_as_taken(tmp_path):
+    assert records_decision("The committee has decided that metal sheds are allowed.")
+    assert not records_decision("Until the committee has decided at its June meeting, keep to the 2023 rules.")
+    case = _rule_case(
+        "allotment_greenhouse_rule",
+        "Knowledge gap: write one ASP rule defining may_build_greenhouse(T) with the knowledge-base predicates, so "
+        "that it agrees with the allotment society's rules for greenhouses put up in July 2026.",
+        "Predicates, over a plot tenant T: full_plot(T): T rents a full plot; committee_consent(T): the committee "
+        "has approved the greenhouse's position; glass_greenhouse(T): the greenhouse is glazed with glass.",
+        [{"id": "RULES", "source": "Allotment society rules, 2023 (fictitious)", "authority": "society rules",
+          "date": "2023-03-01",
+          "text": "A tenant of a full plot may put up a greenhouse once the committee has approved its position. "
+                  "Glass greenhouses are not allowed."},
+         {"id": "PAPER", "source": "Paper for the committee's June 2026 meeting (fictitious)", "authority": "committee",
+          "date": "2026-05-20",
+          "text": "Proposal: allow glass greenhouses from 1 July 2026 where the glass is toughened."},
+         {"id": "CHAIR", "source": "Email from the chair to tenants, 25 May 2026 (fictitious)",
+          "authority": "committee", "date": "2026-05-25",
+          "text": "Until the committee has decided at its June meeting, keep to the 2023 rules."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("CHAIR says the point is not yet decided") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

@@ -43,12 +43,21 @@ _UNDECIDED = re.compile(
 # How a passage says it was decided.
 _SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
                       re.I)
+# A decision named as one still to come ("Until the board has decided on the 24th, carry on"): the
+# words of a decision taken, in a clause that waits for it.
+_WAITS_FOR = re.compile(r"\b(?:until|till|once|when|unless|if|before|after)\b[^.;,]{0,40}$", re.I)
+
+
+def records_decision(text: str) -> bool:
+    """Whether the text says the point was decided ("the committee has decided that ..."), not only that
+    it will be ("until the board has decided")."""
+    return any(not _WAITS_FOR.search(text[:m.start()]) for m in _SETTLED.finditer(text))
 
 
 def disagreement_on_record(evidence: Sequence[Evidence]) -> list[str]:
     """One reason per passage that says documents of the case disagree on a point still to be decided,
     quoting where it says so; nothing when any passage records the decision."""
-    if any(_SETTLED.search(ev.text) for ev in evidence):
+    if any(records_decision(ev.text) for ev in evidence):
         return []
     reasons = []
     for ev in evidence:
@@ -63,7 +72,7 @@ def undecided_on_record(evidence: Sequence[Evidence]) -> list[str]:
     """One reason per passage (hearsay aside) that says the point is not yet decided, quoting where it
     says so; nothing when any passage records the decision, or for a passage that already says the
     documents disagree (`disagreement_on_record` names it)."""
-    if any(_SETTLED.search(ev.text) for ev in evidence):
+    if any(records_decision(ev.text) for ev in evidence):
         return []
     reasons = []
     for ev in evidence:
