@@ -135,3 +135,13 @@ def test_a_decision_still_to_come_is_not_read_as_taken(tmp_path):
     assert verdict["needs_human_review"] is True
     assert any(r.startswith("CHAIR says the point is not yet decided") for r in verdict["escalation_reasons"]), \
         verdict["escalation_reasons"]
+
+
+def test_a_rating_given_for_now_leaves_the_label_provisional(tmp_path):
+    text = ("The bread is lovely and the staff are friendly, but my birthday cake order was wrong. Three stars for "
+            "now. Will update when the manager gets back to me.")
+    verdict = _verdict(tmp_path, _one_text("bakery_for_now", "Bakery review", "review", text,
+                                           "Review of a bakery (fictitious)"))
+    assert verdict["needs_human_review"] is True
+    assert any("how its author now feels" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+    assert "That label is provisional: how its author now feels cannot be settled" in verdict["answer"]

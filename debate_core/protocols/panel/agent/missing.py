@@ -60,12 +60,16 @@ _ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]
 
 
 # The author of the text says they have not made up their mind ("I honestly don't know what to think
-# now", "please don't take this as my last word"): the text's sentiment is not yet settled by them.
+# now", "please don't take this as my last word", "three stars for now"): the text's sentiment is not
+# yet settled by them.
 _UNDECIDED_AUTHOR = re.compile(
     r"[^.!?]*\b(?:(?:I|we)\s+(?:\w+\s+)?(?:don't|do not|really don't)\s+know\s+what\s+to\s+(?:think|make of (?:it|this)|feel)"
     r"|not\s+(?:\w+\s+){0,3}(?:my|our)\s+last\s+word"
     r"|(?:I|we)\s+(?:haven't|have not)\s+(?:yet\s+)?made\s+up\s+(?:my|our)\s+minds?"
-    r"|(?:I'm|I am|we're|we are)\s+(?:still\s+)?(?:undecided|in two minds|torn))\b[^.!?]*[.!?]?", re.I)
+    r"|(?:I'm|I am|we're|we are)\s+(?:still\s+)?(?:undecided|in two minds|torn)"
+    # "Three stars for now. Will update when I find out what they found": the rating waits on news.
+    r"|(?:stars?|rating)\s+for\s+now|(?:I'll|I\s+will|will)\s+update\s+(?:this\s+|it\s+|my\s+review\s+)?"
+    r"(?:when|once|after|if))\b[^.!?]*[.!?]?", re.I)
 
 
 # A business answering that it has no record of the reviewer ("we can't find any booking under your
