@@ -145,3 +145,35 @@ def test_a_rating_given_for_now_leaves_the_label_provisional(tmp_path):
     assert verdict["needs_human_review"] is True
     assert any("how its author now feels" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
     assert "That label is provisional: how its author now feels cannot be settled" in verdict["answer"]
+
+
+_ROOM_REPORTS = [
+    {"agent": "Neighbour", "metric": "garden_room_floor_area", "value": 16.3, "unit": "m²",
+     "citation": "[Per extraction: 'the roof is 4.8 m by 3.4 m, so 4.8 x 3.4 = 16.3 m²' from the neighbour's objection]",
+     "source": "Neighbour's objection", "period": "May 2026", "confidence": 0.6,
+     "interpretation": "the garden room is 16.3 m², over the 15 m² limit"},
+    {"agent": "Builder", "metric": "garden_room_floor_area", "value": 13.2, "unit": "m²",
+     "citation": "[Per extraction: 'Internal floor: 4.4 m x 3.0 m = 13.2 m²' from the completion certificate]",
+     "source": "Building control completion certificate", "period": "May 2026", "confidence": 0.7,
+     "interpretation": "the garden room is 13.2 m², within the limit"}]
+_ROOM_EVIDENCE = [
+    {"id": "OBJECTION", "source": "Neighbour's objection, May 2026 (fictitious)", "authority": "neighbour",
+     "date": "2026-05-04",
+     "text": "The garden room's floor area is too big: the roof is 4.8 m by 3.4 m, so 4.8 x 3.4 = 16.3 m², over the "
+             "limit."},
+    {"id": "CERTIFICATE", "source": "Building control completion certificate, May 2026 (fictitious)",
+     "authority": "official", "date": "2026-05-12",
+     "text": "Garden room, internal floor area: 4.4 m x 3.0 m = 13.2 m². Internal floor: 4.4 m x 3.0 m = 13.2 m²."},
+    {"id": "GUIDE", "source": "Council guidance on garden rooms (fictitious)", "authority": "council guidance",
+     "date": "2025-01-01",
+     "text": "Floor area is measured inside the walls. A roof that is 3.4 m wide with its overhang is not 3.4 m "
+             "of floor."}]
+
+
+def test_the_evidence_saying_how_the_other_figure_went_wrong_is_quoted(tmp_path):
+    question = "What is the floor area of the (fictitious) Larchmere garden room, against the 15 m² limit?"
+    verdict = _run(tmp_path, _arbitration(question, _ROOM_REPORTS, _ROOM_EVIDENCE), "arbitration")
+    answer = verdict["answer"]
+    assert "Builder's 13.2" in answer.split("accepted over")[0], answer
+    assert ("Council guidance on garden rooms (fictitious) says of the other figure's working: \"A roof that is "
+            "3.4 m wide with its overhang is not 3.4 m of floor\"") in answer, answer

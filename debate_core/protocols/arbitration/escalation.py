@@ -212,9 +212,11 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     (only a ruling for one side is explained this way): the sentence in which it gives both figures
     ("93.4%, up from 89.0% in the same quarter of 2024") says what the rejected figure is; failing
     that, the sentence of the passage carrying the winning figure that says it replaces an earlier
-    one ("This value supersedes the provisional figure"); failing that, the sentence of one of the
-    winning source's passages (the cited one included) that gives the rejected figure; failing that,
-    the sentence of a passage of neither source that gives it."""
+    one ("This value supersedes the provisional figure"); failing that, a sentence outside the
+    rejected figure's source that says a quantity it was worked out from is not what counts
+    (`_working_refuted`); failing that, the sentence of one of the winning source's passages (the
+    cited one included) that gives the rejected figure; failing that, the sentence of a passage of
+    neither source that gives it."""
     if leader not in ("agent1_correct", "agent2_correct"):
         return None
     won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
@@ -262,6 +264,9 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         said = next((s for s in sentences(ev.text) if LAST_UPDATED.search(s)), None)
         if said:
             return f"{ev.source} says of the other figure: \"{' '.join(said.split()).rstrip('.')}\""
+    refuted = _working_refuted(lost_citation, (won, lost), evidence, lost_source)
+    if refuted:
+        return f"{refuted[0].source} says of the other figure's working: \"{refuted[1]}\""
     # Failing both, a passage of the winning source, the cited one included, that gives the rejected
     # figure for something else ("in 2018/19 that brought the season's total to around 51,000", or
     # "Green coffee charged: 612.0 kg" in the roast log whose roasted weight is kept).
@@ -273,6 +278,34 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     own = {ev.id for ev in [*source_passages(source, citation, evidence), *source_passages(lost_source, lost_citation, evidence)]}
     for ev in carries([ev for ev in evidence if ev.id not in own], lost):
         return f"{ev.source} gives the other figure too: \"{_sentence_giving(ev, lost)}\""
+    return None
+
+
+# A quantity with its unit as a working shows it ("it charges at 5 V", "27 Ah"), and words that deny it.
+_QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s?([A-Za-z%\u00b0]{1,4})\b")
+_DENIES = re.compile(r"\b(?:not|isn't|aren't|wasn't|doesn't|don't|never|overstates?|understates?|wrongly|mistakenly|"
+                     r"instead of)\b", re.I)
+
+
+def _working_refuted(lost_citation: str | None, figures: tuple[float, float], evidence: Sequence[Evidence],
+                     lost_source: str | None) -> tuple[Evidence, str] | None:
+    """A sentence, in a passage outside the rejected figure's own source, that names a quantity the
+    rejected figure was worked out from and says it is not what counts ("The 5 V a power bank puts
+    out over USB is ... not the battery's nominal voltage"), for the figure's working "27 x 5 = 135
+    Wh": the evidence's own word on how the other figure went wrong."""
+    quoted = " ".join(re.findall(r"'([^']{4,})'", lost_citation or ""))
+    working = {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(quoted)}
+    working = {(v, u) for v, u in working if all(relative_difference(v, f) > MATCH_TOLERANCE for f in figures)}
+    if not working:
+        return None
+    own = {ev.id for ev in source_passages(lost_source, lost_citation, evidence)}
+    for ev in evidence:
+        if ev.id in own:
+            continue
+        for sent in sentences(ev.text):
+            said = {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(sent)}
+            if said & working and _DENIES.search(sent):
+                return ev, " ".join(sent.split()).rstrip(".")
     return None
 
 
