@@ -177,3 +177,31 @@ def test_the_evidence_saying_how_the_other_figure_went_wrong_is_quoted(tmp_path)
     assert "Builder's 13.2" in answer.split("accepted over")[0], answer
     assert ("Council guidance on garden rooms (fictitious) says of the other figure's working: \"A roof that is "
             "3.4 m wide with its overhang is not 3.4 m of floor\"") in answer, answer
+
+
+_DEPOSIT_REPORTS = [
+    {"agent": "Landlord", "metric": "days_to_protect_deposit", "value": 25, "unit": "days",
+     "citation": "[Per extraction: 'protected on 26 May, 25 days after the tenancy began on 1 May' from the landlord's "
+                 "email]", "source": "Landlord's email", "period": "2026", "confidence": 0.6,
+     "interpretation": "Counting from the tenancy, the deposit was protected in 25 days, within the 30"},
+    {"agent": "Scheme", "metric": "days_to_protect_deposit", "value": 41, "unit": "days",
+     "citation": "[Per extraction: 'deposit received 15 April, protected 26 May: 41 days' from the scheme's "
+                 "certificate]", "source": "Deposit scheme certificate", "period": "2026", "confidence": 0.7,
+     "interpretation": "The deposit was received on 15 April and protected 41 days later"}]
+_DEPOSIT_EVIDENCE = [
+    {"id": "EMAIL", "source": "Landlord's email, June 2026 (fictitious)", "authority": "landlord", "date": "2026-06-02",
+     "text": "The deposit was protected on 26 May, 25 days after the tenancy began on 1 May."},
+    {"id": "CERTIFICATE", "source": "Deposit scheme certificate (fictitious)", "authority": "official",
+     "date": "2026-05-26", "text": "Deposit received 15 April, protected 26 May: 41 days to protect the deposit."},
+    {"id": "GUIDANCE", "source": "Deposit scheme guidance (fictitious)", "authority": "official guidance",
+     "date": "2025-01-01",
+     "text": "The 30 days run from the day the landlord receives the deposit. The start of the tenancy does not "
+             "start them."}]
+
+
+def test_what_the_other_figure_was_counted_from_is_answered_by_the_evidence(tmp_path):
+    question = "How many days did the (fictitious) landlord take to protect the deposit, against the 30-day limit?"
+    verdict = _run(tmp_path, _arbitration(question, _DEPOSIT_REPORTS, _DEPOSIT_EVIDENCE), "arbitration")
+    answer = verdict["answer"]
+    assert "Scheme's 41" in answer.split("accepted over")[0], answer
+    assert "says of the other figure's working: \"The start of the tenancy does not start them\"" in answer, answer

@@ -264,7 +264,7 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
         said = next((s for s in sentences(ev.text) if LAST_UPDATED.search(s)), None)
         if said:
             return f"{ev.source} says of the other figure: \"{' '.join(said.split()).rstrip('.')}\""
-    refuted = _working_refuted(lost_citation, (won, lost), evidence, lost_source)
+    refuted = _working_refuted(lost_citation, (won, lost), evidence, lost_source, lost_reading)
     if refuted:
         return f"{refuted[0].source} says of the other figure's working: \"{refuted[1]}\""
     # Failing both, a passage of the winning source, the cited one included, that gives the rejected
@@ -287,16 +287,30 @@ _DENIES = re.compile(r"\b(?:not|isn't|aren't|wasn't|doesn't|don't|never|overstat
                      r"instead of)\b", re.I)
 
 
+# "Counting from the apostille, the certificate was 49 days old": what a period was counted from.
+_COUNTED_FROM = re.compile(r"\b(?:counting|counted|measured|reckoned|running|calculated) from (?:the |its |their |his |her )?"
+                           r"(?:date of (?:the |its )?)?([a-z]{4,})\b", re.I)
+
+
+# Words that say when a count starts, not from what ("counting from the first day").
+_NO_START = frozenset({"first", "start", "beginning", "date", "last", "time", "moment", "point", "when", "then",
+                       "that", "this", "there", "each", "every"})
+
+
 def _working_refuted(lost_citation: str | None, figures: tuple[float, float], evidence: Sequence[Evidence],
-                     lost_source: str | None) -> tuple[Evidence, str] | None:
+                     lost_source: str | None, lost_reading: str | None = None) -> tuple[Evidence, str] | None:
     """A sentence, in a passage outside the rejected figure's own source, that names a quantity the
     rejected figure was worked out from and says it is not what counts ("The 5 V a power bank puts
-    out over USB is ... not the battery's nominal voltage"), for the figure's working "27 x 5 = 135
-    Wh": the evidence's own word on how the other figure went wrong."""
+    out over USB is ... not the battery's nominal voltage", for the figure's working "27 x 5 = 135
+    Wh"), or names what its report counted the period from and says it does not start it ("The date
+    of an apostille ... does not start them again", for "counting from the apostille"): the
+    evidence's own word on how the other figure went wrong."""
     quoted = " ".join(re.findall(r"'([^']{4,})'", lost_citation or ""))
     working = {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(quoted)}
     working = {(v, u) for v, u in working if all(relative_difference(v, f) > MATCH_TOLERANCE for f in figures)}
-    if not working:
+    start = _COUNTED_FROM.search(lost_reading or "")
+    start = start if start and start.group(1).lower() not in _NO_START else None
+    if not working and not start:
         return None
     own = {ev.id for ev in source_passages(lost_source, lost_citation, evidence)}
     for ev in evidence:
@@ -304,7 +318,8 @@ def _working_refuted(lost_citation: str | None, figures: tuple[float, float], ev
             continue
         for sent in sentences(ev.text):
             said = {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(sent)}
-            if said & working and _DENIES.search(sent):
+            named = bool(start) and re.search(rf"\b{re.escape(start.group(1))}", sent, re.I) is not None
+            if (said & working or named) and _DENIES.search(sent):
                 return ev, " ".join(sent.split()).rstrip(".")
     return None
 
