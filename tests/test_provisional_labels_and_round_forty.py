@@ -205,3 +205,24 @@ def test_what_the_other_figure_was_counted_from_is_answered_by_the_evidence(tmp_
     answer = verdict["answer"]
     assert "Scheme's 41" in answer.split("accepted over")[0], answer
     assert "says of the other figure's working: \"The start of the tenancy does not start them\"" in answer, answer
+
+
+def test_what_a_notice_no_longer_holds_back_for_is_withdrawn_and_said_so(tmp_path):
+    case = _rule_case(
+        "library_loans_fines",
+        "Knowledge gap: write one ASP rule defining may_borrow(M) with the knowledge-base predicates, so that it "
+        "agrees with the library's rules as they stand in May 2026.",
+        "Predicates, over a person M: member(M): M holds a library card; other_fines(M): M owes the library money "
+        "other than lost-book charges (late returns, printing); lost_book_charge(M): M owes a charge for a lost book.",
+        [{"id": "RULES", "source": "Library lending rules, 2024 (fictitious)", "authority": "library rules",
+          "date": "2024-01-10",
+          "text": "Members may borrow books. We hold back loans while a member owes us anything: late-return "
+                  "fines, printing or lost-book charges."},
+         {"id": "NOTICE", "source": "Library notice, 1 April 2026 (fictitious)", "authority": "library rules",
+          "date": "2026-04-01",
+          "text": "From today the library will no longer refuse loans because of money owed other than lost-book "
+                  "charges. Lost-book charges still stop loans."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    answer = verdict["answer"]
+    assert "not lost_book_charge(M)" in answer and "other_fines" not in answer.split("Left out")[0], answer
+    assert "Left out as withdrawn: other_fines (NOTICE:" in answer, answer

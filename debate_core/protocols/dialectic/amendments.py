@@ -62,9 +62,23 @@ _POINTS_BACK = re.compile(r"(?:we|they|the \w+) (?:dropped|scrapped|abolished)",
 _IN_PLACE_OF = re.compile(r"\b(?:in place of|replacing|replaces)\s+([^,;.:()]+)", re.I)
 
 
+# "will no longer withhold certificates ... because of debts other than tuition fees": what it no longer
+# holds back for goes as a bar.
+_NO_LONGER_FOR = re.compile(r"\bno longer (?:withhold|refuse|hold back|block|bar|turn away|exclude|reject)\b[^.;]{0,160}?"
+                            r"\b(?:because of|on account of|due to)\s+([^,;.:()]+)", re.I)
+
+
+def lifts(sentence: str) -> bool:
+    """Whether the sentence stops holding something back for what it names ("will no longer withhold
+    certificates ... because of debts other than tuition fees")."""
+    return bool(_NO_LONGER_FOR.search(sentence))
+
+
 def replaces(sentence: str) -> bool:
-    """Whether the sentence puts something in place of another ("in place of our own induction")."""
-    return bool(_IN_PLACE_OF.search(sentence))
+    """Whether the sentence puts something in place of another ("in place of our own induction"), or
+    stops holding something back for what it names ("no longer withhold ... because of debts other
+    than tuition fees")."""
+    return bool(_IN_PLACE_OF.search(sentence) or _NO_LONGER_FOR.search(sentence))
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
 # Share of the shorter sentence's content terms two sentences must share to be on the same subject.
 SAME_SUBJECT = 0.5
@@ -297,6 +311,7 @@ def _has(words: set[str], term: str) -> bool:
 # Words that say what kind of provision is withdrawn, not which one ("the X exception no longer applies").
 _PROVISION_WORDS = set(terms("exception exemption condition requirement rule proviso clause ban prohibition "
                              "restriction"))
+_OTHER_THAN = re.compile(r"\bother than\b", re.I)
 # Share of what a sentence withdraws that a predicate's name and description must carry to be the one meant.
 WITHDRAWN_SHARE = 0.6
 
@@ -336,7 +351,7 @@ def withdrawn_parts(sentence: str) -> list[str]:
     # past its clause to what it drops ("We used to ask for a GP letter, ...").
     return [re.split(r"[:;]\s" if _POINTS_BACK.match(m.group(0)) else r"[:;]\s|,\s+(?:and|but|so)\s+",
                      sentence[:m.start()].rstrip(" ;:,"))[-1] for m in WITHDRAWAL.finditer(sentence)] \
-        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)]
+        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)] + [m.group(1) for m in _NO_LONGER_FOR.finditer(sentence)]
 
 
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
@@ -362,6 +377,10 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
         top = max(share.values(), default=0.0)
         if top > best:
             best, names = top, [n for n, v in share.items() if v == top]
+            # "debts other than tuition fees": of the predicates it fits equally, the one its vocabulary
+            # describes as "other than" them is meant, not the one about tuition fees.
+            if len(names) > 1 and _OTHER_THAN.search(part):
+                names = [n for n in names if _OTHER_THAN.search(described[n])] or names
     if best >= WITHDRAWN_SHARE:
         return names
     # "From 1 May 2026 the automatic daily check flight for pre-Bronze pilots is withdrawn": dates and

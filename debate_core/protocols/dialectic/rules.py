@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.schemas import Evidence, Verdict
-from ...core.text import rule_literals
+from ...core.text import rule_literals, sentences
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
 from .amendments import (
     declarations,
     kept_superseded,
     kept_withdrawn,
+    lifts,
     not_in_force,
     quote,
     starts_after_question,
@@ -186,7 +187,10 @@ def withdrawn_left_out(final_rule: str, evidence: Sequence[Evidence]) -> list[st
     if not described:
         return []
     notes = []
-    for ev, sent, _ in withdrawing_sentences(evidence):
+    # A sentence that stops holding something back ("no longer withhold ... because of debts other than
+    # tuition fees") withdraws it as surely as one that says it "no longer applies".
+    lifting = [(ev, sent) for ev in evidence for sent in sentences(ev.text) if lifts(sent)]
+    for ev, sent in [*((ev, sent) for ev, sent, _ in withdrawing_sentences(evidence)), *lifting]:
         gone = [name for name in withdrawn_names(sent, described) if name not in literals]
         if gone:
             notes.append(f"Left out as withdrawn: {', '.join(gone)} ({ev.id}: \"{quote(sent, 120)}\").")
