@@ -281,8 +281,9 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     return None
 
 
-# A quantity with its unit as a working shows it ("it charges at 5 V", "27 Ah"), and words that deny it.
-_QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s?([A-Za-z%\u00b0]{1,4})\b")
+# A quantity with its unit as a working shows it ("it charges at 5 V", "27 Ah"; "27 x 5" multiplies, it
+# is no unit), and words that deny it.
+_QUANTITY = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s?(?![xX]\b)([A-Za-z%\u00b0]{1,4})\b")
 _DENIES = re.compile(r"\b(?:not|isn't|aren't|wasn't|doesn't|don't|never|overstates?|understates?|wrongly|mistakenly|"
                      r"instead of)\b", re.I)
 

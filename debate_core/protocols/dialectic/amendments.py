@@ -78,7 +78,9 @@ def replaces(sentence: str) -> bool:
     """Whether the sentence puts something in place of another ("in place of our own induction"), or
     stops holding something back for what it names ("no longer withhold ... because of debts other
     than tuition fees")."""
-    return bool(_IN_PLACE_OF.search(sentence) or _NO_LONGER_FOR.search(sentence))
+    return bool(_IN_PLACE_OF.search(sentence)) or lifts(sentence)
+
+
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
 # Share of the shorter sentence's content terms two sentences must share to be on the same subject.
 SAME_SUBJECT = 0.5
@@ -311,6 +313,7 @@ def _has(words: set[str], term: str) -> bool:
 # Words that say what kind of provision is withdrawn, not which one ("the X exception no longer applies").
 _PROVISION_WORDS = set(terms("exception exemption condition requirement rule proviso clause ban prohibition "
                              "restriction"))
+# "debts other than tuition fees": what a withdrawal names by what it leaves out.
 _OTHER_THAN = re.compile(r"\bother than\b", re.I)
 # Share of what a sentence withdraws that a predicate's name and description must carry to be the one meant.
 WITHDRAWN_SHARE = 0.6
