@@ -288,6 +288,11 @@ _DENIES = re.compile(r"\b(?:not|isn't|aren't|wasn't|doesn't|don't|never|overstat
                      r"instead of)\b", re.I)
 
 
+def _quantities(text: str) -> set[tuple[float, str]]:
+    """The quantities with units a text gives ("27 Ah", "5 V"), as (value, unit in lower case)."""
+    return {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(text)}
+
+
 # "Counting from the apostille, the certificate was 49 days old": what a period was counted from.
 _COUNTED_FROM = re.compile(r"\b(?:counting|counted|measured|reckoned|running|calculated) from (?:the |its |their |his |her )?"
                            r"(?:date of (?:the |its )?)?([a-z]{4,})\b", re.I)
@@ -307,8 +312,7 @@ def _working_refuted(lost_citation: str | None, figures: tuple[float, float], ev
     of an apostille ... does not start them again", for "counting from the apostille"): the
     evidence's own word on how the other figure went wrong."""
     quoted = " ".join(re.findall(r"'([^']{4,})'", lost_citation or ""))
-    working = {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(quoted)}
-    working = {(v, u) for v, u in working if all(relative_difference(v, f) > MATCH_TOLERANCE for f in figures)}
+    working = {(v, u) for v, u in _quantities(quoted) if all(relative_difference(v, f) > MATCH_TOLERANCE for f in figures)}
     start = _COUNTED_FROM.search(lost_reading or "")
     start = start if start and start.group(1).lower() not in _NO_START else None
     if not working and not start:
@@ -318,7 +322,7 @@ def _working_refuted(lost_citation: str | None, figures: tuple[float, float], ev
         if ev.id in own:
             continue
         for sent in sentences(ev.text):
-            said = {(float(v.replace(",", ".")), u.lower()) for v, u in _QUANTITY.findall(sent)}
+            said = _quantities(sent)
             named = bool(start) and re.search(rf"\b{re.escape(start.group(1))}", sent, re.I) is not None
             if (said & working or named) and _DENIES.search(sent):
                 return ev, " ".join(sent.split()).rstrip(".")
