@@ -171,7 +171,9 @@ _DOUBT = re.compile(
     r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
+    # "We can't say before then whether there was a fault": the same, with when it will be known.
     r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:yet )?(?:say|tell|determine|establish|confirm|verify)"
+    r"(?: (?:yet|before then|until then|till then|for now|at this stage|at present|at the moment))?"
     r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure|when or|who it|whom)\b"
     r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
     r"|\binconclusive\b"

@@ -480,6 +480,12 @@ def _compare(
             elif same_period(a.period, b.period) is False:
                 # Figures for two periods can both hold: said, so nobody reads them as a clash of values.
                 reasons.append(f"the periods differ ({a.period} vs {b.period}), so both figures may hold")
+        elif units_differ and not scales:
+            # One number on two scales that do not convert (0.2 logMAR and decimal 0.2) is not one
+            # finding: the two reports read the same digits as different things.
+            kinds.append("unit_mismatch")
+            reasons.append(f"the same number in units that cannot be converted into each other "
+                           f"({a.unit} vs {b.unit}), so the two reports read it as different things")
     conflict = interpretation_conflict(a.interpretation, b.interpretation)
     if conflict:
         kinds.append("interpretation")

@@ -266,7 +266,8 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
             return f"{ev.source} says of the other figure: \"{' '.join(said.split()).rstrip('.')}\""
     refuted = _working_refuted(lost_citation, (won, lost), evidence, lost_source, lost_reading)
     if refuted:
-        return f"{refuted[0].source} says of the other figure's working: \"{refuted[1]}\""
+        said_of = "the other figure's working" if refuted[2] == "working" else refuted[2]
+        return f"{refuted[0].source} says of {said_of}: \"{refuted[1]}\""
     # Failing both, a passage of the winning source, the cited one included, that gives the rejected
     # figure for something else ("in 2018/19 that brought the season's total to around 51,000", or
     # "Green coffee charged: 612.0 kg" in the roast log whose roasted weight is kept).
@@ -303,19 +304,44 @@ _NO_START = frozenset({"first", "start", "beginning", "date", "last", "time", "m
                        "that", "this", "there", "each", "every"})
 
 
+# Words that label a reading without saying where it was taken ("Minimum found: 3.9").
+_LABEL_STOP = frozenset({"through", "from", "with", "found", "minimum", "maximum", "total", "about", "after",
+                         "before", "their", "this", "that", "were", "been", "reading", "value", "measured",
+                         "figure", "result", "average", "mean", "overall"})
+
+
+def _words(text: str) -> set[str]:
+    """A text's words of four letters or more, lower case, a plural's "s" dropped."""
+    return {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in re.findall(r"[a-z]{4,}", text.lower())}
+
+
+def _measured_where(quoted: str, lost: float) -> set[str]:
+    """The words just before the rejected figure in its own quoted working, which say where or on
+    what it was taken ("Microsection through an M10 tapped hole, thread root: 3.9 µm")."""
+    for m in re.finditer(r"\d+(?:[.,]\d+)?", quoted):
+        if relative_difference(float(m.group(0).replace(",", ".")), lost) <= MATCH_TOLERANCE:
+            before = re.split(r"[.;]\s|\.\.\.", quoted[max(0, m.start() - 80):m.start()])[-1]
+            return _words(before) - _LABEL_STOP
+    return set()
+
+
 def _working_refuted(lost_citation: str | None, figures: tuple[float, float], evidence: Sequence[Evidence],
-                     lost_source: str | None, lost_reading: str | None = None) -> tuple[Evidence, str] | None:
+                     lost_source: str | None, lost_reading: str | None = None) -> tuple[Evidence, str, str] | None:
     """A sentence, in a passage outside the rejected figure's own source, that names a quantity the
     rejected figure was worked out from and says it is not what counts ("The 5 V a power bank puts
     out over USB is ... not the battery's nominal voltage", for the figure's working "27 x 5 = 135
     Wh"), or names what its report counted the period from and says it does not start it ("The date
     of an apostille ... does not start them again", for "counting from the apostille"): the
-    evidence's own word on how the other figure went wrong."""
+    evidence's own word on how the other figure went wrong. Or it names two words of where the
+    rejected figure was taken and says that is not what counts ("The M10 tapped holes ... are not
+    significant surfaces", for "Microsection through an M10 tapped hole, thread root: 3.9 µm"). The
+    third item says which: "working" or "where the other figure was taken"."""
     quoted = " ".join(re.findall(r"'([^']{4,})'", lost_citation or ""))
     working = {(v, u) for v, u in _quantities(quoted) if all(relative_difference(v, f) > MATCH_TOLERANCE for f in figures)}
     start = _COUNTED_FROM.search(lost_reading or "")
     start = start if start and start.group(1).lower() not in _NO_START else None
-    if not working and not start:
+    where = _measured_where(quoted, figures[1])
+    if not working and not start and not where:
         return None
     own = {ev.id for ev in source_passages(lost_source, lost_citation, evidence)}
     for ev in evidence:
@@ -324,8 +350,10 @@ def _working_refuted(lost_citation: str | None, figures: tuple[float, float], ev
         for sent in sentences(ev.text):
             said = _quantities(sent)
             named = bool(start) and re.search(rf"\b{re.escape(start.group(1))}", sent, re.I) is not None
-            if (said & working or named) and _DENIES.search(sent):
-                return ev, " ".join(sent.split()).rstrip(".")
+            place = len(where & _words(sent)) >= 2
+            if (said & working or named or place) and _DENIES.search(sent):
+                what = "working" if said & working or named else "where the other figure was taken"
+                return ev, " ".join(sent.split()).rstrip("."), what
     return None
 
 

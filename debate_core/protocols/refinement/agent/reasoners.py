@@ -8,6 +8,7 @@ passage nothing classifies is read by all. So two reasoners agree only when thei
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -160,6 +161,20 @@ def _changes_told(changes: list[Evidence], said: dict[str, str], limit: int | No
             + "; then ".join(f"\"{q}\" ({ev.id})" for q, ev in zip(quoted, changes, strict=True)) + ".")
 
 
+# An item of a change record that opens with its day ("Tue 24 Feb:", "3-4 Nov:", "12 June 2026 -").
+_ITEM_DAY = re.compile(r"^\s*(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+)?\d{1,2}(?:\s*[-–]\s*(?:[a-z]{3,9}\.?\s+)?"
+                       r"\d{1,2})?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+
+
+def undated_items(ev: Evidence, tl: Timeline) -> list[str]:
+    """The items of a change record that each open with a day, when the timeline could not date any
+    of them ("Tue 24 Feb: ...", "Sat 28 Feb: ..." with no year the reading could place): which came
+    just before the failure is then not known."""
+    if any(e.dated for e in tl.changes_before if e.ev.id == ev.id):
+        return []
+    return [s for s in sentences(ev.text) if _ITEM_DAY.match(s)]
+
+
 def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] | None:
     """The root cause is what changed just before the earliest anomaly."""
     if not tl.changes_before:
@@ -194,6 +209,11 @@ def change_led(case: Case, tl: Timeline, with_history: bool) -> dict[str, Any] |
         if len(text) + len(told) <= HYPOTHESIS_CHARS:
             text += told
         cited += effects
+    for ev in change_ev:
+        items = undated_items(ev, tl)
+        if len(items) > 1:
+            gaps.append(f"which of the changes {ev.id} lists on different days caused it, as their days could "
+                        "not be placed against the failure: " + "; ".join(f"\"{quote(x, 80)}\"" for x in items[:3]))
     many = [e for e in tl.changes_before if len(e.changes) > 1]
     for e in many:
         gaps.append(f"which of the changes made together in {e.ev.id} ({', '.join(e.changes)}) caused it")

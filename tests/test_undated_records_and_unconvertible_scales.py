@@ -1,0 +1,105 @@
+"""A change record whose items open with days the reading cannot place ("Tue 24 Feb:") leaves open
+which change came just before the failure; one number on two scales that do not convert (0.2 logMAR
+and decimal 0.2) is no agreement; a passage saying that where the rejected figure was taken is not
+what counts is quoted; "we can't say before then whether" holds a point open. Driven through the CLI
+on cases written here (fictitious)."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _run
+from test_pending_changes_variants_and_bases import _arbitration
+
+from debate_core.core.text import states_doubt
+
+BAKERY = {
+    "id": "bakery_ovens", "title": "Bakery loaves under-baked",
+    "question": "Since 6 March 2026 the (fictitious) Hollin Lane bakery's tin loaves from oven 2 come out pale "
+                "and doughy in the middle. What is the root cause, and how should it be fixed and prevented?",
+    "evidence": [
+        {"id": "C1", "kind": "config", "source": "Bakery change record, March 2026 (fictitious)",
+         "text": "Mon 2 Mar: new flour supplier for all bread lines. Wed 4 Mar: oven 2 door seal replaced by the "
+                 "service firm. Thu 5 Mar: proving cabinet timer reset to 40 minutes after a power cut."},
+        {"id": "L1", "kind": "log", "source": "Bake sheets, oven 2, March 2026 (fictitious)",
+         "text": "6 Mar: 14 of 40 tin loaves pale and doughy. 9 Mar: 18 of 40. Oven 1 loaves from the same dough: "
+                 "all fine."}]}
+
+
+def test_changes_on_days_the_reading_cannot_place_leave_the_cause_open(tmp_path):
+    verdict = _run(tmp_path, BAKERY, "refinement")
+    assert verdict["needs_human_review"] is True
+    reason = next(r for r in verdict["escalation_reasons"] if "which of the changes C1 lists on different days" in r)
+    assert '"Wed 4 Mar: oven 2 door seal replaced by the service firm"' in reason
+
+
+def test_a_record_whose_days_are_read_is_not_held_open_for_them(tmp_path):
+    dated = {**BAKERY, "evidence": [
+        {**BAKERY["evidence"][0], "text": "2 March 2026: new flour supplier for all bread lines. 4 March 2026: oven 2 "
+                                          "door seal replaced by the service firm."},
+        BAKERY["evidence"][1]]}
+    verdict = _run(tmp_path, dated, "refinement")
+    assert not any("lists on different days" in r for r in verdict["escalation_reasons"])
+
+
+ACUITY_REPORTS = [
+    {"agent": "Optometrist", "metric": "acuity_both_eyes", "value": 0.2, "unit": "logMAR",
+     "citation": "[Per extraction: 'ETDRS logMAR chart at 4 m: both eyes 0.20' from the check sheet]",
+     "source": "Clinic check sheet", "period": "9 March 2026", "confidence": 0.8,
+     "interpretation": "0.20 logMAR is better than the standard, so she may drive"},
+    {"agent": "Forum", "metric": "acuity_both_eyes", "value": 0.2, "unit": "decimal",
+     "citation": "[Per extraction: '0.2 is 20/100' from a forum post]", "source": "Patients' forum",
+     "period": "9 March 2026", "confidence": 0.5,
+     "interpretation": "0.2 is far below the decimal 0.5 minimum, so she may not drive"}]
+ACUITY_EVIDENCE = [
+    {"id": "sheet", "source": "Clinic check sheet, 9 March 2026 (fictitious)", "authority": "clinic",
+     "text": "Chart: ETDRS logMAR at 4 m. Both eyes unaided: 0.20."},
+    {"id": "forum", "source": "Patients' forum post, 10 March 2026 (fictitious)", "authority": "forum",
+     "text": "0.2 is 20/100, and the minimum is 0.5, so she can't drive."}]
+
+
+def test_one_number_on_two_scales_that_do_not_convert_is_not_agreement(tmp_path):
+    verdict = _run(tmp_path, _arbitration("Does her recorded acuity meet the driving standard?", ACUITY_REPORTS,
+                                          ACUITY_EVIDENCE), "arbitration")
+    assert "the figures agree" not in verdict["answer"]
+    assert verdict["needs_human_review"] is True
+    assert any("logMAR" in r and "decimal" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_the_same_number_in_one_unit_still_agrees(tmp_path):
+    same = [ACUITY_REPORTS[0], {**ACUITY_REPORTS[1], "unit": "logMAR",
+                                "interpretation": "0.20 logMAR is better than the standard, so she may drive"}]
+    verdict = _run(tmp_path, _arbitration("Does her recorded acuity meet the driving standard?", same,
+                                          ACUITY_EVIDENCE), "arbitration")
+    assert "the figures agree" in verdict["answer"]
+
+
+PLATING_REPORTS = [
+    {"agent": "Customer", "metric": "minimum_zinc_thickness", "value": 3.9, "unit": "µm",
+     "citation": "[Per extraction: 'Zinc thickness, section through an M8 tapped hole, thread root: 3.9 µm' from goods-in report]",
+     "source": "Goods-in inspection report", "period": "Batch 41, May 2026", "confidence": 0.7,
+     "interpretation": "The thinnest zinc is 3.9 µm, under the 8 µm minimum, so the batch fails"},
+    {"agent": "Plater", "metric": "minimum_zinc_thickness", "value": 8.4, "unit": "µm",
+     "citation": "[Per extraction: 'Zinc thickness by XRF on the faces marked S: minimum 8.4 µm' from the certificate]",
+     "source": "Plater's certificate", "period": "Batch 41, May 2026", "confidence": 0.7,
+     "interpretation": "The minimum on the significant surfaces is 8.4 µm, so the batch passes"}]
+PLATING_EVIDENCE = [
+    {"id": "drawing", "source": "Customer drawing, finish note (fictitious)", "authority": "customer drawing",
+     "date": "2025-11-04",
+     "text": "Zinc 8 µm minimum on the faces shaded green. The M8 tapped holes are not significant surfaces."},
+    {"id": "cert", "source": "Plater's certificate, batch 41 (fictitious)", "authority": "plater's certificate",
+     "date": "2026-05-19", "text": "Zinc thickness by XRF on the faces marked S: minimum 8.4 µm."},
+    {"id": "goods_in", "source": "Goods-in inspection report, batch 41 (fictitious)", "authority": "customer inspection",
+     "date": "2026-05-24", "text": "Zinc thickness, section through an M8 tapped hole, thread root: 3.9 µm. Reject."}]
+
+
+def test_a_passage_saying_where_the_rejected_figure_was_taken_does_not_count_is_quoted(tmp_path):
+    verdict = _run(tmp_path, _arbitration("What zinc thickness counts against the drawing, and does batch 41 pass?",
+                                          PLATING_REPORTS, PLATING_EVIDENCE), "arbitration")
+    assert "Use 8.4 µm" in verdict["answer"]
+    assert ('says of where the other figure was taken: "The M8 tapped holes are not significant surfaces"'
+            in verdict["answer"])
+
+
+def test_a_writer_who_cannot_say_before_a_date_holds_the_point_open():
+    assert states_doubt("We can't say before then whether there was a fault.")
+    assert states_doubt("We cannot say yet whether the card was at fault.")
+    assert not states_doubt("We can say before then that the card was cleaned.")
