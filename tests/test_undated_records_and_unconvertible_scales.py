@@ -7,6 +7,7 @@ on cases written here (fictitious)."""
 from __future__ import annotations
 
 from test_cc_dialectic_traps import _run
+from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
@@ -103,3 +104,57 @@ def test_a_writer_who_cannot_say_before_a_date_holds_the_point_open():
     assert states_doubt("We can't say before then whether there was a fault.")
     assert states_doubt("We cannot say yet whether the card was at fault.")
     assert not states_doubt("We can say before then that the card was cleaned.")
+
+
+def test_a_writer_who_cannot_tell_from_the_results_holds_the_point_open():
+    assert states_doubt("I can't tell you from these results whether the flock still has scab.")
+    assert states_doubt("We cannot say from the log which pump failed.")
+    assert not states_doubt("I can't tell you how pleased we are.")
+    assert not states_doubt("We can't say enough about which staff helped.")
+
+
+SCORE_REPORTS = [
+    {"agent": "Shopper", "metric": "branch_visit_score", "value": 82, "unit": "%",
+     "citation": "[Per extraction: 'Branch visit score 82%' from the shopper's report]",
+     "source": "Shopper's visit report", "period": "Q2 2026 visit", "confidence": 0.7,
+     "interpretation": "The branch scored 82%, below the 90% bonus line"},
+    {"agent": "Manager", "metric": "branch_visit_score", "value": 91, "unit": "%",
+     "citation": "[Per extraction: 'Branch visit score should be 91%' from the manager's appeal]",
+     "source": "Branch manager's appeal", "period": "Q2 2026 visit", "confidence": 0.6,
+     "interpretation": "The branch scored 91%, above the 90% bonus line"}]
+SCORE_EVIDENCE = [
+    {"id": "report", "source": "Shopper's visit report, Q2 2026 (fictitious)", "authority": "agency",
+     "date": "2026-04-14", "text": "Branch visit score 82%: the greeting item was failed."},
+    {"id": "appeal", "source": "Branch manager's appeal, Q2 2026 (fictitious)", "authority": "branch",
+     "date": "2026-04-14", "text": "Branch visit score should be 91%: the greeting came in time."}]
+
+
+def test_a_ruling_only_the_agents_own_confidence_decides_goes_to_a_person(tmp_path):
+    verdict = _run(tmp_path, _arbitration("What is the branch visit score for Q2 2026?", SCORE_REPORTS,
+                                          SCORE_EVIDENCE), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any("only the agents' own confidence chose Shopper's" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+
+
+def test_a_ruling_the_sources_decide_is_not_held_for_the_agents_confidence(tmp_path):
+    dated = [SCORE_EVIDENCE[0], {**SCORE_EVIDENCE[1], "date": "2025-01-10"}]
+    verdict = _run(tmp_path, _arbitration("What is the branch visit score for Q2 2026?", SCORE_REPORTS, dated),
+                   "arbitration")
+    assert not any("only the agents' own confidence" in r for r in verdict["escalation_reasons"])
+
+
+def test_complaints_before_not_here_are_set_aside_as_about_another_place(tmp_path):
+    text = ("The last archive I used had a reader that squealed and blurry film. Not here. The new scanners are "
+            "sharp and the staff were lovely.")
+    verdict = _verdict(tmp_path, _one_text("archive", "Archive review", "review", text,
+                                           "Review of a record office (fictitious)"))
+    assert ('What the text says before "Not here." is about another time, place or firm, no complaint about this '
+            'one: "The last archive I used had a reader that squealed and blurry film."') in verdict["answer"]
+
+
+def test_a_text_without_a_turn_sets_nothing_aside(tmp_path):
+    text = "The reader squealed and the film was blurry. The staff were lovely, though."
+    verdict = _verdict(tmp_path, _one_text("archive", "Archive review", "review", text,
+                                           "Review of a record office (fictitious)"))
+    assert "another time, place or firm" not in verdict["answer"]

@@ -175,6 +175,8 @@ _DOUBT = re.compile(
     r"|\b(?:can ?not|can't|could not|couldn't|impossible to|not possible to) (?:yet )?(?:say|tell|determine|establish|confirm|verify)"
     r"(?: (?:yet|before then|until then|till then|for now|at this stage|at present|at the moment))?"
     r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure|when or|who it|whom)\b"
+    # "I can't tell you from these results whether Lowgill still has scab": told whom, or from what.
+    r"|\b(?:can ?not|can't|could not|couldn't) (?:say|tell)(?! enough\b) (?:you|us|them|him|her|anyone)?\b[^.;!?]{0,40}? (?:whether|which)\b"
     r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
     r"|\binconclusive\b"
     # "the two counts have not been reconciled", "the group makes no finding": the record says it is open.

@@ -73,6 +73,7 @@ CONFIDENCE_STEP = 0.05
 # later criteria are tie-breaks, and a newer date, a fuller citation or a surer agent on the weaker
 # side does not lower a ruling the stronger source settles.
 DECISIVE_CONFIDENCE = 0.75
+SELF_SAID_CONFIDENCE = 0.45  # a ruling only the agents' own confidence decides: under the review bar (0.5)
 _DATE = re.compile(r"((?:19|20)\d\d)(?:[-/.](\d{1,2}))?")
 
 
@@ -572,8 +573,12 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
     win = s1 if winner == 1 else s2
     lines.append(f"Decided by {name}: {win.agent}'s {win.shown()} stands.")
     confidence = ruling_confidence(name, abs(au1 - au2), agree, oppose)
-    return _result(f"agent{winner}_correct", f"use_agent{winner}", " ".join(lines), win.value,
-                   win.citation, confidence)
+    # Only the agents' own say-so separating two figures of equal standing is no ground a reviewer
+    # could check: the ruling stays below the bar for going out alone.
+    self_said = [f"could not assess: which figure on {metric} is right, as nothing in the sources separates them "
+                 f"and only the agents' own confidence chose {win.agent}'s"] if name == "agent confidence" else []
+    return _result(f"agent{winner}_correct", f"use_agent{winner}", " ".join(lines), win.value, win.citation,
+                   min(confidence, SELF_SAID_CONFIDENCE) if self_said else confidence, self_said)
 
 
 def ruling_confidence(deciding: str, authority_gap: float, agree: int, oppose: int) -> float:

@@ -18,7 +18,7 @@ from typing import Any
 from ....core.options import offered_options
 from ....providers.offline import reading as measure
 from ..rules import TermIndex, normalize_text
-from ..rules.verdict import without_unfounded_worries
+from ..rules.verdict import set_aside_note, without_set_aside, without_unfounded_worries
 from .claims import QuotedSoFar, _last_turns
 from .missing import meaning_left_open
 from .phrasing import _LABEL_WORD, display_name, sentence_case
@@ -110,7 +110,8 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
         pol = "positive" if score >= 4.0 else "negative" if score <= 3.0 else "neutral"
         views.append(ClauseView(m.group(0), pol, [m.group(0)], "rating"))
     # A worry the text says came to nothing ("I dreaded it. I needn't have.") is no complaint.
-    body = without_unfounded_worries(_BARE_RATING.sub(" ", _RATING.sub(lambda m: m.group(1), text)))
+    # So is what a turn such as "Not here." sets on another time, place or firm.
+    body = without_set_aside(without_unfounded_worries(_BARE_RATING.sub(" ", _RATING.sub(lambda m: m.group(1), text))))
     for clause, _found, pol, cues, source, _strength in _read_clauses(body, TermIndex.build([], {}), None):
         views.append(ClauseView(clause, pol, list(cues), source))
     read = [c for c in views if c.read]
@@ -255,6 +256,7 @@ def sentence_judge(case: Any, r: Reading, turns: list[dict[str, Any]],
     if s.label:
         detail = "; ".join(f"\"{quote_text(c.clause)}\" {c.polarity}" for c in s.clauses if c.read)
         consensus = f"The overall sentiment is {s.label}: {detail}." if detail else f"The overall sentiment is {s.label}."
+        consensus += set_aside_note(_sentence_text(case, r)[0])
     else:
         consensus = "The panel could not assess the sentiment of the sentence."
     rationale = (f"The judge read the sentence's clauses itself and compared the label each speaker named: "

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ....core.text import sentences
 from ....engine.spec import LOW_CONFIDENCE
 from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
 from ..models import DebateSummary
@@ -217,6 +218,43 @@ def without_unfounded_worries(text: str) -> str:
     return _UNFOUNDED.sub(" ", text) if _CAME_TO_NOTHING.search(text or "") else (text or "")
 
 
+# "... at another record office years ago, I ... came out feeling seasick. Not here.": a short turn
+# that sets what came before it on another time, place or firm.
+_TURN_AWAY = re.compile(r"(?:^|(?<=[.!?]))\s*(Not (?:here|this time|this year|with (?:them|this lot|these (?:guys|people)))"
+                        r"\s*[.!]+)", re.I)
+
+
+def set_aside_before_turn(text: str) -> list[tuple[str, str]]:
+    """Rule: what a text says just before a turn such as "Not here." or "Not this time." (the sentence
+    it turns from, as it words it, clipped) with the turn: it speaks of another time, place or firm,
+    so its complaints are none about the one reviewed."""
+    out = []
+    for m in _TURN_AWAY.finditer(text or ""):
+        before = [s for s in sentences(text[:m.start(1)]) if s.strip()]
+        if before:
+            said = " ".join(before[-1].split())
+            out.append((m.group(1).strip(), said if len(said) <= 140 else said[:140].rsplit(" ", 1)[0] + "…"))
+    return out
+
+
+def without_set_aside(text: str) -> str:
+    """The text without each sentence a "Not here." turns from, nor the turn: what is left judges the
+    one reviewed."""
+    for turn, said in set_aside_before_turn(text):
+        full = said.rstrip("…")
+        start = (text or "").find(full)
+        end = (text or "").find(turn, start)
+        if start >= 0 and end >= 0:
+            text = text[:start] + " " + text[end + len(turn):]
+    return text or ""
+
+
+def set_aside_note(text: str) -> str:
+    """The answer's sentence quoting what a turn such as "Not here." sets aside, or ""."""
+    return "".join(f' What the text says before "{turn}" is about another time, place or firm, no complaint about '
+                   f'this one: "{said}".' for turn, said in set_aside_before_turn(text))
+
+
 # What the panel could not assess that puts the label itself in doubt (not one aspect's reading), each
 # with how the answer says so up front: a reader who stops at the first sentences still learns the
 # label is provisional, not only one who reads the list at the end.
@@ -268,6 +306,7 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     worries = unfounded_worries(signals.text) if signals else []
     if worries:
         answer += " A worry the text says came to nothing, no complaint: " + "; ".join(f'"{w}"' for w in worries) + "."
+    answer += set_aside_note(signals.text) if signals else ""
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."
     return answer
