@@ -6,7 +6,7 @@ on cases written here (fictitious)."""
 
 from __future__ import annotations
 
-from test_cc_dialectic_traps import _run
+from test_cc_dialectic_traps import _rule_case, _run
 from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
 
@@ -158,3 +158,54 @@ def test_a_text_without_a_turn_sets_nothing_aside(tmp_path):
     verdict = _verdict(tmp_path, _one_text("archive", "Archive review", "review", text,
                                            "Review of a record office (fictitious)"))
     assert "another time, place or firm" not in verdict["answer"]
+
+
+def test_a_notice_that_is_dropping_a_requirement_withdraws_it(tmp_path):
+    case = _rule_case(
+        "garden_share",
+        "Knowledge gap: write one ASP rule defining may_join_scheme(P) with the knowledge-base predicates, so that "
+        "it agrees with the garden share scheme's rules as they stand in May 2026.",
+        "Predicates, over a person P: local_resident(P): P lives in the parish; full_time_work(P): P works 30 hours "
+        "a week or more; references_ok(P): two satisfactory references for P are back.",
+        [{"id": "RULES", "source": "Garden share scheme rules, 2024 (fictitious)", "authority": "scheme rules",
+          "date": "2024-02-01",
+          "text": "You need to live in the parish and be in full-time work, and two satisfactory references "
+                  "must be back before you join."},
+         {"id": "NOTICE", "source": "Scheme notice, 1 March 2026 (fictitious)", "authority": "scheme rules",
+          "date": "2026-03-01",
+          "text": "From 1 March we're dropping the full-time work requirement. Everything else stays as it is."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    rule = verdict["answer"].split("Left out")[0]
+    assert "may_join_scheme(P) :-" in rule and "full_time_work" not in rule, verdict["answer"]
+    assert "local_resident(P)" in rule and "references_ok(P)" in rule
+
+
+def test_a_test_booked_for_a_later_day_holds_the_point_open():
+    assert states_doubt("Surveyor booked for 12 January 2026: borescope inspection of the west gable cavity.")
+    assert states_doubt("Engineer booked for Tuesday 3 March - pressure test of the loop.")
+    assert not states_doubt("Delivery booked for 12 May.")
+
+
+AGE_REPORTS = [
+    {"agent": "Brochure", "metric": "average_age_of_residents", "value": 74, "unit": "years",
+     "citation": "[Per extraction: 'the average age is 74' from the brochure, defined in the data note as 'the "
+                 "average age of current residents on the date each of them moved in']",
+     "source": "Village operator's brochure", "period": "Residents at 1 April 2026", "confidence": 0.7,
+     "interpretation": "The average resident is 74"},
+    {"agent": "Census", "metric": "average_age_of_residents", "value": 81, "unit": "years",
+     "citation": "[Per extraction: 'Average age on 15 June 2026: 81' from the residents' census]",
+     "source": "Residents' association census", "period": "15 June 2026", "confidence": 0.75,
+     "interpretation": "The average resident is 81"}]
+AGE_EVIDENCE = [
+    {"id": "brochure", "source": "Village operator's brochure, 2026 (fictitious)", "authority": "operator",
+     "date": "2026-04-01", "text": "Our residents' average age is 74. Data note: the average age of current residents "
+                                  "on the date each of them moved in."},
+    {"id": "census", "source": "Residents' association census, June 2026 (fictitious)", "authority": "residents",
+     "date": "2026-06-15", "text": "All 212 residents counted. Average age on 15 June 2026: 81."}]
+
+
+def test_what_a_citation_defines_its_figure_as_is_said_with_the_periods(tmp_path):
+    verdict = _run(tmp_path, _arbitration("What is the average age of the village's residents?", AGE_REPORTS,
+                                          AGE_EVIDENCE), "arbitration")
+    assert ("and Brochure's figure is defined as 'the average age of current residents on the date each of them "
+            "moved in'") in verdict["answer"], verdict["answer"]

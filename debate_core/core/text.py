@@ -249,6 +249,9 @@ _DOUBT = re.compile(
     r"|\bexpect (?:this|it|that|them) to take\b"
     r"|\b(?:booked|scheduled|arranged) (?:for|on)\b[^.;]{0,60}?\bto (?:read|check|test|inspect|diagnose|measure|"
     r"load-test|confirm)\b"
+    # "Surveyor booked for 12 January 2026: borescope inspection of the cavity": the test is to come.
+    r"|\b(?:booked|scheduled|arranged) (?:for|on) (?:\w+ )?\d{1,2}(?:st|nd|rd|th)? [A-Za-z]+(?: \d{4})?\s*[:,-]"
+    r"[^.;]{0,60}?\b(?:inspection|tests?|testing|survey|trial|analysis|sampling|samples|readings?)\b"
     # "I changed phones and my old messages didn't transfer", "some messages left were not saved": the
     # record that would settle the point is lost.
     r"|\b(?:messages?|records?|logs?|files?|data|footage|recordings?|texts?|emails?)\b[^.;]{0,40}?\b(?:didn't|did not|"

@@ -54,6 +54,7 @@ from .contradictions import (
 from .measures import (
     DEFINITION_GROUPS,
     cues_in,
+    defined_as,
     label_of,
     measured_not_capacity,
     per_unit_against_whole,
@@ -319,7 +320,7 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
             and not still_holds(s1.period, s2.period):
         # Both differences, where both are stated: the period alone would hide what each one counts.
         periods = f"they cover different periods ({s1.period} vs {s2.period})"
-        return f"{periods} and {defined[5:]}" if defined else periods
+        return f"{periods} and {defined[5:]}" if defined else periods + defined_as(s1.agent, s1.citation, s2.agent, s2.citation)
     if defined:
         return defined
     # The cited passages can show two measures even where one source gives both figures.

@@ -228,3 +228,18 @@ def measured_not_capacity(measured: str, worked_out: str, source_says: str = "")
     return bool(_MEASURED.search(measured) and not _CAPACITY.search(measured)
                 and (_CAPACITY.search(worked_out) or STANDARD_RATE.search(source_says))
                 and not _MEASURED.search(worked_out))
+
+
+# "defined in the data note as 'the average age ... on the date each of them moved in'": what a
+# report's own citation says its figure counts.
+_DEFINED_AS = re.compile(r"\bdefined (?:[\w ]{0,40} )?as '([^']{6,160})'", re.I)
+
+
+def defined_as(agent1: str, citation1: str | None, agent2: str, citation2: str | None) -> str:
+    """The definition one report's citation quotes for its own figure, said as the end of a sentence
+    giving how two figures differ (", and Brochure's figure is defined as '...'"), or ""."""
+    for agent, citation in ((agent1, citation1), (agent2, citation2)):
+        m = _DEFINED_AS.search(citation or "")
+        if m:
+            return f", and {agent}'s figure is defined as '{m.group(1)}'"
+    return ""

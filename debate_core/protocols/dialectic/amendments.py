@@ -60,6 +60,10 @@ WITHDRAWAL = re.compile(
 _POINTS_BACK = re.compile(r"(?:we|they|the \w+) (?:dropped|scrapped|abolished)", re.I)
 # "accepts the online module in place of our own induction": what follows "in place of" goes.
 _IN_PLACE_OF = re.compile(r"\b(?:in place of|replacing|replaces)\s+([^,;.:()]+)", re.I)
+# "From 1 March we're dropping the full-time employment requirement": what is being dropped follows.
+_DROPPING = re.compile(r"\b(?:we're|we are|we will be|we'll be|they're|they are|the \w+ is|the \w+ are) "
+                       r"(?:dropping|scrapping|removing|abolishing|withdrawing|getting rid of)\s+"
+                       r"((?:the|our|its|their)\s+[^,;.:()]{3,80})", re.I)
 
 
 # "will no longer withhold certificates ... because of debts other than tuition fees": what it no longer
@@ -298,7 +302,7 @@ def kept_superseded(rule: str, evidence: Sequence[Evidence]) -> list[str]:
 
 def withdraws(sentence: str) -> bool:
     """Whether the sentence withdraws something ("no longer applies", "is repealed")."""
-    return bool(WITHDRAWAL.search(sentence))
+    return bool(WITHDRAWAL.search(sentence) or _DROPPING.search(sentence))
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -354,7 +358,8 @@ def withdrawn_parts(sentence: str) -> list[str]:
     # past its clause to what it drops ("We used to ask for a GP letter, ...").
     return [re.split(r"[:;]\s" if _POINTS_BACK.match(m.group(0)) else r"[:;]\s|,\s+(?:and|but|so)\s+",
                      sentence[:m.start()].rstrip(" ;:,"))[-1] for m in WITHDRAWAL.finditer(sentence)] \
-        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)] + [m.group(1) for m in _NO_LONGER_FOR.finditer(sentence)]
+        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)] + [m.group(1) for m in _NO_LONGER_FOR.finditer(sentence)] \
+        + [m.group(1) for m in _DROPPING.finditer(sentence)]
 
 
 def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
