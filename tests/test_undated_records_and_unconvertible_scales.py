@@ -209,3 +209,24 @@ def test_what_a_citation_defines_its_figure_as_is_said_with_the_periods(tmp_path
                                           AGE_EVIDENCE), "arbitration")
     assert ("and Brochure's figure is defined as 'the average age of current residents on the date each of them "
             "moved in'") in verdict["answer"], verdict["answer"]
+
+
+def test_results_still_to_come_hold_a_point_open():
+    assert states_doubt("No formal action pending the outcome.")
+    assert states_doubt("We are told results should come by the end of June.")
+    assert states_doubt("I've taken it off sale until we know where we stand.")
+    assert states_doubt("The entries for 5-6 June were not recovered.")
+    assert not states_doubt("The results will be in the annual report.")
+    assert not states_doubt("Patent pending.")
+
+
+def test_figures_both_standing_are_held_open_when_the_record_says_the_point_is(tmp_path):
+    evidence = [*AGE_EVIDENCE, {"id": "council", "source": "Council planning officer's note (fictitious)",
+                                "authority": "council", "date": "2026-06-20",
+                                "text": "The average age of residents is disputed; no decision on the second phase "
+                                        "pending the outcome of the residents' survey."}]
+    verdict = _run(tmp_path, _arbitration("What is the average age of the village's residents?", AGE_REPORTS,
+                                          evidence), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any(r.startswith("council says the point is still open") for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]

@@ -254,9 +254,16 @@ _DOUBT = re.compile(
     r"[^.;]{0,60}?\b(?:inspection|tests?|testing|survey|trial|analysis|sampling|samples|readings?)\b"
     # "I changed phones and my old messages didn't transfer", "some messages left were not saved": the
     # record that would settle the point is lost.
-    r"|\b(?:messages?|records?|logs?|files?|data|footage|recordings?|texts?|emails?)\b[^.;]{0,40}?\b(?:didn't|did not|"
-    r"weren't|were not|wasn't|was not|hasn't been|have not been|haven't been) (?:transfer(?:red)?|saved|kept|retained|"
-    r"backed up)\b"
+    r"|\b(?:messages?|records?|logs?|files?|data|footage|recordings?|texts?|emails?|entries)\b[^.;]{0,40}?\b(?:didn't|did not|"
+    r"weren't|were not|wasn't|was not|hasn't been|have not been|haven't been|could not be|couldn't be) (?:transfer(?:red)?|"
+    r"saved|kept|retained|backed up|recovered|retrieved|found)\b"
+    # "No formal action pending the outcome", "results should come by the end of June", "off sale until
+    # we know where we stand": the finding that settles it is still to come.
+    r"|\bpending (?:the |its |their |a )?(?:outcome|results?|decision|ruling|review|appeal|hearing|investigation|"
+    r"analysis|counter-analysis|tests?)\b"
+    r"|\bresults? (?:should|are due to|are expected to) (?:come|arrive|be back|be ready|be available)\b"
+    r"|\bresults? will (?:come|arrive|be back|be ready|be available) (?:by|on|in|within|next|after)\b"
+    r"|\buntil (?:we|I) (?:know|find out|hear back|hear from)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
