@@ -337,10 +337,14 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
                        evidence: Sequence[Evidence]) -> str | None:
     """Rule: where a passage of the case says the point the arbiters settled (for one side, or both
     standing) is still open ("the two counts have not been reconciled", "the tally cannot be checked",
-    "makes no finding"), a ruling does not close it: the verdict goes to a person, quoting the passage. The passage is on the point
-    when it shares a word with a settled contradiction's metric, sources or citations."""
-    settled = [c for c in contradictions if decisions[c.index].resolved
-               and decisions[c.index].resolution in ("agent1_correct", "agent2_correct", "both_valid")]
+    "makes no finding"), a ruling does not close it: the verdict goes to a person, quoting the
+    passage. The passage is on the point when it shares a word with a settled contradiction's
+    metric, sources or citations."""
+    # A ruling for a side held back for its low confidence is named too: the record's own word on the
+    # point is the reason a reviewer can check.
+    settled = [c for c in contradictions
+               if decisions[c.index].resolution in ("agent1_correct", "agent2_correct")
+               or (decisions[c.index].resolved and decisions[c.index].resolution == "both_valid")]
     if not settled:
         return None
     about = set()
