@@ -149,8 +149,8 @@ def test_complaints_before_not_here_are_set_aside_as_about_another_place(tmp_pat
             "sharp and the staff were lovely.")
     verdict = _verdict(tmp_path, _one_text("archive", "Archive review", "review", text,
                                            "Review of a record office (fictitious)"))
-    assert ('What the text says before "Not here." is about another time, place or firm, no complaint about this '
-            'one: "The last archive I used had a reader that squealed and blurry film."') in verdict["answer"]
+    assert ('What the text says before "Not here." is about another time, place or firm, not the one reviewed: '
+            '"The last archive I used had a reader that squealed and blurry film."') in verdict["answer"]
 
 
 def test_a_text_without_a_turn_sets_nothing_aside(tmp_path):

@@ -227,7 +227,7 @@ _TURN_AWAY = re.compile(r"(?:^|(?<=[.!?]))\s*(Not (?:here|this time|this year|wi
 def set_aside_before_turn(text: str) -> list[tuple[str, str]]:
     """Rule: what a text says just before a turn such as "Not here." or "Not this time." (the sentence
     it turns from, as it words it, clipped) with the turn: it speaks of another time, place or firm,
-    so its complaints are none about the one reviewed."""
+    not of the one reviewed."""
     out = []
     for m in _TURN_AWAY.finditer(text or ""):
         before = [s for s in sentences(text[:m.start(1)]) if s.strip()]
@@ -251,8 +251,9 @@ def without_set_aside(text: str) -> str:
 
 def set_aside_note(text: str) -> str:
     """The answer's sentence quoting what a turn such as "Not here." sets aside, or ""."""
-    return "".join(f' What the text says before "{turn}" is about another time, place or firm, no complaint about '
-                   f'this one: "{said}".' for turn, said in set_aside_before_turn(text))
+    # Said of what came before, not judged: "The last café had great coffee. Not here." turns from praise.
+    return "".join(f' What the text says before "{turn}" is about another time, place or firm, not the one '
+                   f'reviewed: "{said}".' for turn, said in set_aside_before_turn(text))
 
 
 # What the panel could not assess that puts the label itself in doubt (not one aspect's reading), each
