@@ -311,7 +311,8 @@ _LABEL_STOP = frozenset({"through", "from", "with", "found", "minimum", "maximum
 
 
 def _words(text: str) -> set[str]:
-    """A text's words of four letters or more, lower case, a plural's "s" dropped."""
+    """A text's words of four letters or more, lower case, a plural's "s" dropped. Not `terms`: its
+    stems and short words let two unrelated sentences share two "place" words."""
     return {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in re.findall(r"[a-z]{4,}", text.lower())}
 
 

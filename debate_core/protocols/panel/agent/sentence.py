@@ -256,7 +256,7 @@ def sentence_judge(case: Any, r: Reading, turns: list[dict[str, Any]],
     if s.label:
         detail = "; ".join(f"\"{quote_text(c.clause)}\" {c.polarity}" for c in s.clauses if c.read)
         consensus = f"The overall sentiment is {s.label}: {detail}." if detail else f"The overall sentiment is {s.label}."
-        consensus += set_aside_note(_sentence_text(case, r)[0])
+        consensus += set_aside_note(s.text)
     else:
         consensus = "The panel could not assess the sentiment of the sentence."
     rationale = (f"The judge read the sentence's clauses itself and compared the label each speaker named: "
