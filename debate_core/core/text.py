@@ -264,6 +264,14 @@ _DOUBT = re.compile(
     r"|\bresults? (?:should|are due to|are expected to) (?:come|arrive|be back|be ready|be available)\b"
     r"|\bresults? will (?:come|arrive|be back|be ready|be available) (?:by|on|in|within|next|after)\b"
     r"|\buntil (?:we|I) (?:know|find out|hear back|hear from)\b"
+    # "Council did not resolve the point", "the question remains unresolved", "She will give her view
+    # after the Gathering on 25 July": the body that would settle it has not, or will only later.
+    r"|\b(?:did not|didn't|has not|hasn't|have not|haven't|could not|couldn't|failed to) (?:yet )?(?:resolve|settle|decide) "
+    r"(?:the|this|that) (?:point|question|issue|matter|dispute|disagreement)\b"
+    r"|\b(?:point|question|issue|matter|dispute|disagreement)s? (?:was |were |is |are )?(?:left|remains?|still|is still) "
+    r"unresolved\b"
+    r"|(?:\bwill|'ll) give (?:her|his|their|its|a|an|the|our|my) (?:view|views|decision|answer|ruling|opinion|verdict) "
+    r"(?:after|once|when|at|on|by|in|next)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.

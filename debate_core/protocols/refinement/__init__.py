@@ -269,7 +269,7 @@ async def run(run: DebateRun) -> Outcome:
         final=final, converged=converged, convergence_reason=reason, rounds=len(rounds_out),
         review_threshold=opts.review_score_threshold,
         escalate_without_convergence=opts.escalate_without_convergence,
-        passages=[(ev.id, ev.text) for ev in run.case.evidence], rivals=list(tops_prev.values()),
+        passages=[(ev.id, ev.text) for ev in run.case.evidence], rivals=list(tops_prev.values()), question=run.case.question,
     )
     result = {
         "rounds": rounds_out,
@@ -334,6 +334,7 @@ SPEC = ProtocolSpec(
     ),
     moderator=(rules.judge_coverage_problems, rules.consensus, rules.stop_reason,
                rules.reasoner_confidence_reason, rules.reasoner_unassessed_reason, rules.healthy_cause_reasons,
+               rules.change_without_trouble_reasons,
                rules.ruled_out_cause_reasons, rules.rival_reasons, rules.verdict),
     glossary=GLOSSARY,
     interventions=("evidence",),

@@ -210,6 +210,54 @@ def healthy_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str
     return reasons
 
 
+
+# What names the thing a change brought in: a proper name inside the sentence ("Mossgate") or a code
+# that carries a figure ("2601", "v4.2", "KB-77"), not a day, a month, a year, a clock time or a
+# passage id. Two of them in one sentence of a record tie that sentence to the change.
+_NAME = re.compile(r"(?<![.:!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b|\b(?=[\w.-]*\d)[A-Za-z]*[\w.-]{3,}\b")
+_NOT_A_NAME = re.compile(r"(?:\d{1,2}(?::\d\d)?|(?:19|20)\d\d|[A-Z]\d{1,2}|\d+(?:st|nd|rd|th))", re.I)
+# How a record says the trouble did not come: "no cracks", "without errors", "never leaked".
+_NO_TROUBLE = re.compile(r"\b(?:no|without|never|zero|nil)\s+(?:\w+\s+){0,1}?([a-z]{4,})\b", re.I)
+# Words that follow "no" without naming the trouble ("no change", "no other", "no longer").
+_NOT_TROUBLE = frozenset(terms("change changes other longer more further need sign signs issue one time day days"))
+
+
+def change_markers(sentence: str) -> set[str]:
+    """The names and codes in a change's sentence that name what it brought in (`_NAME`)."""
+    out = set()
+    for m in _NAME.finditer(sentence):
+        word = m.group(0).strip(".-")
+        if _NOT_A_NAME.fullmatch(word) or word.lower() in MONTHS or word.lower()[:3] in {d[:3] for d in WEEKDAYS + MONTHS}:
+            continue
+        out.add(word.lower())
+    return out
+
+
+def change_without_trouble_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]],
+                                   question: str = "") -> list[str]:
+    """Rule: "a root cause that the evidence shows also occurs when nothing fails goes to a human",
+    for a change: a sentence of the record that names at least two of the change's names and codes
+    (`change_markers`: the same batch, the same version) and says the trouble the question reports
+    did not come there ("no cracks" where the question says "cracked"). The change's own sentence
+    does not count."""
+    cause = stated_cause(final["hypothesis"])
+    markers = change_markers(cause)
+    trouble = set(terms(question)) - _NOT_TROUBLE
+    if len(markers) < 2 or not trouble:
+        return []
+    for pid, text in passages:
+        for s in sentences(text):
+            if same_message(cause, s):
+                continue
+            named = {w for w in markers if re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w-])", s, re.I)}
+            if len(named) < 2:
+                continue
+            for m in _NO_TROUBLE.finditer(s):
+                if terms(m.group(1)) and terms(m.group(1))[0] in trouble:
+                    return [f"The hypothesis blames a change that the case shows in place where the trouble "
+                            f"did not come: {pid} reports \"{_cut(s)}\"; whether it caused this incident is not shown"]
+    return []
+
 # How a test takes a change out of the picture (general English of undoing: no system's vocabulary),
 # and how it says the trouble went on regardless.
 _UNDONE = re.compile(r"\b(?:bypass(?:ed)?|rolled back|reverted|disabled|switched off|turned off|unplugged"
@@ -296,6 +344,7 @@ def verdict(
     escalate_without_convergence: bool = True,
     passages: Sequence[tuple[str, str]] = (),
     rivals: Sequence[Mapping[str, Any]] = (),
+    question: str = "",
 ) -> Verdict:
     """The best hypothesis, escalated when it scores below `review_threshold`, the debate did not
     converge, its evidence is not in the case, its reasoner is not confident in it, its reasoner
@@ -326,7 +375,7 @@ def verdict(
     if unassessed:
         reasons.append(unassessed[0].upper() + unassessed[1:])
         applied.append("reasoner_could_not_assess")
-    healthy = healthy_cause_reasons(final, passages)
+    healthy = healthy_cause_reasons(final, passages) or change_without_trouble_reasons(final, passages, question)
     if healthy:
         reasons += healthy
         applied.append("cause_seen_when_nothing_fails")

@@ -1,0 +1,72 @@
+"""A change whose batch or version is recorded in place where the trouble did not come ("Job 43
+(Mossgate 2601): no cracks") is no settled root cause: the verdict goes to a person quoting that
+record. A body that "did not resolve the point", or a view someone "will give after" a date, holds
+the point open. Driven through the CLI on cases written here (fictitious)."""
+
+from __future__ import annotations
+
+from test_cc_dialectic_traps import _rule_case, _run
+
+from debate_core.core.text import states_doubt
+from debate_core.protocols.refinement.rules import change_markers
+
+RENDER = {
+    "id": "render_crazing", "title": "Render crazing on two houses",
+    "question": "In March 2026 the new render on two houses by the (fictitious) Pike Hill plasterers cracked into "
+                "fine crazing within a week. In February the firm had switched to a new render mix from Carrow "
+                "Mortars. What is the root cause, and how should it be fixed and prevented?",
+    "evidence": [
+        {"id": "C1", "kind": "config", "source": "Firm's change record, February 2026 (fictitious)",
+         "text": "2 February 2026: render mix switched to Carrow Mortars batch 7712. Same sand, same plasterers."},
+        {"id": "L1", "kind": "log", "source": "Job records, March 2026 (fictitious)",
+         "text": "Job 12, Mill Row (Carrow 7712): two heaters run on site to dry it; crazing over the front by "
+                 "9 March. Job 14, Church Lane (Carrow 7712): no heating, kept damp under sheets; no cracks after "
+                 "three weeks."}]}
+
+
+def test_a_change_in_place_where_the_trouble_did_not_come_goes_to_a_person(tmp_path):
+    verdict = _run(tmp_path, RENDER, "refinement")
+    assert verdict["needs_human_review"] is True
+    reason = next(r for r in verdict["escalation_reasons"] if "where the trouble did not come" in r)
+    assert "L1" in reason and "no cracks after three weeks" in reason
+
+
+def test_a_change_not_named_where_the_trouble_stayed_away_is_not_held_open(tmp_path):
+    other = {**RENDER, "evidence": [RENDER["evidence"][0], {**RENDER["evidence"][1], "text": (
+        "Job 12, Mill Row (Carrow 7712): crazing over the front by 9 March. Job 9, Church Lane (old mix, "
+        "January): no cracks after three weeks.")}]}
+    verdict = _run(tmp_path, other, "refinement")
+    assert not any("where the trouble did not come" in r for r in verdict["escalation_reasons"])
+
+
+def test_change_markers_are_names_and_codes_not_days():
+    assert change_markers("Mon 12 Jan: putty switched to Mossgate Lime Works (batch 2601) at 09:30 in 2026") == {
+        "mossgate", "lime", "works", "2601"}
+
+
+def test_a_point_a_body_left_unresolved_or_a_view_still_to_come_holds_the_rule_open(tmp_path):
+    case = _rule_case(
+        "club_kit_official",
+        "Knowledge gap: write one ASP rule defining may_sell_as_official(K) with the knowledge-base predicates, "
+        "so that it agrees with the (fictitious) Hale Rovers club's rules on 1 August 2026.",
+        "Predicates, over a kit item K: club_crest(K): K carries the club crest; made_locally(K): K was made in "
+        "the county; board_approved(K): the board has approved K's design.",
+        [{"id": "POLICY", "source": "Club shop policy, 2024 (fictitious)", "authority": "company rules",
+          "text": "We sell kit as official when it carries the club crest and the board has approved its design."},
+         {"id": "MINUTES", "source": "Committee minutes, June 2026 (fictitious)", "authority": "company rules",
+          "text": "Motion 3, that only kit made in the county be sold as official, was carried. The committee did "
+                  "not resolve the point of whether the board must agree first."},
+         {"id": "CHAIR", "source": "Chair's email, July 2026 (fictitious)", "authority": "company director",
+          "text": "The president will give her view after the summer tour."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert verdict["needs_human_review"] is True
+    assert any("did not resolve the point" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_settled_and_unsettled_points_are_told_apart():
+    assert states_doubt("Council did not resolve the point and asked the secretary to write to the Chief.")
+    assert states_doubt("The dispute remains unresolved.")
+    assert states_doubt("She will give her view after the Gathering on 25 July.")
+    assert not states_doubt("We resolved the point at the meeting.")
+    assert not states_doubt("The engineer will give his view that it is fine.")
+    assert not states_doubt("An unresolved alarm was cleared by the night shift.")
