@@ -70,3 +70,30 @@ def test_settled_and_unsettled_points_are_told_apart():
     assert not states_doubt("We resolved the point at the meeting.")
     assert not states_doubt("The engineer will give his view that it is fine.")
     assert not states_doubt("An unresolved alarm was cleared by the night shift.")
+
+
+def test_a_requirement_that_a_state_not_hold_is_read_as_what_defeats_the_rule(tmp_path):
+    case = _rule_case(
+        "trike_rounds",
+        "Knowledge gap: write one ASP rule defining may_ride_trike(R) with the knowledge-base predicates, so that "
+        "it agrees with the (fictitious) Wheelwright couriers' handbook.",
+        "Predicates, over a rider R: member(R): R is a member; age_18_plus(R): R is 18 or older; suspended(R): R "
+        "is suspended from riding; own_bike(R): R has their own bike.",
+        [{"id": "HANDBOOK", "source": "Rider handbook, 2026 (fictitious)", "authority": "company rules",
+          "text": "Trike rounds are open to members aged 18 or over who are not suspended."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert "not suspended(R)" in verdict["answer"], verdict["answer"]
+    assert ", suspended(R)" not in verdict["answer"]
+
+
+def test_more_ways_of_saying_the_finding_is_still_to_come():
+    assert states_doubt("We're checking the furnace records but can't rule anything out yet.")
+    assert states_doubt("Ten bolts went to the referee lab; they expect to report by 20 May.")
+    assert states_doubt("We have asked the records office to search the minutes; they expect to reply in July.")
+    assert states_doubt("CCTV survey booked for 24 April 2026.")
+    assert states_doubt("I can't separate them yet: CCTV on 24 April.")
+    assert states_doubt("Officers recommend approval; members may amend, defer or refuse.")
+    assert not states_doubt("The survey was booked for 3 May and found nothing.")
+    assert not states_doubt("You may accept or reject the offer within 14 days.")
+    assert not states_doubt("We expected to report a loss.")
+    assert not states_doubt("We can separate them easily.")

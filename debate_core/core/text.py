@@ -168,7 +168,7 @@ _HELD_OPEN = re.compile(r"\b(?:I|we)\s+(?:won't|will not|can't|cannot|can not|sh
                         r"confirm|certify|approve|decide|do|rule|accept|ratify|award|issue|pass|comment)\b[^.;]{0,60}?\buntil\b",
                         re.I)
 _DOUBT = re.compile(
-    r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it )?out\b|\bnot (?:be )?ruled out\b"
+    r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it |anything |that |this )?out\b|\bnot (?:be )?ruled out\b"
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
     r"|\b(?:unclear|not clear|not known|unknown|uncertain) (?:whether|if)\b"
     # "We can't say before then whether there was a fault": the same, with when it will be known.
@@ -247,8 +247,18 @@ _DOUBT = re.compile(
     # "We are compiling the records ... we expect this to take two to three weeks"; "Engineer booked for
     # Saturday 19 December to read the event log": the record or the test that would settle it is to come.
     r"|\bexpect (?:this|it|that|them) to take\b"
+    # "Ten bolts went for the referee test; they expect to report by 20 May", "we have asked the records
+    # office to search the minutes; they expect to reply in July": the finding is to come.
+    r"|\b(?:expects?|expected) to (?:report|reply|respond|decide|rule|give (?:a|its|their) (?:result|finding|answer)s?) "
+    r"(?:by|on|in|within|next|before)\b"
     r"|\b(?:booked|scheduled|arranged) (?:for|on)\b[^.;]{0,60}?\bto (?:read|check|test|inspect|diagnose|measure|"
     r"load-test|confirm)\b"
+    # "CCTV survey booked for 24 April 2026", "I can't separate them yet": the test that would settle it
+    # is to come, and the one who would know cannot yet tell the causes apart.
+    r"|\b(?:survey|inspection|tests?|testing|trial|analysis|sampling|re-?test)s? (?:is |are |has been |have been )?"
+    r"(?:booked|scheduled|arranged) (?:for|on)\b(?![^.;]{0,60}?\b(?:found|showed|confirmed|cleared)\b)"
+    r"|\b(?:can ?not|can't|could not|couldn't) (?:yet )?(?:separate|distinguish|untangle|tell apart) (?:them|the|these|those|"
+    r"between|which)\b"
     # "Surveyor booked for 12 January 2026: borescope inspection of the cavity": the test is to come.
     r"|\b(?:booked|scheduled|arranged) (?:for|on) (?:\w+ )?\d{1,2}(?:st|nd|rd|th)? [A-Za-z]+(?: \d{4})?\s*[:,-]"
     r"[^.;]{0,60}?\b(?:inspection|tests?|testing|survey|trial|analysis|sampling|samples|readings?)\b"
@@ -273,6 +283,10 @@ _DOUBT = re.compile(
     r"|(?:\bwill|'ll) give (?:her|his|their|its|a|an|the|our|my) (?:view|views|decision|answer|ruling|opinion|verdict) "
     r"(?:after|once|when|at|on|by|in|next)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
+    # "Officers recommend approval; members may amend, defer or refuse": how the decision falls is open
+    # (a body that may defer; "you may accept or reject the offer" is a choice given, not a point open).
+    r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|"
+    r"adjourn|postpone)\b"
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
     r"|['\u2018\"\u201c][^'\u2019\"\u201d]{2,60}['\u2019\"\u201d] (?:is|are) (?:not|nowhere) defined\b"

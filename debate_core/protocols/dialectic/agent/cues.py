@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from ....core.lexicons import sectioned
 from ....core.schemas import Case
-from ....core.text import sentences
+from ....core.text import HEARSAY, authority_score, sentences, stem
 from ..amendments import superseded_sentences, withdraws
 
 _ASKS_ASP = re.compile(r"\b(ASP|answer set program\w*|clingo|logic program)\b", re.I)
@@ -162,6 +162,22 @@ def matched_terms(wanted: set[str], words: set[str]) -> set[str]:
     return {w for w in wanted if any(same_word(w, x) for x in words)}
 
 
+# "open to members aged 18 or over who ... and are not suspended": a requirement that names a predicate
+# only just after a negation asks that it not hold.
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+# "no licence is needed" says what is not required, a reading of its own; only a state is negated here.
+_NEGATIONS = frozenset({"not", "never"})
+
+
+def only_negated(sentence: str, name_terms: set[str]) -> bool:
+    """Whether a sentence names a predicate (its name's stems, `name_terms`) and every word of it that
+    it names comes at most two words after a negation ("not", "never", "-n't")."""
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    hits = [i for i, w in enumerate(words) if stem(w) in name_terms]
+    return bool(hits) and all(any(w in _NEGATIONS or w.endswith("n't") for w in words[max(0, i - 2):i])
+                              for i in hits)
+
+
 # "Performers may sell their own recordings, but must not approach people to do so": a permission and
 # a prohibition joined by "but" are two rules, each of its own clause's words.
 _TURN = re.compile(r",\s+but\s+|;\s+but\s+", re.I)
@@ -252,3 +268,8 @@ def topic_of(question: str) -> str:
     # as words.
     heads = [m.group(1).replace("_", " ") for m in re.finditer(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s*\(", question)]
     return " ".join(heads) or question
+
+
+def hearsay_passages(case: Case) -> set[str]:
+    """The passages of hearsay standing (a forum post, a blog, a chat message)."""
+    return {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}

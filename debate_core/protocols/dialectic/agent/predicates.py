@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ....core.schemas import Case
-from ....core.text import HEARSAY, NUMBER_WORDS, authority_score, terms
+from ....core.text import NUMBER_WORDS, terms
 from ....providers.offline.reading import Reading, quoted_material, read
 from ..amendments import replaces, withdrawn_names
 from ..rules import rule_literals
@@ -15,7 +15,9 @@ from .cues import (
     covers,
     cue_kind,
     evidence_sentences,
+    hearsay_passages,
     matched_terms,
+    only_negated,
     permits,
     repeals,
     shortened,
@@ -259,8 +261,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     preds = with_rivals(preds, common)
     # What a forum post or a chat message says the rule is (a trap more often than a source) sets no
     # condition and no bar of it.
-    heard = _heard(case)
-    sents = [_CONCESSION.sub("", s) for eid, s in evidence_sentences(case, vocab_ids) if eid not in heard]
+    hearsay = hearsay_passages(case)
+    sents = [_CONCESSION.sub("", s) for eid, s in evidence_sentences(case, vocab_ids) if eid not in hearsay]
     described = {p.name: p.desc for p in preds}
     withdrawn = {name for s in sents if repeals(s) or replaces(s) for name in withdrawn_names(s, described)}
     if labelled:
@@ -312,7 +314,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 # with_dog, for may_run_with_dog: the act the rule grants, which a bar names as what it
                 # bars ("which is why they can't take a dog"), not what defeats the rule.
                 defeating, requiring = None, defeating
-            group = "defeater" if defeating else "condition" if requiring else "other"
+            group = ("defeater" if defeating or (requiring and only_negated(requiring, name_terms))
+                     else "condition" if requiring else "other")
             if defeating and requiring and defeating not in requiring and requiring not in defeating:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
@@ -512,9 +515,9 @@ def unexpressed(case: Case, preds: list[Pred], vocab_ids: set[str]) -> list[tupl
     """Requirement sentences no declared predicate expresses: what an ASP rule over them cannot assess."""
     common = common_terms(preds)
     # What hearsay says is required (a forum post, a blog) is no requirement the rule must carry.
-    heard = _heard(case)
+    hearsay = hearsay_passages(case)
     return [(eid, s) for eid, s in evidence_sentences(case, vocab_ids)
-            if eid not in heard and cue_kind(s) == "obligation" and not any(matches(s, p, common) for p in preds)]
+            if eid not in hearsay and cue_kind(s) == "obligation" and not any(matches(s, p, common) for p in preds)]
 
 
 # Words by which a sentence may say who may do what though no rule cue of the lexicon is in it ("are
@@ -532,8 +535,8 @@ UNREAD_LIMIT = 2
 def standing_sentences(case: Case, sents: list[tuple[str, str]]) -> list[tuple[str, str, str | None]]:
     """The evidence sentences of passages of standing (hearsay aside), each with its rule cue kind
     (`cue_kind`), read once for the checks below."""
-    heard = _heard(case)
-    return [(eid, s, cue_kind(s)) for eid, s in sents if eid not in heard]
+    hearsay = hearsay_passages(case)
+    return [(eid, s, cue_kind(s)) for eid, s in sents if eid not in hearsay]
 
 
 def unread_predicates(preds: list[Pred], kinds: list[tuple[str, str, str | None]], common: set[str],
@@ -565,12 +568,6 @@ def unplaced_predicates(preds: list[Pred], kinds: list[tuple[str, str, str | Non
                 if p.group == "other" and p.name not in skip and p.name not in found and matches(s, p, common):
                     found[p.name] = (p.name, eid, s)
     return list(found.values())
-
-
-def _heard(case: Case) -> set[str]:
-    """The passages of hearsay standing (a forum post, a blog, a chat message)."""
-    return {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}
-
 
 
 def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -> Reading:
