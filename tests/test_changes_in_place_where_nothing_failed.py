@@ -1,13 +1,16 @@
 """A change whose batch or version is recorded in place where the trouble did not come ("Job 43
 (Mossgate 2601): no cracks") is no settled root cause: the verdict goes to a person quoting that
 record. A body that "did not resolve the point", or a view someone "will give after" a date, holds
-the point open. Driven through the CLI on cases written here (fictitious)."""
+the point open. A positive or negative answer quotes what in the text sounds the other way. Driven
+through the CLI on cases written here (fictitious)."""
 
 from __future__ import annotations
 
 from test_cc_dialectic_traps import _rule_case, _run
+from test_panel_aspect_quotes import _one_text, _verdict
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.panel.rules.counterweight import other_way_sentences
 from debate_core.protocols.refinement.rules import change_markers
 
 RENDER = {
@@ -97,3 +100,32 @@ def test_more_ways_of_saying_the_finding_is_still_to_come():
     assert not states_doubt("You may accept or reject the offer within 14 days.")
     assert not states_doubt("We expected to report a loss.")
     assert not states_doubt("We can separate them easily.")
+
+
+FAREWELL = ("Losing our old cat Biscuit was awful and I sobbed in the car park. But the nurse at Fernhill was kind "
+            "and patient, and the ashes came back within a week in a lovely wooden box. Rating: 5 of 5.")
+
+
+def test_a_positive_answer_quotes_what_in_the_text_sounds_negative(tmp_path):
+    case = {**_one_text("vet_farewell", "Vet farewell review", "review", FAREWELL, "Review (fictitious)"),
+            "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: '
+                        f'"{FAREWELL}"? And what is the sentiment towards each aspect (nurse, return of ashes)?',
+            "signals": {"text": FAREWELL, "language": "en", "aspect_terms": ["nurse", "return of ashes"],
+                        "synonym_hints": {"nurse": ["kind and patient"], "return of ashes": ["ashes came back"]},
+                        "stage1_ate": {"aspects": ["nurse", "return of ashes"]},
+                        "stage1_atsa": {"aspect_sentiments": [{"aspect": "nurse", "polarity": "positive"},
+                                                              {"aspect": "return of ashes", "polarity": "positive"}],
+                                        "overall": "positive"}}}
+    answer = _verdict(tmp_path, case)["answer"]
+    assert answer.startswith("The overall sentiment is positive")
+    assert ('Words in the text that sound negative, weighed against the rest: "Losing our old cat Biscuit was '
+            'awful and I sobbed in the car park".') in answer
+
+
+def test_only_a_one_way_label_gets_the_sentences_that_sound_the_other_way():
+    assert other_way_sentences(FAREWELL, "positive") == [
+        "Losing our old cat Biscuit was awful and I sobbed in the car park"]
+    assert other_way_sentences(FAREWELL, "mixed") == []
+    assert other_way_sentences("Brilliant value, five stars for creativity. The invoice was wrong twice.", "negative") == [
+        "Brilliant value, five stars for creativity"]
+    assert other_way_sentences("The invoice was wrong twice.", "negative") == []

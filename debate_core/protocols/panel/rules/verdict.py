@@ -17,6 +17,7 @@ from ....engine.spec import LOW_CONFIDENCE
 from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unassessed_reason
 from ..models import DebateSummary
 from ..ratings import ratings_in, shown_rating
+from .counterweight import other_way_note
 from .review_context import TermIndex
 from .rules import ModeratorOutput
 from .signals import PanelSignals, ValidatorSignal
@@ -308,6 +309,7 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     if worries:
         answer += " A worry the text says came to nothing, no complaint: " + "; ".join(f'"{w}"' for w in worries) + "."
     answer += set_aside_note(signals.text) if signals else ""
+    answer += other_way_note(signals.text, label) if signals else ""
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."
     return answer
