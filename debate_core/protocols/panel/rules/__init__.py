@@ -12,7 +12,8 @@ Seven modules, in the order the protocol uses them:
 - ``rules`` (section 6): ``decide``, the moderator rules Z, B, M, C, A, D, E, in that order;
 - ``metrics`` (section 9): ``debate_metrics`` / ``metric_warnings``;
 - ``verdict`` (sections 2.3 and 6): ``escalation_reasons`` and ``convergence``, when the decision
-  goes to a human and whether the judge's consensus agrees with it.
+  goes to a human and whether the judge's consensus agrees with it; the answer quotes, through
+  ``counterweight``, what in the text sounds the other way to a positive or negative label.
 
 Every public name is re-exported here, so ``from debate_core.protocols.panel import rules`` reaches them all.
 """
