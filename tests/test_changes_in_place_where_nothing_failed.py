@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from test_cc_dialectic_traps import _rule_case, _run
 from test_panel_aspect_quotes import _one_text, _verdict
+from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.panel.agent.missing import cut_off
 from debate_core.protocols.panel.rules.counterweight import other_way_sentences
 from debate_core.protocols.refinement.rules import change_markers
 
@@ -129,3 +131,60 @@ def test_only_a_one_way_label_gets_the_sentences_that_sound_the_other_way():
     assert other_way_sentences("Brilliant value, five stars for creativity. The invoice was wrong twice.", "negative") == [
         "Brilliant value, five stars for creativity"]
     assert other_way_sentences("The invoice was wrong twice.", "negative") == []
+
+
+# One lot of cream measured by two methods, either side of the contract's line (fictitious).
+CREAM_REPORTS = [
+    {"agent": "DairyLab", "metric": "lot_7_fat", "value": 4.2, "unit": "% fat (Gerber, as is)",
+     "citation": "[Per extraction: 'Fat (Gerber): 4.2%' from the dairy's lab sheet]", "source": "Dairy laboratory",
+     "period": "Lot 7, May 2026", "confidence": 0.7, "interpretation": "Fat is 4.2%, so the bonus is due"},
+    {"agent": "BuyerLab", "metric": "lot_7_fat", "value": 3.8, "unit": "% fat (Rose-Gottlieb, as is)",
+     "citation": "[Per extraction: 'Fat (Rose-Gottlieb): 3.8%' from the buyer's lab sheet]",
+     "source": "Buyer's laboratory", "period": "Lot 7, May 2026", "confidence": 0.7,
+     "interpretation": "Fat is 3.8%, so no bonus is due"}]
+CREAM_EVIDENCE = [
+    {"id": "DAIRY", "source": "Dairy lab sheet, lot 7 (fictitious)", "authority": "accredited_lab",
+     "text": "Lot 7. Fat (Gerber): 4.2%."},
+    {"id": "BUYER", "source": "Buyer's lab sheet, lot 7 (fictitious)", "authority": "accredited_lab",
+     "text": "Lot 7. Fat (Rose-Gottlieb): 3.8%."}]
+
+
+def test_figures_by_two_methods_either_side_of_the_line_go_to_a_person(tmp_path):
+    question = ("The (fictitious) Brook Dairy's contract pays a bonus where lot 7's fat is 4.0% or more. The "
+                "dairy's lab reports 4.2%, the buyer's 3.8%. Is the bonus due on lot 7?")
+    verdict = _run(tmp_path, _arbitration(question, CREAM_REPORTS, CREAM_EVIDENCE), "arbitration")
+    assert verdict["needs_human_review"] is True
+    assert any("either side of the 4 % fat the question turns on" in r for r in verdict["escalation_reasons"]), \
+        verdict["escalation_reasons"]
+
+
+def test_a_text_an_export_cut_off_with_an_ellipsis_leaves_its_sentiment_open(tmp_path):
+    text = ("Priya fitted our new loft hatch on Monday: on time, tidy and friendly, and it seals properly. "
+            "The only thing I'd say is\u2026")
+    case = {**_one_text("hatch", "Loft hatch review", "review", text, "Review export (fictitious)"),
+            "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: '
+                        f'"{text}"? And what is the sentiment towards each aspect (fitter, hatch)?',
+            "signals": {"text": text, "language": "en", "aspect_terms": ["fitter", "hatch"],
+                        "synonym_hints": {"fitter": ["Priya"], "hatch": ["seals properly"]},
+                        "stage1_ate": {"aspects": ["fitter", "hatch"]},
+                        "stage1_atsa": {"aspect_sentiments": [{"aspect": "fitter", "polarity": "positive"},
+                                                              {"aspect": "hatch", "polarity": "positive"}],
+                                        "overall": "positive"}}}
+    verdict = _verdict(tmp_path, case)
+    assert verdict["needs_human_review"] is True
+    assert any("cut off mid-sentence" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
+
+
+def test_a_text_trailing_off_on_a_word_that_can_end_it_is_not_cut_off():
+    assert cut_off("Lovely room, shame about the view\u2026") is None
+    assert cut_off("The only thing I'd say is...") is not None
+
+
+def test_advice_still_to_come_and_an_appeal_still_to_be_heard_hold_the_point_open():
+    assert states_doubt("I am treating this as loss of original surface, pending advice.")
+    assert states_doubt("Without a pre-cleaning scan nobody can give a figure for the east bay.")
+    assert states_doubt("The decision stands unless the appeals committee overturns it; it meets on 20 May.")
+    assert states_doubt("But the rules don't say so, and it isn't my decision.")
+    assert not states_doubt("Nobody can say I did not try.")
+    assert not states_doubt("The policy does not say how much, so we used the standard rate.")
+    assert not states_doubt("Unless the rules say so, no.")

@@ -269,8 +269,11 @@ _DOUBT = re.compile(
     r"saved|kept|retained|backed up|recovered|retrieved|found)\b"
     # "No formal action pending the outcome", "results should come by the end of June", "off sale until
     # we know where we stand": the finding that settles it is still to come.
-    r"|\bpending (?:the |its |their |a )?(?:outcome|results?|decision|ruling|review|appeal|hearing|investigation|"
-    r"analysis|counter-analysis|tests?)\b"
+    r"|\bpending (?:the |its |their |a |further |expert |legal )?(?:outcome|results?|decision|ruling|review|appeal|hearing|"
+    r"investigation|analysis|counter-analysis|tests?|advice|opinion|report|assessment|clarification)\b"
+    # "Without a pre-cleaning scan nobody can give a figure for the east bay": the one who would know cannot.
+    r"|\b(?:nobody|no one|no-one) (?:can|could) (?:yet )?(?:(?:say|tell|know|determine|establish) (?:whether|which|how|what|"
+    r"for sure|for certain)|give a figure)\b"
     r"|\bresults? (?:should|are due to|are expected to) (?:come|arrive|be back|be ready|be available)\b"
     r"|\bresults? will (?:come|arrive|be back|be ready|be available) (?:by|on|in|within|next|after)\b"
     r"|\buntil (?:we|I) (?:know|find out|hear back|hear from)\b"
@@ -283,6 +286,12 @@ _DOUBT = re.compile(
     r"|(?:\bwill|'ll) give (?:her|his|their|its|a|an|the|our|my) (?:view|views|decision|answer|ruling|opinion|verdict) "
     r"(?:after|once|when|at|on|by|in|next)\b"
     # "The board may decide then or defer to July": even when the decision comes is open.
+    # "The decision stands unless the appeals committee overturns it; it meets on 20 May", "the rules
+    # don't say so": an appeal still to be heard, and a record silent on the point.
+    r"|\bunless (?:the|an|a|its|their) (?:[\w-]+ ){0,2}?(?:committee|panel|board|tribunal|court|adjudicator|ombudsman|"
+    r"appeal) (?:overturns?|reverses?|upholds?|allows?|decides? otherwise|rules? otherwise)\b"
+    r"|\b(?:the )?(?:rules?|schedule|contract|policy|terms|handbook|constitution) (?:don't|do not|doesn't|does not) "
+    r"say (?:so|which|whether)\b"
     # "Officers recommend approval; members may amend, defer or refuse": how the decision falls is open
     # (a body that may defer; "you may accept or reject the offer" is a choice given, not a point open).
     r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|"

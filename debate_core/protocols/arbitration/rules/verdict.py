@@ -176,6 +176,15 @@ def asked_figures(question: str) -> list[tuple[float, str]]:
     return numbers(_DATE_OR_TIME.sub(" ", question or ""))
 
 
+def _bare(unit: str | None) -> str:
+    """A unit without the method or basis written after it in brackets ("% alpha acids (LCV, as is)")."""
+    return re.sub(r"\s*\([^()]*\)", "", unit or "").strip()
+
+
+def _scale(unit: str | None) -> str:
+    return unit_key(_bare(unit))
+
+
 def valid_either_side(question: str, contradictions: list[Contradiction],
                       decisions: dict[int, Decision]) -> str | None:
     """Rule: figures found valid each in its own context (14.1% against a heatwave week, 1.9% against
@@ -183,7 +192,8 @@ def valid_either_side(question: str, contradictions: list[Contradiction],
     one context says yes and the other no, and which one the question means is for a person."""
     for c in contradictions:
         d = decisions[c.index]
-        if not (d.resolved and d.resolution == "both_valid") or unit_key(c.agent1_unit) != unit_key(c.agent2_unit):
+        # "% alpha acids (LCV)" and "% alpha acids (HPLC)": one scale, read by two methods.
+        if not (d.resolved and d.resolution == "both_valid") or _scale(c.agent1_unit) != _scale(c.agent2_unit):
             continue
         try:
             lo, hi = sorted((float(c.agent1_value), float(c.agent2_value)))
@@ -197,7 +207,7 @@ def valid_either_side(question: str, contradictions: list[Contradiction],
             return (f"the arbiters found {c.agent1_name}'s {shown_value(c.agent1_value, c.agent1_unit)} and "
                     f"{c.agent2_name}'s {shown_value(c.agent2_value, c.agent2_unit)} for {metric_words(c.metric_name)} "
                     f"each valid in its own context, but they fall either side of the "
-                    f"{shown_value(between[0], c.agent1_unit)} the question turns on: which context the question "
+                    f"{shown_value(between[0], _bare(c.agent1_unit))} the question turns on: which context the question "
                     "means decides the answer, and a person must choose")
     return None
 

@@ -17,6 +17,9 @@ def cut_off(text: str) -> str | None:
     cannot end one ("... when we got to reception the"), so what it was going to say is unknown."""
     words = re.findall(r"[A-Za-z']+", text or "")
     stripped = (text or "").rstrip()
+    # "The only thing I'd say is…": an export that marks where it cut the text, on a word that cannot
+    # end a sentence; a text trailing off on a word that can ("Well…", "we'll see…") has ended.
+    stripped = re.sub(r"(?:\u2026|\.{3})$", "", stripped).rstrip()
     if not words or stripped.endswith((".", "!", "?", ")", '"', "'", "\u201d", "\u2026")) or _HANGUL.search(stripped):
         return None
     if words[-1].lower() not in STOPWORDS:
