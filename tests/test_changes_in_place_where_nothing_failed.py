@@ -11,6 +11,7 @@ from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.dialectic.agent.cues import cue_kind
 from debate_core.protocols.panel.agent.missing import cut_off
 from debate_core.protocols.panel.rules.counterweight import other_way_sentences
 from debate_core.protocols.refinement.rules import change_markers
@@ -188,3 +189,27 @@ def test_advice_still_to_come_and_an_appeal_still_to_be_heard_hold_the_point_ope
     assert not states_doubt("Nobody can say I did not try.")
     assert not states_doubt("The policy does not say how much, so we used the standard rate.")
     assert not states_doubt("Unless the rules say so, no.")
+
+
+def test_what_a_rule_says_no_one_needs_is_left_out_of_it(tmp_path):
+    case = _rule_case(
+        "trike_licence",
+        "Knowledge gap: write one ASP rule defining may_ride_trike(R) with the knowledge-base predicates, so that "
+        "it agrees with the (fictitious) Wheelwright couriers' handbook.",
+        "Predicates, over a rider R: member(R): R is a member; age_18_plus(R): R is 18 or older; "
+        "driving_licence(R): R holds a full driving licence.",
+        [{"id": "HANDBOOK", "source": "Rider handbook, 2026 (fictitious)", "authority": "company rules",
+          "text": "Trike rounds are open to members aged 18 or over. The trikes meet the e-bike rules, so no "
+                  "licence, CBT or registration is needed."}])
+    verdict = _run(tmp_path, case, "dialectic")
+    assert "driving_licence(R)" not in verdict["answer"].split("As an ASP rule:", 1)[-1].split(".")[0]
+    assert cue_kind("So no licence, CBT or registration is needed.") == "not_required"
+    assert cue_kind("There is no fee, but a licence is needed.") == "obligation"
+
+
+def test_minutes_still_to_be_approved_hold_the_point_open():
+    assert states_doubt("Minutes to be approved at the next committee meeting, 9 June.")
+    assert states_doubt("Exact wording to be confirmed by Gareth before the minutes go out.")
+    assert states_doubt("Let's not circulate anything until the meeting on 9 June sorts it out.")
+    assert not states_doubt("The minutes were approved at the meeting.")
+    assert not states_doubt("Prices to be confirmed.")

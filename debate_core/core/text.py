@@ -292,6 +292,12 @@ _DOUBT = re.compile(
     r"appeal) (?:overturns?|reverses?|upholds?|allows?|decides? otherwise|rules? otherwise)\b"
     r"|\b(?:the )?(?:rules?|schedule|contract|policy|terms|handbook|constitution) (?:don't|do not|doesn't|does not) "
     r"say (?:so|which|whether)\b"
+    # "Minutes to be approved at the next committee meeting, 9 June", "exact wording to be confirmed by
+    # Gareth", "Let's not circulate anything until the meeting on 9 June sorts it out": the record
+    # that settles it is still to be agreed.
+    r"|\bto be (?:confirmed|approved|ratified|agreed|decided|settled|finali[sz]ed) (?:at|by|before|on|when|after)\b"
+    r"|\buntil (?:the|our|its|their) (?:[\w-]+ ){0,3}?(?:meeting|committee|board|hearing|panel)\b[^.;]{0,30}?"
+    r"\b(?:sorts?|decides?|settles?|resolves?|rules?)\b"
     # "Officers recommend approval; members may amend, defer or refuse": how the decision falls is open
     # (a body that may defer; "you may accept or reject the offer" is a choice given, not a point open).
     r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|"

@@ -83,11 +83,18 @@ _NOR_NEEDED = re.compile(r"\b(?:nor|neither)\s+(?:do|does|did|is|are|was|were|wi
                          r"(?:need|needs|needed|required|necessary|have to|has to|compulsory|mandatory)\b", re.I)
 
 
+# "so no licence, CBT or registration is needed", "No DBS check is required": what is named after "no"
+# is not required.
+_NONE_NEEDED = re.compile(r"(?:^|[\s,;:(])no\s+(?:(?!(?:but|and|yet|however|though|while|whereas)\b)[\w'-]+,?\s+){0,6}?"
+                          r"(?:is|are)\s+(?:\w+\s+)?"
+                          r"(?:needed|required|necessary|compulsory|mandatory)\b", re.I)
+
+
 def cue_kind(sentence: str) -> str | None:
     """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition',
     'permission' or None. A permission that carries a proviso ("may ..., provided that ...") is a
     permission: the proviso stays in its clause."""
-    if _has_cue(sentence, "not_required") or _NOR_NEEDED.search(sentence):
+    if _has_cue(sentence, "not_required") or _NOR_NEEDED.search(sentence) or _NONE_NEEDED.search(sentence):
         return "not_required"
     if _has_cue(sentence, "exception"):
         if permits(sentence) and not _has_cue(sentence, "prohibition"):
