@@ -11,6 +11,7 @@ from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.arbitration.units import derived_share, same_part_of_different_wholes
 from debate_core.protocols.dialectic.agent.cues import cue_kind
 from debate_core.protocols.panel.agent.missing import cut_off
 from debate_core.protocols.panel.rules.counterweight import other_way_sentences
@@ -213,3 +214,39 @@ def test_minutes_still_to_be_approved_hold_the_point_open():
     assert states_doubt("Let's not circulate anything until the meeting on 9 June sorts it out.")
     assert not states_doubt("The minutes were approved at the meeting.")
     assert not states_doubt("Prices to be confirmed.")
+
+
+# Two reports on one batch of ewes at a (fictitious) abattoir: a post that counts every rejected liver,
+# and the inspection results whose figure is worked out from the counts it quotes.
+LIVER_REPORTS = [
+    {"agent": "FarmerPost", "metric": "batch_livers_rejected_for_fluke", "value": 18.4, "unit": "percent of ewes",
+     "citation": "[Per extraction: '46 livers thrown out of 250 - 18.4% for fluke' from the farmer's post]",
+     "source": "Farmer's post", "period": "Batch of 3 March 2026", "confidence": 0.6,
+     "interpretation": "18.4% of the ewes had livers rejected for fluke"},
+    {"agent": "Inspection", "metric": "batch_livers_rejected_for_fluke", "value": 15.2, "unit": "percent of ewes",
+     "citation": "[Per extraction: 'Ewes slaughtered: 250 ... Livers rejected: 46 in all - fluke 38, abscess 8' "
+                 "from the inspection results]", "source": "Inspection results", "period": "Batch of 3 March 2026",
+     "confidence": 0.8, "interpretation": "38 of 250 livers were rejected for fluke, 15.2% of the ewes"}]
+LIVER_EVIDENCE = [
+    {"id": "RESULTS", "source": "Inspection results, batch of 3 March 2026 (fictitious)", "authority": "official",
+     "text": "Ewes slaughtered: 250. Livers rejected: 46 in all - fluke 38, abscess 8."},
+    {"id": "POST", "source": "Farmer's post, 4 March 2026 (fictitious)", "authority": "social media",
+     "text": "46 livers thrown out of 250 - that's 18.4% for fluke. Wet winter's done us."}]
+
+
+def test_a_percentage_worked_out_from_the_counts_its_source_gives_is_verified(tmp_path):
+    question = "What share of the batch's ewes had their livers rejected for fluke?"
+    verdict = _run(tmp_path, _arbitration(question, LIVER_REPORTS, LIVER_EVIDENCE), "arbitration")
+    assert verdict["answer"].startswith("Use 15.2 percent of ewes"), verdict["answer"][:200]
+    assert derived_share(15.2, "percent of ewes", LIVER_REPORTS[1]["citation"])
+    assert not derived_share(15.2, "percent of ewes", "[Per extraction: 'Ewes slaughtered: 250' from the results]")
+
+
+def test_the_same_part_over_different_wholes_is_two_measures():
+    said = same_part_of_different_wholes(
+        0.54, "% oil by weight of herb", "[Per extraction: '132 kg of oil from 24.5 tonnes of wilted mint' from a blog]",
+        0.35, "% oil by weight of herb", "[Per extraction: 'Oil 132 kg. Herb 38.0 t. Yield 0.35%' from a return]")
+    assert said == "they work out the same 132 as a share of different totals (24.5 and 38)"
+    assert same_part_of_different_wholes(
+        0.54, "%", "[Per extraction: '132 kg of oil from 24.5 tonnes' from a blog]",
+        0.35, "%", "[Per extraction: 'Yield 0.35%' from a return]") is None

@@ -64,15 +64,14 @@ from .measures import (
     years_of_different_kinds,
 )
 from .rules import authority_order
-from .units import misread_unit, misread_words
+from .units import derived_share, misread_unit, misread_words, same_part_of_different_wholes
 
 # How far apart two sides must be on a criterion before it decides.
 AUTHORITY_STEP = 0.1
 COMPLETENESS_STEP = 0.19  # one of the five completeness checks
 CONFIDENCE_STEP = 0.05
-# Source authority that differs by DECISIVE_AUTHORITY_GAP (core/text.py) decides on its own: the
-# later criteria are tie-breaks, and a newer date, a fuller citation or a surer agent on the weaker
-# side does not lower a ruling the stronger source settles.
+# Source authority that differs by DECISIVE_AUTHORITY_GAP (core/text.py) decides on its own: the later criteria
+# are tie-breaks; a newer date, a fuller citation or a surer agent on the weaker side does not lower its ruling.
 DECISIVE_CONFIDENCE = 0.75
 SELF_SAID_CONFIDENCE = 0.45  # a ruling only the agents' own confidence decides: under the review bar (0.5)
 _DATE = re.compile(r"((?:19|20)\d\d)(?:[-/.](\d{1,2}))?")
@@ -237,7 +236,7 @@ def verification(side: Side) -> str:
         return "no passage"
     figures = [v for ev in side.passages for v, unit in numbers(ev.text) if unit or not _is_year(v)] \
         + [v for ev in side.passages for v in durations(ev.text)]
-    if any(_matches(side.value, v) for v in figures):
+    if any(_matches(side.value, v) for v in figures) or derived_share(side.value, side.unit, side.citation):
         return "verified"
     # Passages without any figure neither support nor contradict the value.
     return "not found" if figures else "no figures"
@@ -325,6 +324,7 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
         return defined
     # The cited passages can show two measures even where one source gives both figures.
     return (definition_difference(s1, s2) or rates_of_different_totals(s1.interpretation, s2.interpretation)
+            or same_part_of_different_wholes(s1.value, s1.unit, s1.citation, s2.value, s2.unit, s2.citation)
             or per_unit_against_whole(*(" ".join(filter(None, [s.interpretation, s.definition, s.citation]))
                                         for s in (s1, s2)), s1.shown(), s2.shown())
             or years_of_different_kinds(*(" ".join([s.context(), *(ev.text for ev in s.value_passages)])

@@ -1,5 +1,6 @@
 """A figure a report gives in one unit while the passage that carries it gives another ("7.5" read
-as km where the app's screen says "7.5 mi"): the unit the evidence states is the one the figure is in."""
+as km where the app's screen says "7.5 mi"): the unit the evidence states is the one the figure is in.
+And a percentage a report works out from two figures it quotes, which its source need not print."""
 
 from __future__ import annotations
 
@@ -95,3 +96,52 @@ def misread_words(agent: str, shown: str, unit: str, other_agent: str, other_sho
             f"is about {plain_number(round(found.converted, 1))} {other_unit} once converted, "
             f"which agrees with {other_agent}'s {other_shown}. Decided by the unit the evidence states: "
             f"{other_agent}'s {other_shown} stands.")
+
+
+def share_pairs(value: float | None, unit: str | None, citation: str | None) -> list[tuple[float, float]]:
+    """The (part, whole) pairs among the figures a citation quotes whose share, in percent, is a
+    report's percentage to the precision it gives it ("Oil 132 kg. Herb 38.0 t" for 0.35%)."""
+    if value is None or not ("%" in (unit or "") or "percent" in (unit or "").lower()):
+        return []
+    text = f"{value}"
+    places = len(text.split(".")[1]) if "." in text and not text.endswith(".0") else 0
+    half = 0.5 * 10 ** -places + 1e-9
+    quoted = _measured(citation or "")
+    return [(x[2], y[2]) for x in quoted for y in quoted
+            if x[1] == y[1] and 0 < x[0] < y[0] and abs(100.0 * x[0] / y[0] - value) <= half]
+
+
+# A figure with the word after it, which may be its unit ("132 kg", "24.5 tonnes", "38.0 t", "250").
+_QUOTED_FIGURE = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)(?:\s*([A-Za-z]+))?")
+
+
+def _measured(text: str) -> list[tuple[float, str, float]]:
+    """The figures a text gives, each as (value in its kind's base unit, its kind, value as written):
+    a mass or a length in kilograms or metres, anything else as a plain count ("" kind)."""
+    out = []
+    for m in _QUOTED_FIGURE.finditer(text):
+        value = float(m.group(1).replace(",", ""))
+        word = (m.group(2) or "").lower()
+        scale = unit_scale("tonnes" if word == "t" else word) if word and word not in _AMBIGUOUS else None
+        kind, factor = scale if scale and scale[0] in ("mass", "length") else ("", 1.0)
+        out.append((value * factor, kind, value))
+    return out
+
+
+def derived_share(value: float | None, unit: str | None, citation: str | None) -> bool:
+    """Rule: a percentage a report works out from two figures its citation quotes ("Lambs slaughtered:
+    250 ... liver fluke 38" for 15.2%) is found in its source as surely as one the source prints."""
+    return bool(share_pairs(value, unit, citation))
+
+
+def same_part_of_different_wholes(value1: float | None, unit1: str | None, citation1: str | None,
+                                  value2: float | None, unit2: str | None, citation2: str | None) -> str | None:
+    """Rule: two percentages that work out the same part over different wholes ("132 kg of oil from
+    24.5 tonnes of wilted mint" for 0.54%, "Oil 132 kg. Herb 38.0 t" for 0.35%) measure different
+    things: each is right out of its own total."""
+    for x1, y1 in share_pairs(value1, unit1, citation1):
+        for x2, y2 in share_pairs(value2, unit2, citation2):
+            if x1 == x2 and relative_difference(y1, y2) > MATCH_TOLERANCE:
+                return (f"they work out the same {plain_number(x1)} as a share of different totals "
+                        f"({plain_number(y1)} and {plain_number(y2)})")
+    return None
