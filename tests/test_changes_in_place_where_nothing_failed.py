@@ -11,6 +11,7 @@ from test_panel_aspect_quotes import _one_text, _verdict
 from test_pending_changes_variants_and_bases import _arbitration
 
 from debate_core.core.text import states_doubt
+from debate_core.protocols.arbitration.escalation import whole_multiple
 from debate_core.protocols.arbitration.units import derived_share, same_part_of_different_wholes
 from debate_core.protocols.dialectic.agent.cues import cue_kind
 from debate_core.protocols.panel.agent.missing import cut_off
@@ -250,3 +251,30 @@ def test_the_same_part_over_different_wholes_is_two_measures():
     assert same_part_of_different_wholes(
         0.54, "%", "[Per extraction: '132 kg of oil from 24.5 tonnes' from a blog]",
         0.35, "%", "[Per extraction: 'Yield 0.35%' from a return]") is None
+
+
+def test_a_rejected_figure_that_is_an_exact_multiple_of_the_one_kept_is_said_to_be():
+    assert whole_multiple(2606, 5212) == ("The other figure is exactly twice the figure kept (5,212 = 2 x 2,606), as a "
+                                          "count that takes each item twice would give")
+    assert whole_multiple(100, 300) is not None and "three times" in whole_multiple(100, 300)
+    assert whole_multiple(2606, 5200) is None
+    assert whole_multiple(100, 1000) is None
+
+
+def test_an_answer_says_the_rejected_count_is_twice_the_one_kept(tmp_path):
+    reports = [
+        {"agent": "Ledger", "metric": "hours_exchanged_2025", "value": 1480, "unit": "hours",
+         "citation": "[Per extraction: 'Total hours given: 1,480' from the exchange log]", "source": "Exchange log",
+         "period": "Calendar year 2025", "confidence": 0.8, "interpretation": "1,480 hours were given"},
+        {"agent": "Newsletter", "metric": "hours_exchanged_2025", "value": 2960, "unit": "hours",
+         "citation": "[Per extraction: 'members traded 2,960 hours' from the newsletter]", "source": "Newsletter",
+         "period": "Calendar year 2025", "confidence": 0.6, "interpretation": "2,960 hours were traded"}]
+    evidence = [
+        {"id": "LOG", "source": "Exchange log, 2025 (fictitious)", "authority": "official",
+         "text": "Total hours given: 1,480. Credits 1,480 h, debits 1,480 h."},
+        {"id": "NEWS", "source": "Newsletter, January 2026 (fictitious)", "authority": "newsletter",
+         "text": "A record year: members traded 2,960 hours!"}]
+    verdict = _run(tmp_path, _arbitration("How many hours did the (fictitious) Fenby time bank's members exchange in "
+                                          "2025?", reports, evidence), "arbitration")
+    assert verdict["answer"].startswith("Use 1,480 hours")
+    assert "exactly twice the figure kept (2,960 = 2 x 1,480)" in verdict["answer"]

@@ -216,7 +216,8 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     rejected figure's source that says a quantity it was worked out from is not what counts
     (`_working_refuted`); failing that, the sentence of one of the winning source's passages (the
     cited one included) that gives the rejected figure; failing that, the sentence of a passage of
-    neither source that gives it."""
+    neither source that gives it; with either, or alone, that the rejected figure is an exact multiple
+    of the one kept."""
     if leader not in ("agent1_correct", "agent2_correct"):
         return None
     won = c.agent1_value if leader == "agent1_correct" else c.agent2_value
@@ -271,15 +272,33 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     # Failing both, a passage of the winning source, the cited one included, that gives the rejected
     # figure for something else ("in 2018/19 that brought the season's total to around 51,000", or
     # "Green coffee charged: 612.0 kg" in the roast log whose roasted weight is kept).
+    # Either with the figure kept an exact multiple of the rejected one said (`whole_multiple`).
+    times = whole_multiple(won, lost)
+    also = f"; {times[0].lower()}{times[1:]}" if times else ""
     for ev in carries(source_passages(source, citation, evidence), lost):
-        return f"{ev.source} gives the other figure for something else: \"{_sentence_giving(ev, lost)}\"" + kept
+        return f"{ev.source} gives the other figure for something else: \"{_sentence_giving(ev, lost)}\"" + kept + also
     # Failing that, a passage of neither source that gives the rejected figure too ("Total 240 copies"
     # on the distributor's invoice, for a blog's "we sold 240"): where the figure may have come from,
     # shown so the reviewer can judge what it counts.
     own = {ev.id for ev in [*source_passages(source, citation, evidence), *source_passages(lost_source, lost_citation, evidence)]}
     for ev in carries([ev for ev in evidence if ev.id not in own], lost):
-        return f"{ev.source} gives the other figure too: \"{_sentence_giving(ev, lost)}\""
-    return None
+        return f"{ev.source} gives the other figure too: \"{_sentence_giving(ev, lost)}\"" + also
+    return times
+
+
+_TIMES = {2: "twice", 3: "three times", 4: "four times"}
+
+
+def whole_multiple(won: float | None, lost: float | None) -> str | None:
+    """Rule: a rejected figure that is exactly two, three or four times the figure kept (5,212 hours
+    against 2,606) is said to be so: a count that takes each item more than once gives such a figure."""
+    if not won or not lost or won <= 0:
+        return None
+    times = round(lost / won)
+    if times not in _TIMES or relative_difference(lost, times * won) > 0.001:
+        return None
+    return (f"The other figure is exactly {_TIMES[times]} the figure kept ({plain_number(lost)} = {times} x "
+            f"{plain_number(won)}), as a count that takes each item {_TIMES[times]} would give")
 
 
 # A quantity with its unit as a working shows it ("it charges at 5 V", "27 Ah"; "27 x 5" multiplies, it
