@@ -16,6 +16,7 @@ from debate_core.protocols.arbitration.units import derived_share, same_part_of_
 from debate_core.protocols.dialectic.agent.cues import cue_kind
 from debate_core.protocols.panel.agent.missing import cut_off
 from debate_core.protocols.panel.rules.counterweight import other_way_sentences
+from debate_core.protocols.panel.rules.verdict import verdict_answer
 from debate_core.protocols.refinement.rules import change_markers
 
 RENDER = {
@@ -278,3 +279,10 @@ def test_an_answer_says_the_rejected_count_is_twice_the_one_kept(tmp_path):
                                           "2025?", reports, evidence), "arbitration")
     assert verdict["answer"].startswith("Use 1,480 hours")
     assert "exactly twice the figure kept (2,960 = 2 x 1,480)" in verdict["answer"]
+
+
+def test_an_aspect_reached_twice_with_one_polarity_is_said_once():
+    answer = verdict_answer("positive", [("value", "positive"), ("value", "positive"), ("staff", "negative")],
+                            quotes={"value": "worth every penny", "staff": "rude at the desk"})
+    assert answer.startswith("The overall sentiment is positive: value positive; staff negative.")
+    assert answer.count('value: "worth every penny"') == 1

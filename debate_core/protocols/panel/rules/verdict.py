@@ -291,6 +291,8 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     """The answer to the question asked, label first: "The overall sentiment is mixed: screen positive;
     keyboard negative." then, in the text's own words, what carries each aspect, and what the panel
     could not assess."""
+    # An aspect the readings reached twice with one polarity is said once ("value, value positive").
+    aspects = list(dict.fromkeys(aspects))
     by_label: dict[str, list[str]] = {}
     for aspect, polarity in aspects:
         by_label.setdefault(polarity, []).append(asked_name(aspect, signals))
@@ -302,7 +304,8 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
     answer = f"The overall sentiment is {label}{rating}" + (f": {detail}." if detail else ".")
     items = unassessed(uncertainties)
     answer += provisional_note(uncertainties)
-    shown = [f'{asked_name(aspect, signals)}: "{quotes[aspect]}"' for aspect, _ in aspects if quotes and aspect in quotes]
+    shown = list(dict.fromkeys(f'{asked_name(aspect, signals)}: "{quotes[aspect]}"' for aspect, _ in aspects
+                               if quotes and aspect in quotes))
     if shown:
         answer += " In the text's words: " + "; ".join(shown) + "."
     worries = unfounded_worries(signals.text) if signals else []
