@@ -286,3 +286,14 @@ def test_an_aspect_reached_twice_with_one_polarity_is_said_once():
                             quotes={"value": "worth every penny", "staff": "rude at the desk"})
     assert answer.startswith("The overall sentiment is positive: value positive; staff negative.")
     assert answer.count('value: "worth every penny"') == 1
+
+
+def test_a_vote_advice_or_approval_still_to_come_holds_the_point_open():
+    assert states_doubt("Until the general meeting on 21 May votes I'll be putting names on it.")
+    assert states_doubt("Rule 2 stays as it is until the trustees decide.")
+    assert states_doubt("Trustees were sympathetic but agreed not to decide until they have written advice.")
+    assert states_doubt("My written advice will follow once I've spoken to our team.")
+    assert states_doubt("The March minutes haven't been approved.")
+    assert states_doubt("I can't tell you what your clause 9 means.")
+    assert not states_doubt("Our decision will follow the law.")
+    assert not states_doubt("The minutes have been approved.")

@@ -297,7 +297,14 @@ _DOUBT = re.compile(
     # that settles it is still to be agreed.
     r"|\bto be (?:confirmed|approved|ratified|agreed|decided|settled|finali[sz]ed) (?:at|by|before|on|when|after)\b"
     r"|\buntil (?:the|our|its|their) (?:[\w-]+ ){0,3}?(?:meeting|committee|board|hearing|panel)\b[^.;]{0,30}?"
-    r"\b(?:sorts?|decides?|settles?|resolves?|rules?)\b"
+    r"\b(?:sorts?|decides?|settles?|resolves?|rules?|votes?|approves?)\b"
+    # "Trustees agreed not to decide until they have the police's written advice, which will follow",
+    # "the March minutes haven't been approved", "I can't tell you what your clause 9 means".
+    r"|\bnot to (?:decide|rule|vote)\b[^.;]{0,30}?\buntil\b"
+    r"|\b(?:advice|report|decision|ruling|opinion|findings) will follow\b(?!\s+(?:the|a|an|our|its|their|this|that|his|her)\b)"
+    r"|\b(?:minutes|decision|resolution|change|amendment)s? (?:haven't|have not|hasn't|has not) (?:yet )?been "
+    r"(?:approved|agreed|ratified|confirmed|adopted)\b"
+    r"|\b(?:can't|cannot|can not) tell you what\b[^.;]{0,60}?\bmeans\b"
     # "Officers recommend approval; members may amend, defer or refuse": how the decision falls is open
     # (a body that may defer; "you may accept or reject the offer" is a choice given, not a point open).
     r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|"
@@ -338,7 +345,8 @@ _DOUBT = re.compile(
     r"|\b(?:won't|will not) (?:prejudge|pre-judge|pre-empt|preempt)\b"
     r"|\b(?:we'll|we will|I'll|I will) (?:confirm|let you know|tell you|decide) (?:after|once|when)\b[^.;]{0,60}?\bwhether\b"
     r"|\b(?:can't|cannot|can not) promise(?=\s*(?:[.;!]|$))"
-    r"|\buntil (?:the|its|their) (?:[\w-]+ ){0,2}?(?:decides|has decided|rules|has ruled|votes|has voted)\b"
+    r"|\buntil (?:the|its|their) (?:[\w-]+ ){0,2}?(?:decides?|has decided|have decided|rules?|has ruled|votes?|has voted|"
+    r"have voted)\b"
     # "The receivers have accepted an offer of £415,000, subject to contract ... sales can still fall
     # through": a sale agreed but not bound.
     r"|\bsubject to contract\b|\b(?:can|could|may|might) (?:still )?fall through\b"
