@@ -297,3 +297,14 @@ def test_a_vote_advice_or_approval_still_to_come_holds_the_point_open():
     assert states_doubt("I can't tell you what your clause 9 means.")
     assert not states_doubt("Our decision will follow the law.")
     assert not states_doubt("The minutes have been approved.")
+
+
+def test_a_finding_still_to_come_or_a_record_that_cannot_show_it_holds_the_point_open():
+    assert states_doubt("We have asked for the transfer notes and will decide whether the cap was exceeded then.")
+    assert states_doubt("Until then the 2025 tonnage is not confirmed.")
+    assert states_doubt("Neither figure can be relied on.")
+    assert states_doubt("The appeals panel will measure her on the slipway on 3 September and decide then.")
+    assert states_doubt("Whether they are bolt heads or lacing eyes can't be made out.")
+    assert states_doubt("His written report has not been sent yet.")
+    assert not states_doubt("The booking is confirmed.")
+    assert not states_doubt("The letter has been sent.")

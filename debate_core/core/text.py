@@ -305,6 +305,16 @@ _DOUBT = re.compile(
     r"|\b(?:minutes|decision|resolution|change|amendment)s? (?:haven't|have not|hasn't|has not) (?:yet )?been "
     r"(?:approved|agreed|ratified|confirmed|adopted)\b"
     r"|\b(?:can't|cannot|can not) tell you what\b[^.;]{0,60}?\bmeans\b"
+    # "We will decide whether the cap was exceeded when we have them", "Until then the tonnage is not
+    # confirmed", "Neither figure can be relied on", "the panel will measure her on 3 September and
+    # decide then", "whether they are bolt heads can't be made out", "his written report has not been
+    # sent yet": the finding is still to come, or the record cannot show it.
+    r"|(?:\bwill|'ll) decide whether\b|\band decide then\b"
+    r"|\b(?:is|are|remains?) not (?:yet )?confirmed\b"
+    r"|\bneither (?:figure|value|count|estimate|reading|measurement|account|version)s? (?:can|could) be (?:relied|trusted)\b"
+    r"|\b(?:can't|cannot|can not|couldn't|could not) be made out\b"
+    r"|\b(?:report|results?|advice|letter|decision|findings|statement) (?:has|have) not (?:yet )?been (?:sent|issued|"
+    r"received|given|published|written)\b"
     # "Officers recommend approval; members may amend, defer or refuse": how the decision falls is open
     # (a body that may defer; "you may accept or reject the offer" is a choice given, not a point open).
     r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|"
