@@ -51,6 +51,8 @@ def test_a_change_not_named_where_the_trouble_stayed_away_is_not_held_open(tmp_p
 def test_change_markers_are_names_and_codes_not_days():
     assert change_markers("Mon 12 Jan: putty switched to Mossgate Lime Works (batch 2601) at 09:30 in 2026") == {
         "mossgate", "lime", "works", "2601"}
+    # A name that starts like a day or a month is still a name.
+    assert change_markers("12 March: supplier changed to Marshall Sunbeam (lot 77A)") == {"marshall", "sunbeam", "77a"}
 
 
 def test_a_point_a_body_left_unresolved_or_a_view_still_to_come_holds_the_rule_open(tmp_path):

@@ -285,7 +285,6 @@ _DOUBT = re.compile(
     r"unresolved\b"
     r"|(?:\bwill|'ll) give (?:her|his|their|its|a|an|the|our|my) (?:view|views|decision|answer|ruling|opinion|verdict) "
     r"(?:after|once|when|at|on|by|in|next)\b"
-    # "The board may decide then or defer to July": even when the decision comes is open.
     # "The decision stands unless the appeals committee overturns it; it meets on 20 May", "the rules
     # don't say so": an appeal still to be heard, and a record silent on the point.
     r"|\bunless (?:the|an|a|its|their) (?:[\w-]+ ){0,2}?(?:committee|panel|board|tribunal|court|adjudicator|ombudsman|"
@@ -317,8 +316,9 @@ _DOUBT = re.compile(
     r"received|given|published|written)\b"
     # "Officers recommend approval; members may amend, defer or refuse": how the decision falls is open
     # (a body that may defer; "you may accept or reject the offer" is a choice given, not a point open).
-    r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|"
-    r"adjourn|postpone)\b"
+    r"|\bmay (?=[^.;]{0,40}?\b(?:defer|adjourn|postpone)\b)(?:approve|amend|accept|agree|defer|refuse|reject)\b"
+    r"[^.;]{0,30}?\bor (?:defer|refuse|reject|approve|amend|adjourn|postpone)\b"
+    # "The board may decide then or defer to July": even when the decision comes is open.
     r"|\b(?:decide|rule|vote)\b[^.;]{0,60}?\bor (?:defer|postpone|adjourn)\b"
     # "'Direct supervision' is not defined in this schedule": the record leaves the term open.
     r"|['\u2018\"\u201c][^'\u2019\"\u201d]{2,60}['\u2019\"\u201d] (?:is|are) (?:not|nowhere) defined\b"

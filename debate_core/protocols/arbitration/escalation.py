@@ -272,7 +272,7 @@ def ruling_context(c: Contradiction, leader: str | None, evidence: Sequence[Evid
     # Failing both, a passage of the winning source, the cited one included, that gives the rejected
     # figure for something else ("in 2018/19 that brought the season's total to around 51,000", or
     # "Green coffee charged: 612.0 kg" in the roast log whose roasted weight is kept).
-    # Either with the figure kept an exact multiple of the rejected one said (`whole_multiple`).
+    # With either, or alone: that the rejected figure is an exact multiple of the one kept (`whole_multiple`).
     times = whole_multiple(won, lost)
     also = f"; {times[0].lower()}{times[1:]}" if times else ""
     for ev in carries(source_passages(source, citation, evidence), lost):

@@ -269,7 +269,8 @@ async def run(run: DebateRun) -> Outcome:
         final=final, converged=converged, convergence_reason=reason, rounds=len(rounds_out),
         review_threshold=opts.review_score_threshold,
         escalate_without_convergence=opts.escalate_without_convergence,
-        passages=[(ev.id, ev.text) for ev in run.case.evidence], rivals=list(tops_prev.values()), question=run.case.question,
+        passages=[(ev.id, ev.text) for ev in run.case.evidence], rivals=list(tops_prev.values()),
+        question=run.case.question,
     )
     result = {
         "rounds": rounds_out,

@@ -210,7 +210,6 @@ def healthy_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str
     return reasons
 
 
-
 # What names the thing a change brought in: a proper name inside the sentence ("Mossgate") or a code
 # that carries a figure ("2601", "v4.2", "KB-77"), not a day, a month, a year, a clock time or a
 # passage id. Two of them in one sentence of a record tie that sentence to the change.
@@ -222,12 +221,16 @@ _NO_TROUBLE = re.compile(r"\b(?:no|without|never|zero|nil)\s+(?:\w+\s+){0,1}?([a
 _NOT_TROUBLE = frozenset(terms("change changes other longer more further need sign signs issue one time day days"))
 
 
+# Days and months, written out or cut short ("Mon", "Sept"): dates, not names.
+_CALENDAR_WORDS = frozenset([*MONTHS, *WEEKDAYS, *(w[:3] for w in (*MONTHS, *WEEKDAYS)), "sept", "tues", "thur", "thurs"])
+
+
 def change_markers(sentence: str) -> set[str]:
     """The names and codes in a change's sentence that name what it brought in (`_NAME`)."""
     out = set()
     for m in _NAME.finditer(sentence):
         word = m.group(0).strip(".-")
-        if _NOT_A_NAME.fullmatch(word) or word.lower() in MONTHS or word.lower()[:3] in {d[:3] for d in WEEKDAYS + MONTHS}:
+        if _NOT_A_NAME.fullmatch(word) or word.lower() in _CALENDAR_WORDS:
             continue
         out.add(word.lower())
     return out
