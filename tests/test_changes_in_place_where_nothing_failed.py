@@ -114,16 +114,21 @@ FAREWELL = ("Losing our old cat Biscuit was awful and I sobbed in the car park. 
             "and patient, and the ashes came back within a week in a lovely wooden box. Rating: 5 of 5.")
 
 
-def test_a_positive_answer_quotes_what_in_the_text_sounds_negative(tmp_path):
-    case = {**_one_text("vet_farewell", "Vet farewell review", "review", FAREWELL, "Review (fictitious)"),
+def _review_read_positive(case_id: str, text: str, hints: dict[str, list[str]]) -> dict:
+    """A panel case on one review whose stage signals read every asked aspect (`hints`' keys) positive."""
+    aspects = list(hints)
+    return {**_one_text(case_id, case_id, "review", text, "Review (fictitious)"),
             "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: '
-                        f'"{FAREWELL}"? And what is the sentiment towards each aspect (nurse, return of ashes)?',
-            "signals": {"text": FAREWELL, "language": "en", "aspect_terms": ["nurse", "return of ashes"],
-                        "synonym_hints": {"nurse": ["kind and patient"], "return of ashes": ["ashes came back"]},
-                        "stage1_ate": {"aspects": ["nurse", "return of ashes"]},
-                        "stage1_atsa": {"aspect_sentiments": [{"aspect": "nurse", "polarity": "positive"},
-                                                              {"aspect": "return of ashes", "polarity": "positive"}],
+                        f'"{text}"? And what is the sentiment towards each aspect ({", ".join(aspects)})?',
+            "signals": {"text": text, "language": "en", "aspect_terms": aspects, "synonym_hints": hints,
+                        "stage1_ate": {"aspects": aspects},
+                        "stage1_atsa": {"aspect_sentiments": [{"aspect": a, "polarity": "positive"} for a in aspects],
                                         "overall": "positive"}}}
+
+
+def test_a_positive_answer_quotes_what_in_the_text_sounds_negative(tmp_path):
+    case = _review_read_positive("vet_farewell", FAREWELL,
+                                 {"nurse": ["kind and patient"], "return of ashes": ["ashes came back"]})
     answer = _verdict(tmp_path, case)["answer"]
     assert answer.startswith("The overall sentiment is positive")
     assert ('Words in the text that sound negative, weighed against the rest: "Losing our old cat Biscuit was '
@@ -167,16 +172,7 @@ def test_figures_by_two_methods_either_side_of_the_line_go_to_a_person(tmp_path)
 def test_a_text_an_export_cut_off_with_an_ellipsis_leaves_its_sentiment_open(tmp_path):
     text = ("Priya fitted our new loft hatch on Monday: on time, tidy and friendly, and it seals properly. "
             "The only thing I'd say is\u2026")
-    case = {**_one_text("hatch", "Loft hatch review", "review", text, "Review export (fictitious)"),
-            "question": f'What is the overall sentiment (positive, negative, neutral or mixed) of this review: '
-                        f'"{text}"? And what is the sentiment towards each aspect (fitter, hatch)?',
-            "signals": {"text": text, "language": "en", "aspect_terms": ["fitter", "hatch"],
-                        "synonym_hints": {"fitter": ["Priya"], "hatch": ["seals properly"]},
-                        "stage1_ate": {"aspects": ["fitter", "hatch"]},
-                        "stage1_atsa": {"aspect_sentiments": [{"aspect": "fitter", "polarity": "positive"},
-                                                              {"aspect": "hatch", "polarity": "positive"}],
-                                        "overall": "positive"}}}
-    verdict = _verdict(tmp_path, case)
+    verdict = _verdict(tmp_path, _review_read_positive("hatch", text, {"fitter": ["Priya"], "hatch": ["seals properly"]}))
     assert verdict["needs_human_review"] is True
     assert any("cut off mid-sentence" in r for r in verdict["escalation_reasons"]), verdict["escalation_reasons"]
 
