@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from vaderSentiment.vaderSentiment import NEGATE, SentimentIntensityAnalyzer
+from vaderSentiment.vaderSentiment import NEGATE
 
 from ....core import lexicons
+from ....core.vader import analyzer as analyzer  # re-exported: the panel's readers import it from here
 
 # VADER's own line: a compound score from +0.05 up is positive, from -0.05 down negative.
 COMPOUND_THRESHOLD = 0.05
@@ -25,11 +26,6 @@ COMPOUND_THRESHOLD = 0.05
 NEGATION_WINDOW = 3
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _NEGATION = frozenset(NEGATE) | {"no", "never"}
-
-
-@lru_cache(maxsize=1)
-def analyzer() -> SentimentIntensityAnalyzer:
-    return SentimentIntensityAnalyzer()
 
 
 # "like" after these words compares ("nothing like my old laptop's", "looks like a brick"); VADER's

@@ -4,11 +4,8 @@ panel calls positive, "Five stars for creativity" in one it calls negative)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
 from ....core.text import sentences
+from ....core.vader import analyzer
 
 # VADER's compound score from which a sentence sounds clearly one way (VADER's own threshold for a
 # positive or negative sentence is 0.05; this asks for a plain tone, not a trace of one).
@@ -16,11 +13,6 @@ OTHER_WAY = 0.4
 # At most this many sentences, the clearest first, each clipped to this many characters.
 SHOWN = 2
 CLIP = 120
-
-
-@lru_cache(maxsize=1)
-def _vader() -> SentimentIntensityAnalyzer:
-    return SentimentIntensityAnalyzer()
 
 
 def _clip(sentence: str) -> str:
@@ -35,7 +27,7 @@ def other_way_sentences(text: str | None, label: str | None) -> list[str]:
     sign = {"positive": -1.0, "negative": 1.0}.get(str(label or "").lower())
     if sign is None:
         return []
-    scored = [(sign * _vader().polarity_scores(s)["compound"], s) for s in sentences(text or "")]
+    scored = [(sign * analyzer().polarity_scores(s)["compound"], s) for s in sentences(text or "")]
     clear = sorted((score, i, s) for i, (score, s) in enumerate(scored) if score >= OTHER_WAY)[::-1]
     return [_clip(s) for _, _, s in clear[:SHOWN]]
 
