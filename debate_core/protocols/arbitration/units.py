@@ -27,6 +27,18 @@ _AMBIGUOUS = {"in", "st"}
 _READ_AS = {"nm": "nmi"}
 
 
+# Units with a second size under the same name, in kilograms: precious metals are weighed in troy
+# ounces and pounds, everyday goods in avoirdupois ones ("32.15 oz" is a kilogram of silver).
+_VARIANT_KG = {"ounces": (0.0311034768,), "pounds": (0.3732417216,)}
+
+
+def in_a_variant(said_kg: float, value: float, unit: str | None) -> bool:
+    """Whether `value` is `said_kg` kilograms in another size of the unit the report names (troy for
+    avoirdupois ounces): a conversion that is right in that size, not a misread."""
+    name = _NAMES.get((unit or "").strip().lower(), (unit or "").strip().lower())
+    return any(relative_difference(said_kg / size, value) <= MATCH_TOLERANCE for size in _VARIANT_KG.get(name, ()))
+
+
 # The names a reader knows abbreviated units by.
 _NAMES = {"nm": "nautical miles", "nmi": "nautical miles", "mi": "miles", "km": "kilometres", "ft": "feet",
           "yd": "yards", "yds": "yards", "cm": "centimetres", "mm": "millimetres", "kg": "kilograms",
@@ -81,8 +93,8 @@ def misread_unit(value: float | None, unit: str | None, other_value: float | Non
                 # same unit ("Green coffee charged: 612.0 kg" beside "Roasted coffee out: 517.8 kg") is
                 # another figure, not the report's misread.
                 converted, from_citation = said * stated[1] / theirs[1], True
-                if not exceeds(relative_difference(converted, value)):
-                    continue  # the citation's conversion was right
+                if not exceeds(relative_difference(converted, value)) or in_a_variant(said * stated[1], value, unit):
+                    continue  # the citation's conversion was right (in troy ounces, for a precious metal)
             else:
                 continue
             if not exceeds(relative_difference(converted, other_value)):

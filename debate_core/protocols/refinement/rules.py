@@ -261,6 +261,58 @@ def change_without_trouble_reasons(final: Mapping[str, Any], passages: Sequence[
                             f"did not come: {pid} reports \"{_cut(s)}\"; whether it caused this incident is not shown"]
     return []
 
+# A change made to numbered or lettered units named together: "kilns 1 and 2", "lines A, B and C".
+_UNITS = re.compile(r"\b([A-Za-z]{3,}s)\s+((?:[A-Z0-9]{1,3}\s*,\s*){0,4}[A-Z0-9]{1,3})\s+(?:and|&)\s+([A-Z0-9]{1,3})\b")
+# How a clause says a unit runs as it should (general English, no trade's vocabulary).
+_SOUND = re.compile(r"(?<!not )(?<!no longer )\b(?:on target|on spec(?:ification)?|within (?:spec|limits|tolerance|target)"
+                    r"|fine|normal(?:ly)?|unaffected|healthy|as before|no (?:problems?|trouble|faults?|issues?"
+                    r"|errors?|failures?|complaints?))\b", re.I)
+_CLAUSE = re.compile(r"[;,()]|\b(?:while|whereas|but|although|though)\b", re.I)
+
+
+def units_changed(sentence: str) -> list[str]:
+    """The units a change's sentence names together ("kilns 1 and 2" gives "kiln 1", "kiln 2")."""
+    out: list[str] = []
+    for m in _UNITS.finditer(sentence):
+        ids = [*re.split(r"\s*,\s*", m.group(2).strip()), m.group(3)]
+        plural = m.group(1).lower()
+        noun = plural[:-2] if re.search(r"(?:ss|x|ch|sh)es$", plural) else plural[:-1]
+        out += [f"{noun} {i}" for i in ids]
+    return out
+
+
+def _says_of(clause: str, unit: str) -> bool:
+    noun, ident = unit.rsplit(" ", 1)
+    return re.search(rf"\b{re.escape(noun)}(?:e?s)?\s+(?:no\.?\s*)?{re.escape(ident)}\b(?![.,]?\d)", clause, re.I) is not None
+
+
+def change_on_a_sound_unit_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]],
+                                   question: str = "") -> list[str]:
+    """Rule: "a root cause that the evidence shows also occurs when nothing fails goes to a human",
+    for a change made to several units at once (`units_changed`): the question or a passage says in
+    one clause that one of those units runs as it should ("kiln 1 ... on target"), while the question
+    names another of them. The change's own sentence does not count."""
+    cause = stated_cause(final["hypothesis"])
+    units = units_changed(cause)
+    if len(units) < 2:
+        return []
+    troubled = [u for u in units if any(_says_of(c, u) and not _SOUND.search(c) for c in _CLAUSE.split(question))]
+    if not troubled:
+        return []
+    for pid, text in [("the question", question), *passages]:
+        for s in sentences(text):
+            if same_message(cause, s):
+                continue
+            for clause in _CLAUSE.split(s):
+                sound = [u for u in units if u not in troubled and _says_of(clause, u)]
+                if sound and _SOUND.search(clause) and not any(_says_of(clause, u) for u in troubled):
+                    said = re.sub(r"^\s*(?:and|while|whereas|but)\s+", "", clause.strip(), flags=re.I)
+                    return [f"The hypothesis blames a change made to {' and '.join(units)} alike, and {pid} says "
+                            f"{sound[0]} runs as it should (\"{_cut(said)}\"); whether the change caused this "
+                            "incident is not shown"]
+    return []
+
+
 # How a test takes a change out of the picture (general English of undoing: no system's vocabulary),
 # and how it says the trouble went on regardless.
 _UNDONE = re.compile(r"\b(?:bypass(?:ed)?|rolled back|reverted|disabled|switched off|turned off|unplugged"
@@ -281,13 +333,33 @@ def undone_without_effect(cause: str, sentence: str) -> bool:
     return bool(message_words(clause) & message_words(cause))
 
 
+# How a test says the changed thing gives what it gave before: "reproduces last year's published
+# figures exactly", "gives the same results as the old version" (not "reproduces the fault").
+_SAME_AS_BEFORE = re.compile(
+    r"\b(?:reproduc\w*|gives?|gave|returns?|returned|produces?|produced|matche[sd])\s+(?:exactly\s+)?(?:the\s+)?"
+    r"(?:same|identical|previous|earlier|old|published|expected|original|correct|(?:last )?\w+['’]s)(?!\w)(?:\s+[\w'’]+){0,3}?"
+    r"\s+(?:figures|results|values|outputs?|numbers|readings|totals|counts|answers)\b", re.I)
+
+
+def behaves_as_before(cause: str, sentence: str) -> bool:
+    """A sentence reports a test in which the thing `cause` names gave the results it gave before
+    ("Dashboard software 3.2 reproduces last year's published figures exactly"): what is tested is
+    named before those words and shares a content word with the cause. A conditional reports no test."""
+    m = _SAME_AS_BEFORE.search(sentence)
+    if not m or re.search(r"\b(?:if|unless|whether|should)\b", sentence[:m.start()], re.I):
+        return False
+    clause = re.split(r"[:;,]", sentence[:m.start()])[-1]
+    return bool(message_words(clause) & message_words(cause))
+
+
 def ruled_out_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]]) -> list[str]:
     """Rule: "a root cause the case's own test has ruled out goes to a human, naming the passage":
-    a passage reports that the stated cause (`stated_cause`) was undone and the trouble went on."""
+    a passage reports that the stated cause (`stated_cause`) was undone and the trouble went on, or
+    that the changed thing, tested, gave the results it gave before (`behaves_as_before`)."""
     cause = stated_cause(final["hypothesis"])
     for pid, text in passages:
         for s in sentences(text):
-            if undone_without_effect(cause, s):
+            if undone_without_effect(cause, s) or (not same_message(cause, s) and behaves_as_before(cause, s)):
                 return [f"The hypothesis names a cause the case's own test rules out: {pid} reports "
                         f"\"{_cut(s)}\"; what caused this incident is not shown"]
     return []
@@ -378,7 +450,8 @@ def verdict(
     if unassessed:
         reasons.append(unassessed[0].upper() + unassessed[1:])
         applied.append("reasoner_could_not_assess")
-    healthy = healthy_cause_reasons(final, passages) or change_without_trouble_reasons(final, passages, question)
+    healthy = (healthy_cause_reasons(final, passages) or change_without_trouble_reasons(final, passages, question)
+               or change_on_a_sound_unit_reasons(final, passages, question))
     if healthy:
         reasons += healthy
         applied.append("cause_seen_when_nothing_fails")

@@ -124,7 +124,7 @@ def change_verbs(sentence: str, record: bool = False) -> list[tuple[int, str]]:
                 or w.lower() in _OUTCOME:
             continue
         before = [x.lower() for x in words[max(0, i - 3):i]]
-        if any(x in _NOT or x.endswith("n't") for x in before):
+        if any(x in _NOT or x.endswith("n't") or re.sub(r"['’]s$", "", x) in _NOT for x in before):
             continue
         if any(x in _REASON_GIVEN for x in before):
             # "set after the neighbour mentioned the hum": why the change was made, not a change.
@@ -147,7 +147,8 @@ _ROUTINE_TAG = re.compile(r"(?<![\w-])(?:INFO|DEBUG|TRACE|NOTICE)(?![\w-])")
 
 
 # A negation just before a change cue ("not moved", "never replaced", "no changes"): the cue is denied.
-_DENIED = re.compile(r"\b(?:" + "|".join(sorted(_NOT | {"haven't"})) + r")\s+(?:\w+\s+)?$", re.I)
+# "Nothing's changed": the negation may carry a contracted "has" or "is".
+_DENIED = re.compile(r"\b(?:" + "|".join(sorted(_NOT | {"haven't"})) + r")(?:['’]s)?\s+(?:\w+\s+)?$", re.I)
 
 
 def changes_in(sentence: str, record: bool = False) -> tuple[str, ...]:
