@@ -37,6 +37,10 @@ _DOUBT = re.compile(
     # "two domed jars sent to the analyst; results expected 23 October": what would settle it is to come.
     r"|\b(?:results?|findings|verdict) (?:are |is )?(?:expected|due) (?:on |by |in |at )?(?:\d|mon|tue|wed|thu|fri|sat|sun|"
     r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next|later|this|within)"
+    # "Results, with an estimate of the mode effect by route group, due on 12 June": the same, with
+    # what the results will hold said in between ("as expected on Monday" is no wait).
+    r"|\b(?:results|findings)\b[^.;]{1,90}?(?<!\bas )\b(?:expected|due) (?:on |by |in )?(?:\d|mon|tue|wed|thu|fri|sat|sun|"
+    r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next|later)"
     # "We have referred this to an independent consultant; the report is due on 20 November": the
     # finding the point was referred for is still to come.
     r"|\breferred\b[^.]{0,100}?\b(?:report|decision|ruling|determination|findings?|outcome|view|opinion)s? "

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import pysbd
 import snowballstemmer
@@ -340,6 +341,21 @@ def authority_score(value: float | str | None) -> float:
     if discounted:
         return min(discounted)
     return max(known, default=0.5)
+
+
+# What a passage's source calls itself when it is hearsay (a forum post, a group chat, a social media
+# page): read only when the case gives the passage no authority of its own.
+# A business's own live or customer service chat ("chat transcript") is the business speaking, not hearsay.
+_HEARSAY_SOURCE = re.compile(r"\b(?:forums?|(?<!service )(?<!live )(?<!support )(?<!customer )chats?(?! transcripts?\b)|whatsapp|facebook|reddit|twitter|tweets?|instagram|tiktok"
+                             r"|mumsnet|slack|discord|blogs?|rumou?rs?|gossip|social media|message board)\b", re.I)
+
+
+def evidence_authority(ev: Any) -> float:
+    """A passage's authority (`authority_score`): its declared `authority`; without one, hearsay's
+    level when its source calls it a forum post, a chat or a social media page, else the middle."""
+    if getattr(ev, "authority", None) is not None:
+        return authority_score(ev.authority)
+    return authority_score("forum") if _HEARSAY_SOURCE.search(str(getattr(ev, "source", "") or "")) else authority_score(None)
 
 
 def mentioned_ids(text: str, ids: Iterable[str]) -> list[str]:

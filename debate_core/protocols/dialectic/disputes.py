@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ...core.schemas import Evidence
-from ...core.text import HEARSAY, authority_score, sentences, states_doubt
+from ...core.text import HEARSAY, evidence_authority, sentences, states_doubt
 from .amendments import quote
 
 # How a text says two others differ on a point.
@@ -76,7 +76,7 @@ def undecided_on_record(evidence: Sequence[Evidence]) -> list[str]:
         return []
     reasons = []
     for ev in evidence:
-        if authority_score(ev.authority) <= HEARSAY or any(_DIFFER.search(s) for s in sentences(ev.text)):
+        if evidence_authority(ev) <= HEARSAY or any(_DIFFER.search(s) for s in sentences(ev.text)):
             continue
         said = next((s for s in sentences(ev.text) if _UNDECIDED.search(s) or states_doubt(s)), None)
         if said:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from ...core.schemas import Evidence
-from ...core.text import authority_score, sentences, terms
+from ...core.text import evidence_authority, sentences, terms
 from .amendments import declarations, is_vocabulary, quote, supersessions
 
 # Passage authorities closer than this are the same standing.
@@ -82,7 +82,7 @@ def variant_conflicts(evidence: Sequence[Evidence]) -> list[str]:
                     naming[said[0]].append((ev, s))
         pair = next(((x, y) for x in naming[a] for y in naming[b]
                      if x[0].id != y[0].id and (x[0].id, y[0].id) not in amended
-                     and abs(authority_score(x[0].authority) - authority_score(y[0].authority)) < SAME_STANDING),
+                     and abs(evidence_authority(x[0]) - evidence_authority(y[0])) < SAME_STANDING),
                     None)
         if pair:
             (ev_a, sa), (ev_b, sb) = pair

@@ -7,7 +7,7 @@ from typing import Any
 
 from ....core.bounds import build
 from ....core.schemas import CLAIM_CHARS, AgentOutput, Case, Claim
-from ....core.text import authority_score, best_span
+from ....core.text import best_span, evidence_authority
 from ....providers.offline.agents import register
 from .scoring import (
     NEUTRAL_THESIS_MARK,
@@ -53,7 +53,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     # Own-domain passages first among the relevant ones: each agent argues from its own sources; among
     # passages as relevant, the one with more authority (primary, official) before a secondary one.
     ranked = sorted(by_id, key=lambda pid: (-(rel[pid] + (0.25 if domains[pid] == agent["id"] else 0.0)
-                                              + (AUTHORITY_WEIGHT * authority_score(by_id[pid].authority)
+                                              + (AUTHORITY_WEIGHT * evidence_authority(by_id[pid])
                                                  if rel[pid] > 0 else 0.0)), pid))
     chosen = [pid for pid in ranked if rel[pid] > 0][:TOP_PASSAGES] or ranked[:3]
     query = f"{case.question} {focus_text(agent)}"
@@ -61,7 +61,7 @@ def answer(payload: dict[str, Any]) -> dict[str, Any]:
     for i, pid in enumerate(chosen, start=1):
         ev = by_id[pid]
         sentence = best_span(ev.text, query, CLAIM_CHARS)
-        conf = round(min(0.95, 0.4 + 0.3 * rel[pid] + 0.25 * authority_score(ev.authority)), 2)
+        conf = round(min(0.95, 0.4 + 0.3 * rel[pid] + 0.25 * evidence_authority(ev)), 2)
         # A claim carries one assumption: that its passage applies (and, when dated, is still current).
         assumptions = [f"{short_source(ev)} applies to these facts" if not ev.date
                        else f"{short_source(ev)} applies and is still current"]

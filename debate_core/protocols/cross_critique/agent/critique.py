@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ....core.schemas import AgentOutput, Case, Claim, Evidence
-from ....core.text import DECISIVE_AUTHORITY_GAP, authority_score, bm25_rank, overlap
+from ....core.text import DECISIVE_AUTHORITY_GAP, bm25_rank, evidence_authority, overlap
 from ....providers.offline.agents import register
 from .scoring import (
     agent_label,
@@ -73,11 +73,11 @@ def _outdated_by(case: Case, statement: str, valid: list[str]) -> tuple[str, str
     dates = [d for d in (_dated(ev) for ev in cited) if d]
     if not dates:
         return None
-    newest, authority = max(dates), max(authority_score(ev.authority) for ev in cited)
+    newest, authority = max(dates), max(evidence_authority(ev) for ev in cited)
     says_replaced = any(_REPLACES.search(f"{ev.source} {ev.text}") for ev in cited)
     for ev in case.evidence:
         when = _dated(ev)
-        if ev.id in valid or when is None or when <= newest or authority_score(ev.authority) < authority:
+        if ev.id in valid or when is None or when <= newest or evidence_authority(ev) < authority:
             continue
         if overlap(statement, ev.text) < SAME_POINT_SHARE:
             continue
@@ -140,7 +140,7 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
         clash = _conflicting_passage(case, claim, own, target_out)
         if clash:
             pid, how = clash
-            theirs, mine = authority_score(by_id[pid].authority), max(authority_score(by_id[e].authority) for e in valid)
+            theirs, mine = evidence_authority(by_id[pid]), max(evidence_authority(by_id[e]) for e in valid)
             stronger = theirs > mine
             add(claim, "conflict", "MINOR" if mine - theirs >= DECISIVE_AUTHORITY_GAP else
                 "CRITICAL" if stronger else "MAJOR",
@@ -153,8 +153,8 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
                 mine_ev = [e for e in mine.evidence if e in by_id]
                 if not mine_ev:
                     continue
-                own_auth = max(authority_score(by_id[e].authority) for e in mine_ev)
-                their_auth = max(authority_score(by_id[e].authority) for e in valid)
+                own_auth = max(evidence_authority(by_id[e]) for e in mine_ev)
+                their_auth = max(evidence_authority(by_id[e]) for e in valid)
                 add(claim, "conflict", "MINOR" if their_auth - own_auth >= DECISIVE_AUTHORITY_GAP else
                     "CRITICAL" if own_auth >= their_auth and mine.confidence >= 0.7 else "MAJOR",
                     f"Claim {claim.id} contradicts {critic['id']}.{mine.id} (on {', '.join(mine_ev)}): {how}; "
@@ -171,7 +171,7 @@ def findings(case: Case, critic: dict[str, Any], target: dict[str, Any], target_
             mine_ev = [e for e in rival.evidence if e in by_id]
             strong = domain_strength(case, critic, mine_ev) >= domain_strength(case, target, valid)
             opening = "Conflict of sources" if legal else "Conflicting passages"
-            weight = {e: authority_score(by_id[e].authority) for e in (a, b)}
+            weight = {e: evidence_authority(by_id[e]) for e in (a, b)}
             heavier, lighter = sorted((a, b), key=lambda e: -weight[e])
             if weight[heavier] - weight[lighter] >= DECISIVE_AUTHORITY_GAP:
                 # A primary or official text against a forum post is not a conflict of equals: the

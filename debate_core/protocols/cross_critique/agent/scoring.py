@@ -13,11 +13,11 @@ from ....core.text import (
     DECISIVE_AUTHORITY_GAP,
     NEGATIONS,
     STOPWORDS,
-    authority_score,
     bm25_rank,
     clauses,
     clip_words,
     doubts,
+    evidence_authority,
     numbers,
     overlap,
     sentences,
@@ -317,7 +317,7 @@ def support_level(case: Case, evidence_ids: list[str]) -> float:
     found = [by_id[e] for e in evidence_ids if e in by_id]
     if not found:
         return 0.3
-    best = max(authority_score(e.authority) for e in found)
+    best = max(evidence_authority(e) for e in found)
     return round(min(0.95, 0.45 + 0.3 * best + 0.07 * (min(len(found), 3) - 1)), 2)
 
 
@@ -339,7 +339,7 @@ def domain_strength(case: Case, agent: dict[str, Any], evidence_ids: list[str]) 
     """How strongly an agent's own sources bear on the question: relevance times authority."""
     by_id = case.evidence_by_id()
     rel = relevance(case, agent)
-    return round(sum(rel.get(e, 0.0) * authority_score(by_id[e].authority) for e in evidence_ids if e in by_id), 4)
+    return round(sum(rel.get(e, 0.0) * evidence_authority(by_id[e]) for e in evidence_ids if e in by_id), 4)
 
 
 SOURCE_NAME_CHARS = 48  # a source named in a claim or critique leaves room for what is said of it
@@ -471,7 +471,7 @@ def own_contradictions(claims: list[Claim], case: Case) -> list[str]:
 
 def standing(evidence_ids: Iterable[str], by_id: Mapping[str, Evidence]) -> float:
     """The standing of what a claim rests on: the highest authority among the passages it cites."""
-    return max((authority_score(by_id[e].authority) for e in evidence_ids if e in by_id), default=0.0)
+    return max((evidence_authority(by_id[e]) for e in evidence_ids if e in by_id), default=0.0)
 
 
 def doubted(claims: list[Claim], case: Case) -> list[str]:

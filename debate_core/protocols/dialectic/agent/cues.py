@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from ....core.lexicons import sectioned
 from ....core.schemas import Case
-from ....core.text import HEARSAY, authority_score, sentences, stem
+from ....core.text import HEARSAY, evidence_authority, sentences, stem
 from ..amendments import superseded_sentences, withdraws
 
 _ASKS_ASP = re.compile(r"\b(ASP|answer set program\w*|clingo|logic program)\b", re.I)
@@ -90,10 +90,37 @@ _NONE_NEEDED = re.compile(r"(?:^|[\s,;:(])no\s+(?:(?!(?:but|and|yet|however|thou
                           r"(?:needed|required|necessary|compulsory|mandatory)\b", re.I)
 
 
+# A proposal the body did not adopt ("Proposal to require a dead letter queue: not carried", "the
+# motion ... was defeated", "Coach approval was voted down"): what it would have required is not
+# required; a failed proposal to drop or relax a requirement changes nothing.
+_NOT_ADOPTED = re.compile(
+    r"\b(?:proposals?|motions?|resolutions?|suggestions?|amendments?)\b[^.;]{0,160}?(?:\b(?:was|were|is|be) not "
+    r"(?:carried|adopted|agreed|passed|approved)|\bnot (?:carried|adopted)|\b(?:was|were) (?:lost|defeated|rejected)|\bfell\b)"
+    r"|\bvoted down\b|\brejected as an? (?:requirement|condition)\b", re.I)
+_TO_DROP = re.compile(r"\b(?:drop|remov|abolish|scrap|repeal|relax|end(?:ing)?\b|withdraw|lift|waiv|lower|reduc|cut)", re.I)
+_TO_PERMIT = re.compile(r"\b(?:let|lets|letting|allow\w*|permit\w*|admit\w*|open(?:s|ing)?|extend\w*|widen\w*)\b", re.I)
+
+
+def not_adopted(sentence: str) -> str | None:
+    """What a proposal the body did not adopt would have done: 'adds' a requirement, 'drops' or
+    relaxes one, 'permits' someone more; None for a sentence that reports no failed proposal."""
+    m = _NOT_ADOPTED.search(sentence)
+    if not m:
+        return None
+    if _TO_DROP.search(m.group(0)):
+        return "drops"
+    return "permits" if _TO_PERMIT.search(m.group(0)) else "adds"
+
+
 def cue_kind(sentence: str) -> str | None:
     """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition',
     'permission' or None. A permission that carries a proviso ("may ..., provided that ...") is a
-    permission: the proviso stays in its clause."""
+    permission: the proviso stays in its clause. A proposal not adopted (`not_adopted`) that would
+    have added a requirement requires nothing: what it names is not required. One that would have
+    dropped a requirement or let more people in is read as the rest of its sentence says ("...: not
+    carried; in-river work stays 18 and over")."""
+    if not_adopted(sentence) == "adds":
+        return "not_required"
     if _has_cue(sentence, "not_required") or _NOR_NEEDED.search(sentence) or _NONE_NEEDED.search(sentence):
         return "not_required"
     if _has_cue(sentence, "exception"):
@@ -279,4 +306,4 @@ def topic_of(question: str) -> str:
 
 def hearsay_passages(case: Case) -> set[str]:
     """The passages of hearsay standing (a forum post, a blog, a chat message)."""
-    return {ev.id for ev in case.evidence if authority_score(ev.authority) <= HEARSAY}
+    return {ev.id for ev in case.evidence if evidence_authority(ev) <= HEARSAY}

@@ -39,7 +39,7 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"(?:is|are|will be|shall be) not (?:issued|granted|given|awarded|offered|paid)|"
                   r"(?:is|are) (?:prohibited|forbidden|banned)|(?:is|are) not (?:covered|eligible)|(?:isn't|aren't) (?:allowed|permitted)|"
                   r"(?:isn't|aren't) (?:covered|eligible))\b"
-                  r"|(?:^|,)\s*no\s+[\w' -]{1,40}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
+                  r"|(?:^|,)\s*no\s+[\w' -]{1,64}?\s+(?:is|are|may|shall|will|can|must)\s+\w+"
                   r"|\b(?:will not|won't|do not|don't|does not|doesn't|shall not) (?:accept|allow|permit|issue|grant|let)\b"
                   r"|\b(?:will not|won't|shall not) be (?:allowed|permitted)\b"
                   # "must contain no added sugars", "none may contain caffeine": what may not be there.
@@ -274,7 +274,10 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail and tail not in only_ways]
     head = head_of(case.question, preds)
     banned = head is not None and prohibition_head(head[0])
-    bars = [_bar_clause(s) for s in sents if not repeals(s) and (_bars(s) or (banned and cue_kind(s) == "prohibition"))]
+    # "Tetanus stays advice only - we cannot check people's records": what a sentence says is not
+    # required bars nothing, whatever "cannot" it also holds.
+    bars = [_bar_clause(s) for s in sents if not repeals(s) and (_bars(s) or (banned and cue_kind(s) == "prohibition"))
+            and cue_kind(s) != "not_required"]
     if head is not None and requirement_head(head[0]):
         # The rule defines when something is required: what the passages say does not need it defeats it.
         unless += [s for s in sents if not repeals(s) and cue_kind(s) == "not_required"]
