@@ -49,6 +49,8 @@ def test_failed_proposals_are_told_by_what_they_would_have_done():
     assert not_adopted("Resolution 3, to require all seed to be grown locally, was lost (12-28).") == "adds"
     assert not_adopted("The motion to drop the buddy rule was lost, so the buddy rule stays.") == "drops"
     assert not_adopted("Coach approval was voted down.") == "adds"
+    assert not_adopted("Proposal to cut the minimum age to 16: not carried.") == "drops"
+    assert not_adopted("Proposal that anyone with a cut must wear gloves: not carried.") == "adds"
     assert not_adopted("The motion was carried: members must live in the parish.") is None
     assert not_adopted("Proposal to let 16- and 17-year-olds wade with a parent's consent: not carried.") == "permits"
     # A failed proposal to let more in keeps the rule the sentence goes on to state.

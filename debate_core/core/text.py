@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pysbd
 import snowballstemmer
@@ -18,6 +18,9 @@ import snowballstemmer
 from . import lexicons
 from .doubt import holds_open as holds_open  # doubt has its own module; its readers are re-exported here
 from .doubt import states_doubt
+
+if TYPE_CHECKING:
+    from .schemas import Evidence
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)\s*(%|percent|persen|ha|hectares?|hektar|m2|m²|km|ms|s|gb|mb|tb|years?|tahun)?(?![\w])", re.IGNORECASE)
@@ -350,12 +353,12 @@ _HEARSAY_SOURCE = re.compile(r"\b(?:forums?|(?<!service )(?<!live )(?<!support )
                              r"|mumsnet|slack|discord|blogs?|rumou?rs?|gossip|social media|message board)\b", re.I)
 
 
-def evidence_authority(ev: Any) -> float:
+def evidence_authority(ev: Evidence) -> float:
     """A passage's authority (`authority_score`): its declared `authority`; without one, hearsay's
     level when its source calls it a forum post, a chat or a social media page, else the middle."""
-    if getattr(ev, "authority", None) is not None:
+    if ev.authority is not None:
         return authority_score(ev.authority)
-    return authority_score("forum") if _HEARSAY_SOURCE.search(str(getattr(ev, "source", "") or "")) else authority_score(None)
+    return authority_score("forum") if _HEARSAY_SOURCE.search(ev.source or "") else authority_score(None)
 
 
 def mentioned_ids(text: str, ids: Iterable[str]) -> list[str]:

@@ -97,7 +97,10 @@ _NOT_ADOPTED = re.compile(
     r"\b(?:proposals?|motions?|resolutions?|suggestions?|amendments?)\b[^.;]{0,160}?(?:\b(?:was|were|is|be) not "
     r"(?:carried|adopted|agreed|passed|approved)|\bnot (?:carried|adopted)|\b(?:was|were) (?:lost|defeated|rejected)|\bfell\b)"
     r"|\bvoted down\b|\brejected as an? (?:requirement|condition)\b", re.I)
-_TO_DROP = re.compile(r"\b(?:drop|remov|abolish|scrap|repeal|relax|end(?:ing)?\b|withdraw|lift|waiv|lower|reduc|cut)", re.I)
+# What a proposal to drop or relax a requirement says it would do ("to drop the buddy rule", "to cut
+# the age to 16"; not "anyone with a cut").
+_TO_DROP = re.compile(r"\b(?:drop\w*|remov\w*|abolish\w*|scrap\w*|repeal\w*|relax\w*|end(?:s|ing)?|withdraw\w*|lift\w*"
+                      r"|waiv\w*|lower\w*|reduc\w*|cut(?:ting)?(?=\s+(?:the|its|their|a|an)\b))\b", re.I)
 _TO_PERMIT = re.compile(r"\b(?:let|lets|letting|allow\w*|permit\w*|admit\w*|open(?:s|ing)?|extend\w*|widen\w*)\b", re.I)
 
 
