@@ -321,6 +321,13 @@ _WENT_ON = re.compile(r"\b(?:still|continued|carried on|persisted|went on|no dif
                       r"|made no difference|did(?:n't| not) (?:help|stop|change))\b", re.I)
 
 
+def _names_cause_before(cause: str, sentence: str, at: int, separators: str) -> bool:
+    """Whether the clause of `sentence` that ends at `at` (cut at `separators`) names what `cause`
+    names: the two share a content word."""
+    clause = re.split(separators, sentence[:at])[-1]
+    return bool(message_words(clause) & message_words(cause))
+
+
 def undone_without_effect(cause: str, sentence: str) -> bool:
     """A sentence reports a test that undid the thing `cause` names ("UV unit and filter bypassed")
     and says the trouble went on ("hot taps still smelled"): what was undone is named before the
@@ -329,8 +336,7 @@ def undone_without_effect(cause: str, sentence: str) -> bool:
     undo, on = _UNDONE.search(sentence), _WENT_ON.search(sentence)
     if not undo or not on or undo.start() > on.start() or re.search(r"\b(?:if|unless|whether)\b", sentence, re.I):
         return False
-    clause = re.split(r"[:;]", sentence[:undo.start()])[-1]
-    return bool(message_words(clause) & message_words(cause))
+    return _names_cause_before(cause, sentence, undo.start(), r"[:;]")
 
 
 # How a test says the changed thing gives what it gave before: "reproduces last year's published
@@ -348,8 +354,7 @@ def behaves_as_before(cause: str, sentence: str) -> bool:
     m = _SAME_AS_BEFORE.search(sentence)
     if not m or re.search(r"\b(?:if|unless|whether|should)\b", sentence[:m.start()], re.I):
         return False
-    clause = re.split(r"[:;,]", sentence[:m.start()])[-1]
-    return bool(message_words(clause) & message_words(cause))
+    return _names_cause_before(cause, sentence, m.start(), r"[:;,]")
 
 
 def ruled_out_cause_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]]) -> list[str]:

@@ -115,6 +115,8 @@ def not_adopted(sentence: str) -> str | None:
     return "permits" if _TO_PERMIT.search(m.group(0)) else "adds"
 
 
+# A pure reading of one sentence, asked for many times per case (grouping, bars, requirements).
+@lru_cache(maxsize=4096)
 def cue_kind(sentence: str) -> str | None:
     """What a sentence does to a rule: 'not_required', 'exception', 'obligation', 'prohibition',
     'permission' or None. A permission that carries a proviso ("may ..., provided that ...") is a
