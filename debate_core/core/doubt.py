@@ -86,6 +86,10 @@ _DOUBT = re.compile(
     # "We're checking whether the offline taps kept their own time", "We haven't agreed the Q3 figure":
     # what would settle it is still being looked into, or not yet agreed.
     r"|\b(?:we're|we are|I'm|I am|they're|they are) (?:still )?(?:checking|looking into|investigating) (?:whether|if)\b"
+    # "your web developer is checking. I'll advise when I hear": the check is under way, the advice to come.
+    r"|\b(?:is|are) (?:still )?(?:checking|looking into (?:it|this|that)|investigating)\s*(?:[.;!]|$)"
+    r"|\b(?:I'll|I will|we'll|we will) (?:advise|confirm|let you know|get back to you|come back to you)\b[^.;]{0,30}?"
+    r"\b(?:when|once|as soon as) (?:I|we|they) (?:hear|know|have)\b"
     r"|(?<!\bif )(?<!\bunless )\b(?:we|I|they|parties|sides) (?:still )?(?:haven't|have not) (?:yet )?agreed "
     r"(?:the|a|on|its|their)\b"
     # "I honestly don't know which way they'll go": the writer cannot say how the decision will fall.

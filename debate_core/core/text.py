@@ -349,7 +349,7 @@ def authority_score(value: float | str | None) -> float:
 # What a passage's source calls itself when it is hearsay (a forum post, a group chat, a social media
 # page): read only when the case gives the passage no authority of its own.
 # A business's own live or customer service chat ("chat transcript") is the business speaking, not hearsay.
-_HEARSAY_SOURCE = re.compile(r"\b(?:forums?|(?<!service )(?<!live )(?<!support )(?<!customer )chats?(?! transcripts?\b)|whatsapp|facebook|reddit|twitter|tweets?|instagram|tiktok"
+_HEARSAY_SOURCE = re.compile(r"\b(?:forums?(?!\s+(?:minutes|meetings?|decisions?|resolutions?)\b)|(?<!service )(?<!live )(?<!support )(?<!customer )chats?(?! transcripts?\b)|whatsapp|facebook|reddit|twitter|tweets?|instagram|tiktok"
                              r"|mumsnet|slack|discord|blogs?|rumou?rs?|gossip|social media|message board)\b", re.I)
 
 

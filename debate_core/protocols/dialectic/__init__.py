@@ -251,6 +251,7 @@ async def run(run: DebateRun) -> Outcome:
         superseded=rules.superseded_rule(final["rule"], run.case.evidence),
         withdrawn=rules.withdrawn_kept(final["rule"], run.case.evidence),
         conflicts=rules.conflicting_passages(final["rule"], run.case.evidence),
+        either=rules.alternatives_both_required(final["rule"], run.case.evidence),
         not_in_force=rules.amendment_not_in_force(run.case.evidence),
         starts_later=rules.amendment_starts_later(run.case.evidence, run.case.question),
         left_out=rules.withdrawn_left_out(final["rule"], run.case.evidence),
@@ -303,6 +304,8 @@ GLOSSARY = {
                               "is for a person to check.",
     "amendment_not_in_force": "An amendment in the passages takes effect only on a day still to be appointed, "
                               "and no passage says it has.",
+    "alternatives_both_required": "The final rule requires both of two things a passage says either of will do: "
+                                  "one rule cannot say \"or\".",
 }
 
 SPEC = ProtocolSpec(
@@ -337,6 +340,7 @@ SPEC = ProtocolSpec(
     moderator=(rules.check_asp, rules.engine_issue, rules.stop_reason, rules.stabilised_but_not_valid,
                rules.low_confidence, rules.not_assessed, rules.superseded_rule, rules.withdrawn_kept,
                rules.conflicting_passages, rules.amendment_not_in_force, rules.amendment_starts_later,
+               rules.alternatives_both_required,
                rules.rule_in_words,
                rules.verdict),
     glossary=GLOSSARY,

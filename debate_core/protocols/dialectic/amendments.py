@@ -53,13 +53,25 @@ _REFERENCE = re.compile(
 WITHDRAWAL = re.compile(
     r"\b(?:no longer (?:applies|apply|required|needed|necessary|counts?|relevant|excluded|barred|prohibited|"
     r"banned|forbidden|restricted)|ceases? to apply|(?:that|this|which) (?:is|'s) no longer (?:the case|so|true)|"
-    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished|removed|replaced by(?!\s*[:'\x22\u2018\u201c]))"
+    r"(?:is|are|has been|have been) (?:repealed|deleted|withdrawn|revoked|struck out|abolished|removed|replaced by(?!\s*[:'\x22\u2018\u201c])"
+    # "The Level 2 certificate rule is replaced: every maker ... must attend the food safety day".
+    r"|replaced(?=\s*(?:[:;.]|$)))"
     # "so we dropped it in 2024", "the fee has been scrapped", "Grade 1 requirement: dropped": plain words.
     r"|(?:we|they|the \w+) (?:dropped|scrapped|abolished) (?:it|them|that|this)"
     r"|(?:is|are|was|were|has been|have been) (?:dropped|scrapped)|(?<=: )(?:dropped|scrapped|abolished))\b", re.I)
 _POINTS_BACK = re.compile(r"(?:we|they|the \w+) (?:dropped|scrapped|abolished)", re.I)
-# "accepts the online module in place of our own induction": what follows "in place of" goes.
-_IN_PLACE_OF = re.compile(r"\b(?:in place of|replacing|replaces)\s+([^,;.:()]+)", re.I)
+# "accepts the online module in place of our own induction", "from the 3 months before the show, instead
+# of 12 months": what follows "in place of" goes.
+_IN_PLACE_OF = re.compile(r"\b(?:in place of|instead of|replacing|replaces)\s+([^,;.:()]+)", re.I)
+# "The orders.v1 subject moves from FULL to BACKWARD compatibility": what it moves from goes. A span
+# of dates or figures ("changes from 1 May to 30 June", "from 10 to 12") is a period or a range, not
+# something replaced.
+_MOVES_FROM = re.compile(r"\b(?:moves?|moved|moving|changes?|changed|switch(?:es|ed)?|shifts?|shifted|goes|went)"
+                         r"\s+from\s+(?!(?:the\s+)?(?:\d|£|\$|€|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
+                         r"([^,;.:()\d]{2,60}?)\s+to\s+"
+                         # "the minimum time on HRT is reduced from six months to three": the old figure goes.
+                         r"|\b(?:reduced|lowered|cut|raised|increased|extended|shortened)\s+from\s+([^,;:()]{1,40}?)\s+to\s+",
+                         re.I)
 # "From 1 March we're dropping the full-time employment requirement": what is being dropped follows.
 _DROPPING = re.compile(r"\b(?:we're|we are|we will be|we'll be|they're|they are|the \w+ is|the \w+ are) "
                        r"(?:dropping|scrapping|removing|abolishing|withdrawing|getting rid of)\s+"
@@ -82,7 +94,7 @@ def replaces(sentence: str) -> bool:
     """Whether the sentence puts something in place of another ("in place of our own induction"), or
     stops holding something back for what it names ("no longer withhold ... because of debts other
     than tuition fees")."""
-    return bool(_IN_PLACE_OF.search(sentence)) or lifts(sentence)
+    return bool(_IN_PLACE_OF.search(sentence) or _MOVES_FROM.search(sentence)) or lifts(sentence)
 
 
 _DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)(?:[-/.](\d{1,2}))?(?:[-/.](\d{1,2}))?")
@@ -358,7 +370,8 @@ def withdrawn_parts(sentence: str) -> list[str]:
     # past its clause to what it drops ("We used to ask for a GP letter, ...").
     return [re.split(r"[:;]\s" if _POINTS_BACK.match(m.group(0)) else r"[:;]\s|,\s+(?:and|but|so)\s+",
                      sentence[:m.start()].rstrip(" ;:,"))[-1] for m in WITHDRAWAL.finditer(sentence)] \
-        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)] + [m.group(1) for m in _NO_LONGER_FOR.finditer(sentence)] \
+        + [m.group(1) for m in _IN_PLACE_OF.finditer(sentence)] + [m.group(1) or m.group(2) for m in _MOVES_FROM.finditer(sentence)] \
+        + [m.group(1) for m in _NO_LONGER_FOR.finditer(sentence)] \
         + [m.group(1) for m in _DROPPING.finditer(sentence)]
 
 
@@ -373,8 +386,35 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
               for own in [set(terms(name.replace("_", " ")))] if own and own <= set(terms(item))]
     if listed:
         return list(dict.fromkeys(listed))
+    names = best_named(withdrawn_parts(sentence), described)
+    if names:
+        return names
+    # "From 1 May 2026 the automatic daily check flight for pre-Bronze pilots is withdrawn": dates and
+    # qualifiers dilute the share, but one predicate's own name (check_flight_today) is there nearly
+    # whole: at least two of its words, and no more than one missing.
+    named = [name for name in described for part in withdrawn_parts(sentence)
+             for own in [set(terms(name.replace("_", " ")))] for hit in [own & set(terms(part))]
+             if len(hit) >= 2 and len(own - hit) <= 1]
+    return named if len(set(named)) == 1 else []
+
+
+# What a change "from X to Y" puts in place: Y, up to a qualifier ("to 16 for the 2026 season").
+_TO_WHAT = re.compile(r"^([^,;:()]{1,40}?)(?=\s+(?:for|from|with|in|on|at|by|because|as|so|when|until|while|since)\b"
+                      r"|[,;:()]|\.(?!\d)|$)", re.I)
+
+
+def successor_names(sentence: str, described: dict[str, str]) -> list[str]:
+    """The predicates a change "from X to Y" puts in X's place ("lowered from 18 to 16": age_16_plus;
+    "moves from FULL to BACKWARD compatibility": compat_backward), by the same best share."""
+    parts = [t.group(1) for m in _MOVES_FROM.finditer(sentence) for t in [_TO_WHAT.match(sentence[m.end():])] if t]
+    return best_named(parts, described)
+
+
+def best_named(parts: list[str], described: dict[str, str]) -> list[str]:
+    """The predicates whose name and description carry the best share (at least WITHDRAWN_SHARE) of
+    one of the parts' terms."""
     best, names = 0.0, []
-    for part in withdrawn_parts(sentence):
+    for part in parts:
         part = _NUMBER_WORD.sub(lambda m: str(NUMBER_VALUES[m.group(1).lower()]), part)
         wanted = (set(terms(part)) | set(re.findall(r"\d+", _REFERENCE.sub(" ", re.sub(r"\(\w{1,4}\)", " ", part))))) - AMENDING_WORDS - _PROVISION_WORDS
         if not wanted:
@@ -389,15 +429,7 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
             # describes as "other than" them is meant, not the one about tuition fees.
             if len(names) > 1 and _OTHER_THAN.search(part):
                 names = [n for n in names if _OTHER_THAN.search(described[n])] or names
-    if best >= WITHDRAWN_SHARE:
-        return names
-    # "From 1 May 2026 the automatic daily check flight for pre-Bronze pilots is withdrawn": dates and
-    # qualifiers dilute the share, but one predicate's own name (check_flight_today) is there nearly
-    # whole: at least two of its words, and no more than one missing.
-    named = [name for name in described for part in withdrawn_parts(sentence)
-             for own in [set(terms(name.replace("_", " ")))] for hit in [own & set(terms(part))]
-             if len(hit) >= 2 and len(own - hit) <= 1]
-    return named if len(set(named)) == 1 else []
+    return names if best >= WITHDRAWN_SHARE else []
 
 
 def withdrawing_sentences(evidence: Sequence[Evidence]) -> Iterator[tuple[Evidence, str, str]]:

@@ -39,7 +39,13 @@ _UNDECIDED = re.compile(
     r"|\buntil (?:we|they|the \w+)(?:'ve| have)? (?:decided|agreed)\b"
     # "The committee will settle how clause 14 applies at its meeting on 1 July".
     r"|\b(?:will|is to|are to) (?:settle|decide|rule on|determine)\b[^.]{0,60}?\bat (?:its|their|the|our) (?:next )?meeting\b"
-    r"|\bwill be confirmed (?:after|at) the (?:next )?meeting\b", re.I)
+    r"|\bwill be confirmed (?:after|at) the (?:next )?meeting\b"
+    # "not reached for lack of time; carried forward to the meeting of 11 June", "I don't know what
+    # council will decide on 11 June".
+    r"|\b(?:carried|held|put|deferred|adjourned|postponed)(?: over| forward)? (?:to|until) (?:the|its|their|our|a) "
+    r"(?:next )?meeting\b"
+    r"|\b(?:don't|do not|doesn't|does not) know what (?:the )?[\w ]{0,30}?(?:will|is going to) (?:decide|rule|agree)\b",
+    re.I)
 # How a passage says it was decided.
 _SETTLED = re.compile(r"\b(?:has|have|had) (?:now )?(?:decided|ruled|resolved|settled)\b|\b(?:decided|ruled|resolved) that\b",
                       re.I)

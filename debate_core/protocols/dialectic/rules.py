@@ -16,6 +16,7 @@ from ...core.schemas import Evidence, Verdict
 from ...core.text import rule_literals, sentences
 from ...engine.convergence import Stop
 from ..common import low_confidence_reason, short_answer, unassessed_reason
+from .alternatives import both_required
 from .amendments import (
     declarations,
     kept_superseded,
@@ -229,6 +230,13 @@ def conflicting_passages(final_rule: str, evidence: Sequence[Evidence]) -> list[
             + undecided_on_record(evidence))
 
 
+def alternatives_both_required(final_rule: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Rule: "a final rule that requires both of two things a passage of standing says either of will
+    do ("must hold £5 million cover or be affiliated to a County FA") goes to a human"; one reason per
+    such requirement, quoting it (alternatives.py)."""
+    return both_required(final_rule, evidence)
+
+
 def amendment_not_in_force(evidence: Sequence[Evidence]) -> list[str]:
     """Rule: "an amendment that takes effect only on a day still to be appointed, with no passage
     saying it has, sends the rule to a human"; one reason per such passage (amendments.py)."""
@@ -260,6 +268,7 @@ def verdict(
     not_in_force: Sequence[str] = (),
     starts_later: Sequence[str] = (),
     left_out: Sequence[str] = (),
+    either: Sequence[str] = (),
 ) -> Verdict:
     """The final rule, stated in words first, escalated when it does not parse, the critic rejected it,
     the critic never accepted it within the round budget, its confidence is below `min_confidence`,
@@ -268,7 +277,8 @@ def verdict(
     what a passage says no longer applies (`withdrawn`: amendments.kept_withdrawn), or rests on passages
     that disagree with neither amending the other (`conflicts`: amendments.unsettled_conflicts), or the
     passages hold an amendment not yet in force (`not_in_force`: amendments.not_in_force), or one that
-    starts from no date or after the time the question asks about (`starts_later`)."""
+    starts from no date or after the time the question asks about (`starts_later`), or it requires both
+    of two things a passage says either of will do (`either`: alternatives.both_required)."""
     reasons: list[str] = []
     rules: list[str] = []
     if superseded:
@@ -286,6 +296,9 @@ def verdict(
     if starts_later:
         reasons.extend(starts_later)
         rules.append("amendment_starts_later")
+    if either:
+        reasons.extend(either)
+        rules.append("alternatives_both_required")
     if not final_check.ok:
         reasons.append(f"The final rule is not valid ASP: {final_check.error}")
         rules.append("final_rule_unparsable")

@@ -185,6 +185,10 @@ def _scale(unit: str | None) -> str:
     return unit_key(_bare(unit))
 
 
+def _is_percent(unit: str | None) -> bool:
+    return "%" in (unit or "") or "percent" in (unit or "").lower()
+
+
 def valid_either_side(question: str, contradictions: list[Contradiction],
                       decisions: dict[int, Decision]) -> str | None:
     """Rule: figures found valid each in its own context (14.1% against a heatwave week, 1.9% against
@@ -192,22 +196,25 @@ def valid_either_side(question: str, contradictions: list[Contradiction],
     one context says yes and the other no, and which one the question means is for a person."""
     for c in contradictions:
         d = decisions[c.index]
-        # "% alpha acids (LCV)" and "% alpha acids (HPLC)": one scale, read by two methods.
-        if not (d.resolved and d.resolution == "both_valid") or _scale(c.agent1_unit) != _scale(c.agent2_unit):
+        # "% alpha acids (LCV)" and "% alpha acids (HPLC)": one scale, read by two methods; and shares of one
+        # thing on two bases ("% of outer surface area", "% by weight") are both percentages.
+        both_percent = all(_is_percent(u) for u in (c.agent1_unit, c.agent2_unit))
+        if not (d.resolved and d.resolution == "both_valid") or (
+                _scale(c.agent1_unit) != _scale(c.agent2_unit) and not both_percent):
             continue
         try:
             lo, hi = sorted((float(c.agent1_value), float(c.agent2_value)))
         except (TypeError, ValueError):
             continue
         # A figure written with a percent sign is compared only with figures in percent.
-        percent = "%" in (c.agent1_unit or "") or "percent" in (c.agent1_unit or "").lower()
+        percent = _is_percent(c.agent1_unit)
         between = [v for v, unit in asked_figures(question) if lo < v < hi
                    and (not unit or (unit in ("%", "percent", "persen")) == percent)]
         if between:
             return (f"the arbiters found {c.agent1_name}'s {shown_value(c.agent1_value, c.agent1_unit)} and "
                     f"{c.agent2_name}'s {shown_value(c.agent2_value, c.agent2_unit)} for {metric_words(c.metric_name)} "
                     f"each valid in its own context, but they fall either side of the "
-                    f"{shown_value(between[0], _bare(c.agent1_unit))} the question turns on: which context the question "
+                    f"{shown_value(between[0], _bare(c.agent1_unit) if _scale(c.agent1_unit) == _scale(c.agent2_unit) else '%')} the question turns on: which context the question "
                     "means decides the answer, and a person must choose")
     return None
 

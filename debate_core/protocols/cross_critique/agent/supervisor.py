@@ -8,7 +8,7 @@ from typing import Any
 
 from ....core.options import named_options, offered_options
 from ....core.schemas import AgentOutput, Case
-from ....core.text import HEARSAY, has_negation, sentences, terms
+from ....core.text import HEARSAY, evidence_authority, has_negation, sentences, terms
 from ....providers.offline import reading
 from ....providers.offline.agents import register
 from ...common import unassessed
@@ -27,7 +27,14 @@ UNSURE_CONFIDENCE = 0.45  # the supervisor's confidence in an option it chose wi
 
 
 def _authority(case: Case, row: dict[str, Any]) -> float:
-    return standing(row.get("evidence", []), case.evidence_by_id())
+    """The standing of a claim's evidence, or hearsay's when its statement is a forum post's own words:
+    citing a guide beside the post ("..., subject to OLD_GUIDE") does not make the post's words more."""
+    by_id = case.evidence_by_id()
+    opening_words = " ".join(row["statement"].split()[:8])
+    if any(evidence_authority(by_id[e]) <= HEARSAY and opening_words in " ".join(by_id[e].text.split())
+           for e in row.get("evidence", []) if e in by_id):
+        return min(evidence_authority(by_id[e]) for e in row.get("evidence", []) if e in by_id)
+    return standing(row.get("evidence", []), by_id)
 
 
 def _opening(claims: list[dict[str, Any]], question: str, case: Case) -> dict[str, Any] | None:

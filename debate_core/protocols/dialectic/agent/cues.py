@@ -37,15 +37,18 @@ _EXTRA_CUES = {
     "obligation": ("on condition that", "so long as", "as long as", "is conditional on"),
     # "Nor may you bring a dog": a bar carried over from the sentence before, said by inversion.
     "prohibition": ("nor may", "nor can", "neither may", "neither can"),
+    # "members no longer need their own policy for the counter": what was needed is needed no more.
+    "not_required": ("no longer need", "no longer have to", "no longer has to"),
 }
 
 # "X is limited to the sections the council has opened" confines X to what follows, a condition; a
 # limit to an amount ("is limited to a 150 ml portion") is a cap, which what exceeds it defeats.
 _CONFINED = re.compile(r"\b(?:is|are) (?:limited|restricted|confined) to (?!(?:a|an|one|two|three|four|five|\d)\b)", re.I)
 # "Our senior championships are for pullers aged 18 or over": what a class or an event is for is who
-# may enter it, a condition.
-_MEANT_FOR = re.compile(r"\b(?:is|are) (?:only |just )?(?:for|open to) (?:[\w-]+ ){1,3}?(?:who|that|aged|born|under|over)\b",
-                        re.I)
+# may enter it, a condition; so is who it is done by ("Trail checks are done by registered volunteers
+# aged 18 or over who have completed our training").
+_MEANT_FOR = re.compile(r"\b(?:is|are) (?:only |just )?(?:for|open to|(?:done|carried out|performed|undertaken|led) by) "
+                        r"(?:[\w-]+ ){1,3}?(?:who|whose|that|aged|born|under|over)\b", re.I)
 
 # Where a sentence carves something out of its rule: what follows is the exception ("... unless X",
 # "does not apply to X", "Nor does it apply to X"), what precedes it the rule and its conditions.
@@ -95,7 +98,9 @@ _NONE_NEEDED = re.compile(r"(?:^|[\s,;:(])no\s+(?:(?!(?:but|and|yet|however|thou
 # required; a failed proposal to drop or relax a requirement changes nothing.
 _NOT_ADOPTED = re.compile(
     r"\b(?:proposals?|motions?|resolutions?|suggestions?|amendments?)\b[^.;]{0,160}?(?:\b(?:was|were|is|be) not "
-    r"(?:carried|adopted|agreed|passed|approved)|\bnot (?:carried|adopted)|\b(?:was|were) (?:lost|defeated|rejected)|\bfell\b)"
+    r"(?:carried|adopted|agreed|passed|approved)|\bnot (?:carried|adopted)|\b(?:was|were) (?:lost|defeated|rejected)|\bfell\b"
+    # "Proposal that counter sellers must hold a rating of 5: lost, 7 votes to 12".
+    r"|:\s*(?:lost|defeated|rejected|withdrawn|failed|fell)\b)"
     r"|\bvoted down\b|\brejected as an? (?:requirement|condition)\b", re.I)
 # What a proposal to drop or relax a requirement says it would do ("to drop the buddy rule", "to cut
 # the age to 16"; not "anyone with a cut").
@@ -115,6 +120,10 @@ def not_adopted(sentence: str) -> str | None:
     return "permits" if _TO_PERMIT.search(m.group(0)) else "adds"
 
 
+# "Deprecated services need not apply": the idiom turns them away; it does not waive a requirement.
+_NEED_NOT_APPLY = re.compile(r"\bneed(?:n't|n’t| not) apply\b", re.I)
+
+
 # A pure reading of one sentence, asked for many times per case (grouping, bars, requirements).
 @lru_cache(maxsize=4096)
 def cue_kind(sentence: str) -> str | None:
@@ -126,6 +135,8 @@ def cue_kind(sentence: str) -> str | None:
     carried; in-river work stays 18 and over")."""
     if not_adopted(sentence) == "adds":
         return "not_required"
+    if _NEED_NOT_APPLY.search(sentence):
+        return "prohibition"
     if _has_cue(sentence, "not_required") or _NOR_NEEDED.search(sentence) or _NONE_NEEDED.search(sentence):
         return "not_required"
     if _has_cue(sentence, "exception"):
@@ -134,7 +145,8 @@ def cue_kind(sentence: str) -> str | None:
         return "exception"
     if _has_cue(sentence, "prohibition"):
         return "obligation" if _DOUBLE_NEGATIVE.search(sentence) else "prohibition"
-    if _has_cue(sentence, "obligation") or _CONFINED.search(sentence) or _MEANT_FOR.search(sentence):
+    if _has_cue(sentence, "obligation") or _CONFINED.search(sentence) or _MEANT_FOR.search(sentence) \
+            or kept_need(sentence):
         return "obligation"
     if permits(sentence):
         return "permission"
@@ -171,7 +183,7 @@ def states_requirement(text: str) -> bool:
     to a person who ...") something: the predicates it names are the conditions of that requirement or
     grant, whatever provisos follow."""
     return (_has_cue(text, "obligation") or permits(text) or bool(_GRANTED_TO.search(text))
-            or bool(_MEANT_FOR.search(text))
+            or bool(_MEANT_FOR.search(text)) or kept_need(text)
             # "No one goes on court without a waiver": a bar on going without it requires it.
             or (_has_cue(text, "prohibition") and bool(_DOUBLE_NEGATIVE.search(text))))
 
@@ -263,6 +275,11 @@ def _withdrawal_clauses(sentence: str) -> list[str]:
             parts.append(p)
     if len(parts) > 1 and any(repeals(p) for p in parts) and not all(repeals(p) for p in parts):
         return [p if p.endswith((".", "!", "?")) else p + "." for p in parts]
+    # "Proposal that sellers must hold a rating of 5: lost, 7 votes to 12; the rating of 3 or more stays":
+    # what stays is a sentence of its own, outside the failed proposal.
+    head, _, kept = sentence.rpartition("; ")
+    if head and not_adopted(head) and kept_need(kept):
+        return [head + ".", kept]
     return [sentence]
 
 
@@ -312,3 +329,75 @@ def topic_of(question: str) -> str:
 def hearsay_passages(case: Case) -> set[str]:
     """The passages of hearsay standing (a forum post, a blog, a chat message)."""
     return {ev.id for ev in case.evidence if evidence_authority(ev) <= HEARSAY}
+
+
+# "the breast cancer exclusion", "the bar on deprecated services": a rule's exclusion named as a noun.
+# What an age bar or a figure's bar keeps out ("the under-18 bar") is left to the sentences that state it.
+_NAMED_EXCLUSION = re.compile(r"\b(?:the|its|our|their|this|that)\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)\s+(?:exclusion|bar|ban)\b"
+                              r"(?!\s+(?:on|to|from|of)\b)"
+                              r"|\b(?:bar|ban|exclusion)\s+(?:on|of)\s+((?:[a-z'-]+\s+){0,3}?[a-z'-]+)"
+                              r"(?=\s*(?:[,;.:)]|\b(?:is|are|stays?|remains?|and|was|were)\b|$))", re.I)
+
+
+def named_exclusions(sents: list[str]) -> list[str]:
+    """What the sentences name as a rule's exclusion ("Baseline test, consent and the breast cancer
+    exclusion: unchanged" names breast cancer), outside sentences that withdraw something."""
+    return [what for s in sents if not repeals(s) for m in _NAMED_EXCLUSION.finditer(s)
+            for what in [m.group(1) or m.group(2)]
+            if not re.search(r"\d|\bages?\b|\bunder\b|\bover\b", what, re.I)]
+
+
+# "(c) The identification assessment, first aid and minimum age of 18 stay", "Baseline test and consent:
+# unchanged": an amending text that keeps requirements names them again, whatever it did to the
+# sentences that first stated them.
+_KEPT = re.compile(r"\b(?:(?:stays?|remains?)(?:\s+(?:unchanged|in force|in place|the same|as (?:before|it is|they are)))?"
+                   r"|(?:is|are) (?:unchanged|kept|retained)|continues? to apply)(?=\s*(?:[.;:]|$))"
+                   r"|:\s*unchanged\b", re.I)
+# A kept bar ("the bar on deprecated services", "the breast cancer exclusion") is read by
+# `named_exclusions`; what stays not required or banned is no requirement, nor is a rule kept by its
+# name ("the 28-day rule on unpaid accounts" may bar), nor "the rest" of a text.
+_NOT_KEPT_AS_NEED = re.compile(r"\b(?:bar|ban|exclusion|banned|barred|excluded|prohibited|not|no|optional|welcome|rest|"
+                               r"other|otherwise|else|everything|remaining|rules?|polic(?:y|ies)|limits?|caps?|"
+                               r"voluntary|advice|advisory)\b", re.I)
+
+
+def kept_need(clause: str) -> bool:
+    """Whether a clause says that requirements stay as they were ("the rating of 3 or more stays")."""
+    return bool(_KEPT.search(clause)) and not _NOT_KEPT_AS_NEED.search(_KEPT.split(clause)[0]) \
+        and not not_adopted(clause)
+
+
+def reaffirmed(sents: list[str]) -> list[str]:
+    """The items of the requirements a sentence says stay as they were (`_KEPT`), each on its own."""
+    out = []
+    for s in sents:
+        for clause in re.split(r";\s*", s):
+            if _KEPT.search(clause) and not not_adopted(clause) and not repeals(clause):
+                out += [item for item in re.split(r",\s*(?:and\s+)?|\s+and\s+", _KEPT.split(clause)[0])
+                        if item.strip() and not _NOT_KEPT_AS_NEED.search(item)]
+    return out
+
+
+def not_required_clause(sentence: str) -> str:
+    """The clause of a sentence that says something is not needed ("Each of you sells your own cheese
+    to the public, so you don't need to be an approved dairy"): what its other clauses name still
+    counts. The whole sentence when no one clause says so."""
+    parts = [p for p in re.split(r";\s+|,\s+(?:so|and so|which is why|but|and)\s+", sentence) if p.strip()]
+    if len(parts) > 1:
+        needless = [p for p in parts if cue_kind(p) == "not_required"]
+        if len(needless) == 1:
+            return needless[0]
+    return sentence
+
+
+# "A maker who sells only direct to the consumer needs registration, not approval": what follows ", not"
+# after what a sentence says is needed is what is not needed.
+_NEEDS_NOT = re.compile(r"\b(?:needs?|requires?|needed|required)\b[^,;.]{1,60},\s+not\s+(?:an?\s+|the\s+)?"
+                        r"([\w' -]{1,40}?)\s*(?=[;,.]|$)", re.I)
+
+
+def contrasted_need(sentence: str, name_terms: set[str]) -> bool:
+    """Whether a sentence names a predicate (its name's stems) as what is not needed, against what is
+    ("needs registration, not approval")."""
+    return any(name_terms & {stem(w) for w in _WORD.findall(m.group(1).lower())} for m in _NEEDS_NOT.finditer(sentence))
+

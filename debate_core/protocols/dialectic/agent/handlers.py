@@ -17,16 +17,17 @@ from .cues import (
     covers,
     cue_kind,
     evidence_sentences,
+    not_required_clause,
     repeals,
     shortened,
     split_exception,
     subject_of,
 )
+from .gaps import asp_reading
 from .plain import no_rule, plain_reading, plain_rule, reflected, statements
 from .predicates import (
     PRED_NAME,
     Pred,
-    asp_reading,
     body_parts,
     build_rule,
     common_terms,
@@ -130,7 +131,7 @@ def _said_not_needed(case: Case, vocab_ids: set[str], preds: list[Pred],
     for eid, sent in evidence_sentences(case, vocab_ids):
         if cue_kind(sent) == "not_required" and not repeals(sent):
             # What kind of thing the rule is about ("licence(L)") is no condition a sentence can drop.
-            hits = [p for p in preds if matches(sent, p, common) and not is_type(p)]
+            hits = [p for p in preds if matches(not_required_clause(sent), p, common) and not is_type(p)]
             if len(hits) == 1 and hits[0].group == "condition":
                 out.append((hits[0], eid, sent))
     return out
@@ -171,7 +172,7 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         reported.add(p.name)
     for eid, sent in evidence_sentences(case, vocab_ids):
         kind = cue_kind(sent)
-        hits = [p for p in preds if matches(sent, p, common)]
+        hits = [p for p in preds if matches(not_required_clause(sent) if kind == "not_required" else sent, p, common)]
         covered = [p.literal(var) for p in hits if p.name in positive]
         note = f"{eid}; partly covered by {', '.join(covered)}" if covered else eid
         if repeals(sent):

@@ -8,22 +8,22 @@ from functools import lru_cache
 
 from ....core.schemas import Case
 from ....core.text import NUMBER_WORDS, terms
-from ....providers.offline.reading import Reading, quoted_material, read
-from ..amendments import replaces, withdrawn_names
+from ..amendments import replaces, successor_names, withdrawn_names
 from ..rules import rule_literals
 from .cues import (
+    contrasted_need,
     covers,
     cue_kind,
     evidence_sentences,
     hearsay_passages,
     matched_terms,
+    named_exclusions,
     only_negated,
     permits,
+    reaffirmed,
     repeals,
-    shortened,
     split_exception,
     states_requirement,
-    topic_of,
 )
 
 # "name(X): what it means", or a bare "name(X);" in a list of declarations (no description).
@@ -47,8 +47,8 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b"
                   # "A permit that has been suspended gives no right to perform until the suspension ends".
                   r"|\b(?:gives?|confers?|carr(?:y|ies)) no right to\b"
-                  # "The main court isn't open to children under five".
-                  r"|\b(?:is|are) not open to\b|\b(?:isn't|aren't) open to\b", re.I)
+                  # "The main court isn't open to children under five"; "Deprecated services need not apply".
+                  r"|\b(?:is|are) not open to\b|\b(?:isn't|aren't) open to\b|\bneed(?:n't| not) apply\b", re.I)
 # A provision's number ("12.2", "(b)", "4.") before its text: not part of what it says.
 _NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
@@ -180,8 +180,13 @@ def with_rivals(preds: list[Pred], common: set[str]) -> list[Pred]:
             for p in preds]
 
 
+# "a rating of 3 or more", "aged 18 and over", "3+": what a name writes as "plus" (rating_3_plus).
+_OR_MORE = re.compile(r"\b(?:or|and) (?:more|over|older|higher|above|better|upwards)\b|\d\+", re.I)
+
+
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
-    words = set(terms(sentence)) | set(terms(_FIGURE_UNIT.sub(r"\1\2", sentence)))
+    words = set(terms(sentence)) | set(terms(_FIGURE_UNIT.sub(r"\1\2", sentence))) \
+        | (set(terms("plus")) if _OR_MORE.search(sentence) else set())
     name_terms = _name_terms(pred)
     # A figure in the name (notice_90_days) is what sets it apart: a sentence with another figure is not about it.
     figures = _numbers(pred.name)
@@ -259,8 +264,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
         return preds, vocab_ids
     common = common_terms(preds)
     preds = with_rivals(preds, common)
-    # What a forum post or a chat message says the rule is (a trap more often than a source) sets no
-    # condition and no bar of it.
+    # What a forum post or a chat message says (a trap more often than a source) sets no condition or bar.
     hearsay = hearsay_passages(case)
     sents = [_CONCESSION.sub("", s) for eid, s in evidence_sentences(case, vocab_ids) if eid not in hearsay]
     described = {p.name: p.desc for p in preds}
@@ -287,14 +291,15 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # the rule in the part before any exception.
     required = [_without_other_grants(rule_part, head, preds) for s in sents if not repeals(s)
                 for rule_part in [split_exception(s)[0]]
-                if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways
+                if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways \
+        + reaffirmed(sents)
     if banned:
         # The rule defines what is banned ("cutting_banned"): a bar states its conditions, and what the
         # passages still allow ("may be cut ... from 1 August") defeats it.
         unless += [split_exception(s)[0] for s in sents if not repeals(s) and permits(s) and s not in bars]
         required = [split_exception(s)[0] for s in bars] + only_ways
     else:
-        unless += bars
+        unless += bars + named_exclusions(sents)
     subject = subject_predicate(case, preds)
     head_terms = set(terms(head[0].replace("_", " "))) if head is not None else set()
     grouped: list[Pred] = []
@@ -317,12 +322,18 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 # with_dog, for may_run_with_dog: the act the rule grants, which a bar names as what it
                 # bars ("which is why they can't take a dog"), not what defeats the rule.
                 defeating, requiring = None, defeating
+            if requiring and contrasted_need(requiring, name_terms):
+                requiring = None  # "needs registration, not approval": approval is not needed
             group = ("defeater" if defeating or (requiring and only_negated(requiring, name_terms))
                      else "condition" if requiring else "other")
             if defeating and requiring and defeating not in requiring and requiring not in defeating:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
-    return grouped, vocab_ids
+    # "the minimum age is lowered from 18 to 16": what takes a required predicate's place is required.
+    taking_over = {new for s in sents if replaces(s) for new in successor_names(s, described)
+                   if any(matches(r, p, common) for p in preds if p.name in withdrawn_names(s, described) for r in required)}
+    return [replace(p, group="condition") if p.name in taking_over and p.group == "other" else p
+            for p in grouped], vocab_ids
 
 
 # What a permission grants: the act after "may" ("may sell their own recordings"), up to a condition.
@@ -512,89 +523,3 @@ def literal_name(literal: str) -> str:
 
 def build_rule(head: str, body: list[str]) -> str:
     return f"{head} :- {', '.join(body)}." if body else f"{head}."
-
-
-def unexpressed(case: Case, preds: list[Pred], vocab_ids: set[str]) -> list[tuple[str, str]]:
-    """Requirement sentences no declared predicate expresses: what an ASP rule over them cannot assess."""
-    common = common_terms(preds)
-    # What hearsay says is required (a forum post, a blog) is no requirement the rule must carry.
-    hearsay = hearsay_passages(case)
-    return [(eid, s) for eid, s in evidence_sentences(case, vocab_ids)
-            if eid not in hearsay and cue_kind(s) == "obligation" and not any(matches(s, p, common) for p in preds)]
-
-
-# Words by which a sentence may say who may do what though no rule cue of the lexicon is in it ("are
-# welcome", "no form, no solo", "stay on at all times", "from their fourteenth birthday").
-_RULE_LIKE = re.compile(
-    r"\b(?:welcome|needs?|needed|essential|only|without|until|allowed|ha(?:ve|s) to|got to|stay on|go on|keep|"
-    r"wear|bring|show|sign(?:ed)?|book(?:ed)?|paid|pay|at least|or over|or older|aged|from (?:their|the age)|"
-    r"unless|except|can|can't|cannot|won't|don't|never|nobody|everyone|anyone|any \w+ who)\b", re.I)
-# A rule that leaves out this many declared predicates, each named by such a sentence that no rule cue
-# reads, goes to a person. (On the dev cases two, not three, flagged three silent wrong rules and two
-# right ones: a wrong rule nobody reviews costs more than a right one checked.)
-UNREAD_LIMIT = 2
-
-
-def standing_sentences(case: Case, sents: list[tuple[str, str]]) -> list[tuple[str, str, str | None]]:
-    """The evidence sentences of passages of standing (hearsay aside), each with its rule cue kind
-    (`cue_kind`), read once for the checks below."""
-    hearsay = hearsay_passages(case)
-    return [(eid, s, cue_kind(s)) for eid, s in sents if eid not in hearsay]
-
-
-def unread_predicates(preds: list[Pred], kinds: list[tuple[str, str, str | None]], common: set[str],
-                      used: set[str]) -> list[tuple[str, str]]:
-    """The declared predicates a rule leaves out that passages of standing name in sentences (`kinds`,
-    from `standing_sentences`) that look like rules but that no rule cue reads: (predicate name,
-    passage id), in order of the passages."""
-    found: dict[str, str] = {}
-    for eid, sent, kind in kinds:
-        if kind is not None or not _RULE_LIKE.search(sent):
-            continue
-        for p in preds:
-            if p.name not in used and p.name not in found and matches(sent, p, common):
-                found[p.name] = eid
-    return list(found.items())
-
-
-def unplaced_predicates(preds: list[Pred], kinds: list[tuple[str, str, str | None]], common: set[str],
-                        used: set[str]) -> list[tuple[str, str, str]]:
-    """The declared predicates the reading gave no part (group "other", left out of the rule) that a
-    requirement or a prohibition of a passage of standing (`kinds`, from `standing_sentences`) names,
-    while no sentence says they are not required: (name, passage id, sentence). Whether such a
-    predicate is a condition is not known."""
-    skip = used | {p.name for _, s, k in kinds if k == "not_required" for p in preds if matches(s, p, common)}
-    found: dict[str, tuple[str, str, str]] = {}
-    for eid, s, kind in kinds:
-        if kind in ("obligation", "prohibition"):
-            for p in preds:
-                if p.group == "other" and p.name not in skip and p.name not in found and matches(s, p, common):
-                    found[p.name] = (p.name, eid, s)
-    return list(found.values())
-
-
-def asp_reading(case: Case, rule: str, preds: list[Pred], vocab_ids: set[str]) -> Reading:
-    """How much of the case an ASP rule over the declared predicates could use."""
-    common = common_terms(preds)
-    _, body = body_parts(rule)
-    used_names = {literal_name(b) for b in body}
-    used = [p for p in preds if p.name in used_names]
-    # The passages the agent mapped onto the vocabulary: those it relied on to add, keep or drop a literal.
-    sents = evidence_sentences(case, vocab_ids)
-    backing = sorted({eid for eid, s in sents if any(matches(s, p, common) for p in preds)})
-    texts = [p.desc for p in used] + [ev.text for ev in case.evidence if ev.id in backing]
-    gaps = [f"the requirement in {eid} that no declared predicate expresses (\"{shortened(s)}\")"
-            for eid, s in unexpressed(case, preds, vocab_ids)]
-    # A predicate of the rule that one sentence reads as a condition and another as a defeater.
-    # Quoted short: the whole line must fit an uncertainty's bound (160 characters).
-    gaps += [f"whether {p.name} is a condition (\"{shortened(p.torn[0], 32)}\") or defeats the rule "
-             f"(\"{shortened(p.torn[1], 32)}\")" for p in used if p.torn]
-    # A predicate a later text withdrew is left out for a reason the reading read.
-    kinds = standing_sentences(case, sents)
-    unread = unread_predicates(preds, kinds, common, used_names | {p.name for p in preds if p.group == "repealed"})
-    if len(unread) >= UNREAD_LIMIT:
-        gaps.append(f"{len(unread)} predicates the rule leaves out ({', '.join(name for name, _ in unread)}), "
-                    f"named in {', '.join(dict.fromkeys(eid for _, eid in unread))} where no rule word was read")
-    gaps += [f"what part {name} plays: {eid} names it in a rule (\"{shortened(s, 48)}\") that the reading "
-             "could not place" for name, eid, s in unplaced_predicates(preds, kinds, common, used_names)]
-    return read(topic_of(case.question), texts + quoted_material(case.question), passages=len(backing), gaps=gaps)

@@ -59,7 +59,7 @@ READS_ONE_WAY = 0.3
 # A reader asking which way the text was meant ("Jo, was that a complaint or a rave?", "compliment or
 # dig?"): to that reader, at least, it reads both ways.
 _WAYS = (r"(?:complaint|moan|rant|rave|compliment|praise|dig|joke|jibe|sarcasm|sarcastic|serious|sincere|insult|criticism"
-         r"|thank[- ]you|thanks|grumble|warning)")
+         r"|thank[- ]you|thanks|grumble|warning|recommendation|endorsement|plug|advert)")
 _ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]*\?", re.I)
 
 
