@@ -34,10 +34,10 @@ def alternatives(sentence: str, declared: dict[str, str]) -> list[tuple[str, str
     for m in re.finditer(r"\s(?:or|or else)\s", tail):
         if _OR_MORE.match(tail[m.end():]):
             continue  # "aged 18 or over": one condition
-        left = _BOUNDARY.split(tail[:m.start()])[-1]
-        right = _BOUNDARY.split(tail[m.end():])[0]
         if _NEGATED.search(tail[:m.start()]):
             break
+        left = _BOUNDARY.split(tail[:m.start()])[-1]
+        right = _BOUNDARY.split(tail[m.end():])[0]
         a, b = best_named([left], declared), best_named([right], declared)
         if len(a) == 1 and len(b) == 1 and a != b:
             pairs.append((a[0], b[0]))

@@ -380,19 +380,20 @@ def withdrawn_names(sentence: str, described: dict[str, str]) -> list[str]:
     one of its withdrawals withdraws (the best share, at least WITHDRAWN_SHARE; "six-month" counts 6, "item (1)" not)."""
     # "the under-16 route (consent form plus buddy) is withdrawn": the brackets list what goes, each
     # item a predicate's name in words.
-    listed = [name for part in withdrawn_parts(sentence) for inside in re.findall(r"\(([^()]+)\)", part)
+    parts = withdrawn_parts(sentence)
+    listed = [name for part in parts for inside in re.findall(r"\(([^()]+)\)", part)
               for item in re.split(r"\s*(?:,|\band\b|\bplus\b|&|\+)\s*", inside)
               for name in described
               for own in [set(terms(name.replace("_", " ")))] if own and own <= set(terms(item))]
     if listed:
         return list(dict.fromkeys(listed))
-    names = best_named(withdrawn_parts(sentence), described)
+    names = best_named(parts, described)
     if names:
         return names
     # "From 1 May 2026 the automatic daily check flight for pre-Bronze pilots is withdrawn": dates and
     # qualifiers dilute the share, but one predicate's own name (check_flight_today) is there nearly
     # whole: at least two of its words, and no more than one missing.
-    named = [name for name in described for part in withdrawn_parts(sentence)
+    named = [name for name in described for part in parts
              for own in [set(terms(name.replace("_", " ")))] for hit in [own & set(terms(part))]
              if len(hit) >= 2 and len(own - hit) <= 1]
     return named if len(set(named)) == 1 else []

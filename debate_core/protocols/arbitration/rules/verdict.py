@@ -198,9 +198,9 @@ def valid_either_side(question: str, contradictions: list[Contradiction],
         d = decisions[c.index]
         # "% alpha acids (LCV)" and "% alpha acids (HPLC)": one scale, read by two methods; and shares of one
         # thing on two bases ("% of outer surface area", "% by weight") are both percentages.
-        both_percent = all(_is_percent(u) for u in (c.agent1_unit, c.agent2_unit))
-        if not (d.resolved and d.resolution == "both_valid") or (
-                _scale(c.agent1_unit) != _scale(c.agent2_unit) and not both_percent):
+        same_scale = _scale(c.agent1_unit) == _scale(c.agent2_unit)
+        if not (d.resolved and d.resolution == "both_valid") or not (
+                same_scale or all(_is_percent(u) for u in (c.agent1_unit, c.agent2_unit))):
             continue
         try:
             lo, hi = sorted((float(c.agent1_value), float(c.agent2_value)))
@@ -214,7 +214,7 @@ def valid_either_side(question: str, contradictions: list[Contradiction],
             return (f"the arbiters found {c.agent1_name}'s {shown_value(c.agent1_value, c.agent1_unit)} and "
                     f"{c.agent2_name}'s {shown_value(c.agent2_value, c.agent2_unit)} for {metric_words(c.metric_name)} "
                     f"each valid in its own context, but they fall either side of the "
-                    f"{shown_value(between[0], _bare(c.agent1_unit) if _scale(c.agent1_unit) == _scale(c.agent2_unit) else '%')} the question turns on: which context the question "
+                    f"{shown_value(between[0], _bare(c.agent1_unit) if same_scale else '%')} the question turns on: which context the question "
                     "means decides the answer, and a person must choose")
     return None
 

@@ -361,21 +361,24 @@ _NOT_KEPT_AS_NEED = re.compile(r"\b(?:bar|ban|exclusion|banned|barred|excluded|p
                                r"voluntary|advice|advisory)\b", re.I)
 
 
+def _kept(clause: str) -> str | None:
+    """What a clause says stays as it was ("the rating of 3 or more" in "the rating of 3 or more
+    stays"), outside a failed proposal; None for a clause that keeps nothing."""
+    return _KEPT.split(clause)[0] if _KEPT.search(clause) and not not_adopted(clause) else None
+
+
 def kept_need(clause: str) -> bool:
     """Whether a clause says that requirements stay as they were ("the rating of 3 or more stays")."""
-    return bool(_KEPT.search(clause)) and not _NOT_KEPT_AS_NEED.search(_KEPT.split(clause)[0]) \
-        and not not_adopted(clause)
+    kept = _kept(clause)
+    return kept is not None and not _NOT_KEPT_AS_NEED.search(kept)
 
 
 def reaffirmed(sents: list[str]) -> list[str]:
     """The items of the requirements a sentence says stay as they were (`_KEPT`), each on its own."""
-    out = []
-    for s in sents:
-        for clause in re.split(r";\s*", s):
-            if _KEPT.search(clause) and not not_adopted(clause) and not repeals(clause):
-                out += [item for item in re.split(r",\s*(?:and\s+)?|\s+and\s+", _KEPT.split(clause)[0])
-                        if item.strip() and not _NOT_KEPT_AS_NEED.search(item)]
-    return out
+    return [item for s in sents for clause in re.split(r";\s*", s) if not repeals(clause)
+            for kept in [_kept(clause)] if kept is not None
+            for item in re.split(r",\s*(?:and\s+)?|\s+and\s+", kept)
+            if item.strip() and not _NOT_KEPT_AS_NEED.search(item)]
 
 
 def not_required_clause(sentence: str) -> str:
@@ -400,4 +403,3 @@ def contrasted_need(sentence: str, name_terms: set[str]) -> bool:
     """Whether a sentence names a predicate (its name's stems) as what is not needed, against what is
     ("needs registration, not approval")."""
     return any(name_terms & {stem(w) for w in _WORD.findall(m.group(1).lower())} for m in _NEEDS_NOT.finditer(sentence))
-

@@ -131,7 +131,8 @@ def _said_not_needed(case: Case, vocab_ids: set[str], preds: list[Pred],
     for eid, sent in evidence_sentences(case, vocab_ids):
         if cue_kind(sent) == "not_required" and not repeals(sent):
             # What kind of thing the rule is about ("licence(L)") is no condition a sentence can drop.
-            hits = [p for p in preds if matches(not_required_clause(sent), p, common) and not is_type(p)]
+            clause = not_required_clause(sent)
+            hits = [p for p in preds if matches(clause, p, common) and not is_type(p)]
             if len(hits) == 1 and hits[0].group == "condition":
                 out.append((hits[0], eid, sent))
     return out
@@ -172,7 +173,8 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         reported.add(p.name)
     for eid, sent in evidence_sentences(case, vocab_ids):
         kind = cue_kind(sent)
-        hits = [p for p in preds if matches(not_required_clause(sent) if kind == "not_required" else sent, p, common)]
+        scope = not_required_clause(sent) if kind == "not_required" else sent
+        hits = [p for p in preds if matches(scope, p, common)]
         covered = [p.literal(var) for p in hits if p.name in positive]
         note = f"{eid}; partly covered by {', '.join(covered)}" if covered else eid
         if repeals(sent):

@@ -330,8 +330,11 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
                 p = replace(p, torn=(requiring, defeating))
         grouped.append(replace(p, group=group))
     # "the minimum age is lowered from 18 to 16": what takes a required predicate's place is required.
-    taking_over = {new for s in sents if replaces(s) for new in successor_names(s, described)
-                   if any(matches(r, p, common) for p in preds if p.name in withdrawn_names(s, described) for r in required)}
+    taking_over: set[str] = set()
+    for s in sents:
+        olds = set(withdrawn_names(s, described)) if replaces(s) else set()
+        if any(matches(r, p, common) for p in preds if p.name in olds for r in required):
+            taking_over |= set(successor_names(s, described))
     return [replace(p, group="condition") if p.name in taking_over and p.group == "other" else p
             for p in grouped], vocab_ids
 
