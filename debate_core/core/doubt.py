@@ -98,6 +98,12 @@ _DOUBT = re.compile(
     # record or the decision that settles it is still to come.
     r"|\bfor (?:approval|ratification|decision|confirmation) (?:on|at|by)\b"
     r"|\bexpect an? (?:answer|reply|decision|ruling|response) (?:in|within|by|next)\b"
+    # "Whether the copy counts as written notice is not clear-cut, and I don't want HR telling parents
+    # either way until I have looked ... I expect to advise by 26 June": the advice is still to come.
+    r"|\b(?:is not|are not|isn't|aren't) (?:entirely |altogether )?clear[- ]cut\b|\beither way until\b"
+    r"|\b(?:I|we) expect to (?:advise|decide|rule|report back|confirm)\b"
+    # "I might have run the little kiln that Saturday, or was that the week before? Sorry, can't remember."
+    r"|\b(?:can't|cannot|can not|don't|do not) (?:remember|recall)(?:\s+(?:whether|if|which|when))?(?=\s*(?:[.!?]|$|whether|if|which|when))"
     # "We are compiling the records ... we expect this to take two to three weeks"; "Engineer booked for
     # Saturday 19 December to read the event log": the record or the test that would settle it is to come.
     r"|\bexpect (?:this|it|that|them) to take\b"

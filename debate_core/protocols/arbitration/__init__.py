@@ -42,6 +42,7 @@ from .rules import (
 )
 from .rules.agreeing import skipped_verdict
 from .rules.verdict import (
+    kept_called_wrong,
     measured_after_question,
     observed_either_side,
     one_figure_asked,
@@ -270,6 +271,7 @@ GLOSSARY = {
     "escalate.observed_either_side": "The question asks about one day, and the figures were seen only before and "
                                      "after it: a person checks that day.",
     "escalate.open_in_the_record": "A passage of the case says the point the ruling settled is still open.",
+    "escalate.kept_called_wrong": "A passage of the case says the source whose figure the ruling kept went wrong.",
     "consensus.metric_split_flagged": "The arbiters split on a measure, so it is flagged.",
     "escalate.flagged_for_review": "At least one contradiction could not be resolved with enough confidence.",
     "detect.unit_mismatch": "Two reports give the same measure in different units.",
@@ -306,7 +308,8 @@ SPEC = ProtocolSpec(
                  lambda case: bool(case.reports)),
     ),
     moderator=(detect_contradictions, decide, value_reported, build_consensus, one_figure_asked, one_time_asked,
-               valid_either_side, measured_after_question, observed_either_side, open_in_the_record, verdict),
+               valid_either_side, measured_after_question, observed_either_side, open_in_the_record, kept_called_wrong,
+               verdict),
     glossary=GLOSSARY,
     agents_title="arbiters",
         offline_agent=f"{__name__}.agent",

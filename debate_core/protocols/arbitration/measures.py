@@ -209,7 +209,10 @@ def still_holds(p1: str | None, p2: str | None) -> bool:
 # How a report says its figure is worked out from what a thing can do ("pump rating times 24 hours"),
 # and how one says its figure was measured ("metered volume on the highest day").
 _CAPACITY = re.compile(r"\b(?:rated|rating|capacity|theoretical|maximum possible|flat out|round the clock|"
-                       r"(?:24|twenty-four) hours|if it ran|at full (?:speed|power|load))\b", re.I)
+                       r"(?:24|twenty-four) hours|if it ran|at full (?:speed|power|load))\b"
+                       # "11 kW x 10.5 h": a power or a flow rate times the hours is what it would draw flat out.
+                       r"|\b\d[\d.,]*\s*(?:kW|W|hp|l/min|l/h|m³/h|m3/h|litres per (?:minute|hour))\s*(?:x|×|\*|times)\s*"
+                       r"\d[\d.,]*\s*(?:h|hrs?|hours?)\b", re.I)
 _MEASURED = re.compile(r"\b(?:meter(?:ed)?|measured|readings?|counted|logged|recorded|weighed|weighbridge|surveyed)\b",
                        re.I)
 

@@ -404,10 +404,17 @@ _TO_WHAT = re.compile(r"^([^,;:()]{1,40}?)(?=\s+(?:for|from|with|in|on|at|by|bec
                       r"|[,;:()]|\.(?!\d)|$)", re.I)
 
 
+# "The one-off fleet induction is replaced by a capsize recovery check with a club instructor": what follows.
+_REPLACED_BY = re.compile(r"\b(?:is|are|was|were|has been|have been|will be|shall be) replaced (?:by|with)\s+(?:an?\s+)?",
+                          re.I)
+
+
 def successor_names(sentence: str, described: dict[str, str]) -> list[str]:
     """The predicates a change "from X to Y" puts in X's place ("lowered from 18 to 16": age_16_plus;
-    "moves from FULL to BACKWARD compatibility": compat_backward), by the same best share."""
-    parts = [t.group(1) for m in _MOVES_FROM.finditer(sentence) for t in [_TO_WHAT.match(sentence[m.end():])] if t]
+    "moves from FULL to BACKWARD compatibility": compat_backward), or that "X is replaced by Y" names, by
+    the same best share."""
+    parts = [t.group(1) for pattern in (_MOVES_FROM, _REPLACED_BY) for m in pattern.finditer(sentence)
+             for t in [_TO_WHAT.match(sentence[m.end():])] if t]
     return best_named(parts, described)
 
 

@@ -39,6 +39,7 @@ from ..escalation import ruling_context, units_mismatch_reason, weak_tie_break_r
 from ..models import Decision, Resolution
 from .agreeing import figure_shown as _shown
 from .verdict import (
+    kept_called_wrong,
     measured_after_question,
     observed_either_side,
     one_figure_asked,
@@ -456,6 +457,7 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
         ("escalate.measured_after_question", lambda: measured_after_question(question, contradictions, decisions)),
         ("escalate.observed_either_side", lambda: observed_either_side(question, contradictions, decisions, evidence)),
         ("escalate.open_in_the_record", lambda: open_in_the_record(contradictions, decisions, evidence)),
+        ("escalate.kept_called_wrong", lambda: kept_called_wrong(contradictions, decisions, evidence)),
     ) for reason in [rule()] if reason), (None, None))
     if later:
         reasons.append(later)

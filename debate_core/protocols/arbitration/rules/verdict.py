@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ....core.schemas import AgentReport, Evidence
-from ....core.text import MONTHS, calendar_days, doubts, holds_open, numbers, terms
+from ....core.text import MONTHS, calendar_days, doubts, holds_open, numbers, sentences, terms
 from ..contradictions import (
     BOTH_OFFERED,
     MATCH_TOLERANCE,
@@ -366,6 +366,10 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
         return None
     about = set()
     carrying: set[str] = set()
+    # Who the sides' sources are ("Fenmoor ICB data extraction"): a doubt from one of them, in a passage
+    # its source names ("Email from the ICB's commissioning manager"), is on the point.
+    parties = {t for c in settled for src in (c.agent1_source, c.agent2_source) for t in terms(src or "")} \
+        - _GENERIC_SOURCE
     for c in settled:
         about |= set(terms(" ".join(str(x or "") for x in (
             metric_words(c.metric_name), c.agent1_source, c.agent2_source, c.agent1_citation, c.agent2_citation,
@@ -378,7 +382,47 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
         for sentence in doubts(ev.text):
             # Whoever holds the point open ("I won't sign anything until ...") names it in the passage,
             # not always in that sentence ("The 2021 calibration ... doesn't count for this claim.").
-            if ev.id in carrying or set(terms(sentence)) & about or (holds_open(sentence) and set(terms(ev.text)) & about):
+            if ev.id in carrying or set(terms(sentence)) & about or set(terms(ev.source or "")) & parties \
+                    or (holds_open(sentence) and set(terms(ev.text)) & about):
                 return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
                         "it: a person must decide once it is settled")
+    return None
+
+
+# "the portal has the wrong baseline", "the app's figure is incorrect": a passage's own word that a source
+# went wrong; "is not wrong" denies it.
+_CALLED_WRONG = re.compile(r"(?<!not )(?<!n't )\b(?:wrong|incorrect|mistaken|in error|erroneous|miscalculated|"
+                           r"miscounted|misread)\b", re.I)
+# Words of a source's name that say what kind of thing it is, not which one.
+_GENERIC_SOURCE = frozenset(terms("report record records data summary figure figures page export exported "
+                                  "table document documents email letter note notes the of for and"))
+
+
+def kept_called_wrong(contradictions: list[Contradiction], decisions: dict[int, Decision],
+                      evidence: Sequence[Evidence]) -> str | None:
+    """Rule: where the ruling kept one source's figure and a passage outside both sources says that
+    source went wrong ("Agree the portal has the wrong baseline"), naming it by a word of its name
+    that the other source's name does not share, and not naming the other source, the ruling stands
+    against the case's own word: a person must look, with the sentence quoted."""
+    for c in contradictions:
+        d = decisions[c.index]
+        if not d.resolved or d.resolution not in ("agent1_correct", "agent2_correct"):
+            continue
+        won, lost = (1, 2) if d.resolution == "agent1_correct" else (2, 1)
+        w, lo = c.side(won), c.side(lost)
+        mine = set(terms(w["source"] or "")) - _GENERIC_SOURCE
+        theirs = set(terms(lo["source"] or ""))
+        named, other = mine - theirs, theirs - mine - _GENERIC_SOURCE
+        if not named:
+            continue
+        # The losing side's own passage calling the other wrong is the dispute itself, not the case's word.
+        own = {ev.id for side in (w, lo) for ev in source_passages(side["source"], side["citation"], evidence)}
+        for ev in evidence:
+            if ev.id in own:
+                continue
+            for sentence in sentences(ev.text):
+                said = set(terms(sentence))
+                if _CALLED_WRONG.search(sentence) and said & named and not said & other:
+                    return (f'{ev.id} says {w["name"]}\'s source went wrong ("{sentence.strip()}"), yet the ruling '
+                            f"kept its {shown_value(w['value'], w['unit'])}: a person must check it")
     return None

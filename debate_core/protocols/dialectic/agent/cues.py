@@ -38,7 +38,9 @@ _EXTRA_CUES = {
     # "Nor may you bring a dog": a bar carried over from the sentence before, said by inversion.
     "prohibition": ("nor may", "nor can", "neither may", "neither can"),
     # "members no longer need their own policy for the counter": what was needed is needed no more.
-    "not_required": ("no longer need", "no longer have to", "no longer has to"),
+    "not_required": ("no longer need", "no longer have to", "no longer has to",
+                     # "Recording nests of common species needs no licence or permit".
+                     "needs no", "need no", "requires no", "require no"),
 }
 
 # "X is limited to the sections the council has opened" confines X to what follows, a condition; a
@@ -178,11 +180,29 @@ _GRANTED_TO = re.compile(r"\b(?:is|are|shall be|will be) (?:issued|granted|given
                          r"|\b(?:is|are) (?:only )?(?:available|open) (?:only )?to\b", re.I)
 
 
+# "Cheese made from raw milk may be sold in England": a passive permission with no condition says what
+# is allowed, not who must be what; "may be sold by members who ..." has its conditions. What kind of
+# thing it names ("Letters going abroad may be franked") is still the kind the rule is about.
+_BARE_PASSIVE_PERMISSION = re.compile(r"\bmay (?:also |still )?be \w+(?:ed|en|ld|t)\b", re.I)
+_CONDITION_WORD = re.compile(r"\b(?:if|only|provided|who|whose|which|that|when|where|once|as long as|so long as|"
+                             r"subject to|after|before|by|unless|until|must|aged|over|under)\b", re.I)
+
+
+def bare_permission(text: str) -> bool:
+    """A passive permission that states no one's terms ("Cheese made from raw milk may be sold")."""
+    return permits(text) and bool(_BARE_PASSIVE_PERMISSION.search(text)) and not _CONDITION_WORD.search(text)
+
+
+def _grants_on_conditions(text: str) -> bool:
+    """A permission that states who or on what terms, not a bare passive one."""
+    return permits(text) and not bare_permission(text)
+
+
 def states_requirement(text: str) -> bool:
     """Whether the text requires ("must", "only if", "on condition that") or grants ("may", "is issued
     to a person who ...") something: the predicates it names are the conditions of that requirement or
     grant, whatever provisos follow."""
-    return (_has_cue(text, "obligation") or permits(text) or bool(_GRANTED_TO.search(text))
+    return (_has_cue(text, "obligation") or _grants_on_conditions(text) or bool(_GRANTED_TO.search(text))
             or bool(_MEANT_FOR.search(text)) or kept_need(text)
             # "No one goes on court without a waiver": a bar on going without it requires it.
             or (_has_cue(text, "prohibition") and bool(_DOUBLE_NEGATIVE.search(text))))
@@ -220,18 +240,26 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _NEGATIONS = frozenset({"not", "never"})
 
 
+_NOT_MORE_THAN = re.compile(r"\b(not|never)\s+(?:more|less|longer|fewer|over|under)\s+(?:than\s+)?\S+\s+\w+\s+"
+                            r"(?:(?:in|of|behind|overdue)\s+(?:with\s+)?)?", re.I)
+
+
 def only_negated(sentence: str, name_terms: set[str]) -> bool:
     """Whether a sentence names a predicate (its name's stems, `name_terms`) and every word of it that
     it names comes at most two words after a negation ("not", "never", "-n't")."""
-    words = [w.lower() for w in _WORD.findall(sentence)]
+    # "are not more than 30 days in arrears": a negated amount negates what it measures.
+    words = [w.lower() for w in _WORD.findall(_NOT_MORE_THAN.sub(r"\1 ", sentence))]
     hits = [i for i, w in enumerate(words) if stem(w) in name_terms]
     return bool(hits) and all(any(w in _NEGATIONS or w.endswith("n't") for w in words[max(0, i - 2):i])
                               for i in hits)
 
 
 # "Performers may sell their own recordings, but must not approach people to do so": a permission and
-# a prohibition joined by "but" are two rules, each of its own clause's words.
-_TURN = re.compile(r",\s+but\s+|;\s+but\s+", re.I)
+# a prohibition joined by "but" are two rules, each of its own clause's words; so are two joined by
+# "and" when the second names its own subject ("Parents must sign the agreement, and anyone more than
+# 30 days behind with fees may not take up a new place").
+_TURN = re.compile(r",\s+but\s+|;\s+but\s+|,\s+and\s+(?=(?:anyone|anybody|nobody|no one|everyone|those|members|"
+                   r"parents|you|they)\b)", re.I)
 
 
 def _turned_clauses(sentence: str) -> list[str]:
@@ -391,6 +419,16 @@ def not_required_clause(sentence: str) -> str:
         if len(needless) == 1:
             return needless[0]
     return sentence
+
+
+def required_part(sentence: str) -> str:
+    """The sentence without the clause that says something is not needed ("..., as long as we hold a
+    consent form signed by a parent; all-adult teams need no consent forms" keeps its first clause);
+    "" when the whole sentence says so."""
+    if cue_kind(sentence) != "not_required":
+        return sentence
+    needless = not_required_clause(sentence)
+    return "" if needless == sentence else sentence.replace(needless, " ").strip(" ;,")
 
 
 # "A maker who sells only direct to the consumer needs registration, not approval": what follows ", not"

@@ -10,7 +10,7 @@ from ....core.schemas import Case
 from ....core.text import terms
 from ....providers.offline.agents import register
 from ....providers.offline.reading import Reading
-from ..amendments import withdrawn_names
+from ..amendments import successor_names, withdrawn_names
 from ..rules import ENGINE_ISSUE_PREFIX, check_asp
 from .cues import (
     asks_for_asp,
@@ -179,12 +179,20 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         note = f"{eid}; partly covered by {', '.join(covered)}" if covered else eid
         if repeals(sent):
             # A later text withdrew what it names: the rule must not keep it, as a condition or an exception.
-            named = set(withdrawn_names(sent, {p.name: p.desc for p in preds}))
+            described = {p.name: p.desc for p in preds}
+            named = set(withdrawn_names(sent, described))
             for p in preds:
                 if p.name in named and p.name in positive | negated and p.name not in reported:
                     issues.append(f"Over-restrictive condition {p.literal(var)}: {eid} says it no longer applies "
                                   f"(\"{sent}\"); remove it.")
                     reported.add(p.name)
+            # "The induction is replaced by a capsize check": what takes the withdrawn condition's place.
+            for name in successor_names(sent, described):
+                p = by_name[name]
+                if p.group == "condition" and name not in positive and name not in reported:
+                    issues.append(f"Missing condition {p.literal(var)}: {eid} puts it in place of what it "
+                                  f"withdraws (\"{sent}\"); add it.")
+                    reported.add(name)
             continue
         if kind == "exception":
             edge_cases.append(f"{sent} ({note})")

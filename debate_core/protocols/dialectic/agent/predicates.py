@@ -11,6 +11,7 @@ from ....core.text import NUMBER_WORDS, terms
 from ..amendments import replaces, successor_names, withdrawn_names
 from ..rules import rule_literals
 from .cues import (
+    bare_permission,
     contrasted_need,
     covers,
     cue_kind,
@@ -22,6 +23,7 @@ from .cues import (
     permits,
     reaffirmed,
     repeals,
+    required_part,
     split_exception,
     states_requirement,
 )
@@ -47,8 +49,10 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   r"|\bnone(?:\s+of\s+[\w' -]{1,40}?)?\s+(?:may|can|shall|must|is|are)\b"
                   # "A permit that has been suspended gives no right to perform until the suspension ends".
                   r"|\b(?:gives?|confers?|carr(?:y|ies)) no right to\b"
-                  # "The main court isn't open to children under five"; "Deprecated services need not apply".
-                  r"|\b(?:is|are) not open to\b|\b(?:isn't|aren't) open to\b|\bneed(?:n't| not) apply\b", re.I)
+                  # "The main court isn't open to children under five"; "club boats aren't available to you
+                  # until it's paid"; "Deprecated services need not apply".
+                  r"|\b(?:is|are) not (?:open|available) to\b|\b(?:isn't|aren't) (?:open|available) to\b"
+                  r"|\bneed(?:n't| not) apply\b", re.I)
 # A provision's number ("12.2", "(b)", "4.") before its text: not part of what it says.
 _NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
@@ -184,10 +188,16 @@ def with_rivals(preds: list[Pred], common: set[str]) -> list[Pred]:
 _OR_MORE = re.compile(r"\b(?:or|and) (?:more|over|older|higher|above|better|upwards)\b|\d\+", re.I)
 
 
+_OWNING = re.compile(r"\b(?:own|owns|owned|owner|owners|owning|their|his|her|your)\b", re.I)
+
+
 def matches(sentence: str, pred: Pred, common: set[str]) -> bool:
     words = set(terms(sentence)) | set(terms(_FIGURE_UNIT.sub(r"\1\2", sentence))) \
         | (set(terms("plus")) if _OR_MORE.search(sentence) else set())
     name_terms = _name_terms(pred)
+    # Owning a thing (own_buoyancy_aid) is not using or wearing one: "Buoyancy aids must be worn" is not about it.
+    if "own" in pred.name.split("_") and not _OWNING.search(sentence):
+        return False
     # A figure in the name (notice_90_days) is what sets it apart: a sentence with another figure is not about it.
     figures = _numbers(pred.name)
     if figures and not figures & _numbers(sentence):
@@ -290,9 +300,11 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # A requirement ("must", "only if") or a grant ("may ..., provided that ...") names the conditions of
     # the rule in the part before any exception.
     required = [_without_other_grants(rule_part, head, preds) for s in sents if not repeals(s)
-                for rule_part in [split_exception(s)[0]]
-                if cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways \
+                for rule_part in [split_exception(required_part(s))[0]]
+                if rule_part and cue_kind(rule_part) != "not_required" and states_requirement(rule_part)] + only_ways \
         + reaffirmed(sents)
+    # "Letters going abroad may be franked": a bare permission names the kind of thing the rule is about.
+    kind_permitted = [s for s in sents if not repeals(s) and bare_permission(s)]
     if banned:
         # The rule defines what is banned ("cutting_banned"): a bar states its conditions, and what the
         # passages still allow ("may be cut ... from 1 August") defeats it.
@@ -313,7 +325,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
             defeating = next((clause for clause in [*unless, *(c for c in limits if _reaches(c, p))]
                               if covers(set(terms(clause)), name_terms) or matches(clause, p, common)), None) \
                 or next((clause for clause in limits if _spends(clause, p, name_terms)), None)
-            requiring = next((s for s in required if matches(s, p, common)), None)
+            requiring = next((s for s in required if matches(s, p, common)), None) or \
+                next((s for s in kind_permitted if is_type(p) and matches(s, p, common)), None)
             if defeating in bars and requiring and _barred_other(defeating, p, preds, required, common):
                 # "isn't open to children under five during standard sessions": the bar is of the
                 # predicate no requirement names (under_5), and the session it speaks of is required.
@@ -332,7 +345,7 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # "the minimum age is lowered from 18 to 16": what takes a required predicate's place is required.
     taking_over: set[str] = set()
     for s in sents:
-        olds = set(withdrawn_names(s, described)) if replaces(s) else set()
+        olds = set(withdrawn_names(s, described)) if replaces(s) or repeals(s) else set()
         if any(matches(r, p, common) for p in preds if p.name in olds for r in required):
             taking_over |= set(successor_names(s, described))
     return [replace(p, group="condition") if p.name in taking_over and p.group == "other" else p
