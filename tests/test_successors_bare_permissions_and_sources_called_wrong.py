@@ -9,20 +9,14 @@ own email says is still open. Driven through the CLI on cases written here (fict
 
 from __future__ import annotations
 
-import re
-
 from test_cc_dialectic_traps import _rule_case, _run
 from test_pending_changes_variants_and_bases import _arbitration
+from test_settings_moved_requirements_kept_and_meetings_ahead import _rule_of
 
 from debate_core.core.doubt import states_doubt
 from debate_core.core.text import stem
 from debate_core.protocols.dialectic.agent.cues import bare_permission, cue_kind, only_negated, required_part
 from debate_core.protocols.dialectic.amendments import successor_names
-
-
-def _rule_of(verdict: dict) -> str:
-    return re.search(r"As an ASP rule: (.*?\)\.)(?:\s|$)", verdict["answer"]).group(1)
-
 
 KILN = _rule_case(
     "kiln_room_solo_firing",

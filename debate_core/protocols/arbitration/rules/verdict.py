@@ -350,6 +350,11 @@ def _day_words(day: tuple[int, int, int]) -> str:
     return f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
 
 
+# Words of a source's name that say what kind of thing it is, not which one.
+_GENERIC_SOURCE = frozenset(terms("report record records data summary figure figures page export exported "
+                                  "table document documents email letter note notes the of for and"))
+
+
 def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int, Decision],
                        evidence: Sequence[Evidence]) -> str | None:
     """Rule: where a passage of the case says the point the arbiters settled (for one side, or both
@@ -393,9 +398,6 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
 # went wrong; "is not wrong" denies it.
 _CALLED_WRONG = re.compile(r"(?<!not )(?<!n't )\b(?:wrong|incorrect|mistaken|in error|erroneous|miscalculated|"
                            r"miscounted|misread)\b", re.I)
-# Words of a source's name that say what kind of thing it is, not which one.
-_GENERIC_SOURCE = frozenset(terms("report record records data summary figure figures page export exported "
-                                  "table document documents email letter note notes the of for and"))
 
 
 def kept_called_wrong(contradictions: list[Contradiction], decisions: dict[int, Decision],
