@@ -188,14 +188,18 @@ _CONDITION_WORD = re.compile(r"\b(?:if|only|provided|who|whose|which|that|when|w
                              r"subject to|after|before|by|unless|until|must|aged|over|under)\b", re.I)
 
 
+def _bare_passive(text: str) -> bool:
+    return bool(_BARE_PASSIVE_PERMISSION.search(text)) and not _CONDITION_WORD.search(text)
+
+
 def bare_permission(text: str) -> bool:
     """A passive permission that states no one's terms ("Cheese made from raw milk may be sold")."""
-    return permits(text) and bool(_BARE_PASSIVE_PERMISSION.search(text)) and not _CONDITION_WORD.search(text)
+    return permits(text) and _bare_passive(text)
 
 
 def _grants_on_conditions(text: str) -> bool:
     """A permission that states who or on what terms, not a bare passive one."""
-    return permits(text) and not bare_permission(text)
+    return permits(text) and not _bare_passive(text)
 
 
 def states_requirement(text: str) -> bool:

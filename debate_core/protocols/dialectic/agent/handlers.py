@@ -166,6 +166,7 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         contradictions.append(f"{name}({var}) is required and negated in the same body, so the rule can never fire.")
 
     reported: set[str] = set()
+    described = {p.name: p.desc for p in preds}
     for p, eid, sent in _said_not_needed(case, vocab_ids, preds, common):
         if p.name in positive and p.name not in reported:
             issues.append(f"Over-restrictive condition {p.literal(var)}: {eid} says it is not required "
@@ -179,7 +180,6 @@ def antithesis(payload: dict[str, Any]) -> dict[str, Any]:
         note = f"{eid}; partly covered by {', '.join(covered)}" if covered else eid
         if repeals(sent):
             # A later text withdrew what it names: the rule must not keep it, as a condition or an exception.
-            described = {p.name: p.desc for p in preds}
             named = set(withdrawn_names(sent, described))
             for p in preds:
                 if p.name in named and p.name in positive | negated and p.name not in reported:
