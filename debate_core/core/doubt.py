@@ -107,6 +107,19 @@ _DOUBT = re.compile(
     # "We are compiling the records ... we expect this to take two to three weeks"; "Engineer booked for
     # Saturday 19 December to read the event log": the record or the test that would settle it is to come.
     r"|\bexpect (?:this|it|that|them) to take\b"
+    # "Protocol v4 hasn't been through our clinical policy group ... I can't give you a date for the policy
+    # group yet": the decision the point waits on has no date.
+    r"|\b(?:can't|cannot|can not|couldn't|could not) (?:yet )?(?:give|set|name|promise) (?:you |them |us |him |her )?"
+    r"(?:a|any) (?:date|timescale|timeline)\b"
+    # "Serial: V7-22103, last two digits hidden under a fold", "Count at intake: 30,7, the rest cut off by
+    # the edge of the photo": the part of the record that would settle it cannot be read.
+    r"|\b(?:the rest|(?:last|first) (?:two|three|four|few) (?:digits|figures|numbers|characters)|(?:digits|figures?|"
+    r"numbers?|date|count|reading|serial)(?: number)?)\b[^.;]{0,12}?\b(?:is |are |was |were )?(?:hidden|cut off|illegible|"
+    r"unreadable|obscured|not legible|not readable|torn off)\b"
+    # "We've asked our supplier for our June 2020 purchases, but they may not keep records that old":
+    # the record that would settle it has been asked for and has not come.
+    r"|\b(?:we've|we have|I've|I have) (?:now |since )?asked (?:the|our|their|its|his|her) [\w-]+(?: [\w-]+)? for "
+    r"(?:the|our|their|its|his|her|a|any|copies)\b[^.;]{0,80}?\bmay (?:not|no longer) (?:keep|have|hold|exist)\b"
     # "Ten bolts went for the referee test; they expect to report by 20 May", "we have asked the records
     # office to search the minutes; they expect to reply in July": the finding is to come.
     r"|\b(?:expects?|expected) to (?:report|reply|respond|decide|rule|give (?:a|its|their) (?:result|finding|answer)s?) "

@@ -55,6 +55,7 @@ from .measures import (
     DEFINITION_GROUPS,
     cues_in,
     defined_as,
+    difference_counted,
     label_of,
     measured_not_capacity,
     per_unit_against_whole,
@@ -64,7 +65,7 @@ from .measures import (
     years_of_different_kinds,
 )
 from .rules import authority_order
-from .units import derived_share, misread_unit, misread_words, same_part_of_different_wholes
+from .units import derived_share, misread_unit, misread_words, same_part_of_different_wholes, worked_from
 
 # How far apart two sides must be on a criterion before it decides.
 AUTHORITY_STEP = 0.1
@@ -326,7 +327,7 @@ def _different_measures(s1: Side, s2: Side, kinds: list[str]) -> str | None:
     return (definition_difference(s1, s2) or rates_of_different_totals(s1.interpretation, s2.interpretation)
             or same_part_of_different_wholes(s1.value, s1.unit, s1.citation, s2.value, s2.unit, s2.citation)
             or per_unit_against_whole(*(" ".join(filter(None, [s.interpretation, s.definition, s.citation]))
-                                        for s in (s1, s2)), s1.shown(), s2.shown())
+                                        for s in (s1, s2)), s1.shown(), s2.shown(), s1.unit, s2.unit)
             or years_of_different_kinds(*(" ".join([s.context(), *(ev.text for ev in s.value_passages)])
                                           for s in (s1, s2)), s1.shown(), s2.shown()))
 
@@ -372,26 +373,6 @@ def capacity_against_measure(s1: Side, s2: Side) -> tuple[Side, Side] | None:
         if measured_not_capacity(said(a), said(b), "" if defined else " ".join(ev.text for ev in b.value_passages)):
             return a, b
     return None
-
-
-def _difference_counted(s1: Side, s2: Side) -> str:
-    """Where one of the sources' own passages counts what separates the two figures ("17 started in a
-    chimney before spreading", between 131 and 148), that passage, quoted: it shows how the measures
-    differ."""
-    if s1.value is None or s2.value is None or s1.unit != s2.unit:
-        return ""
-    gap = round(abs(float(s1.value) - float(s2.value)), 6)
-    if not gap:
-        return ""
-    for ev in [*s1.passages, *s2.passages]:
-        for sentence in sentences(ev.text):
-            if any(_matches(gap, v) for v in quoted_numbers(sentence)):
-                quoted = clip_words(sentence.rstrip("."), DIFFERENCE_QUOTE)
-                return f"; the difference, {gap:g}, is counted in {ev.id}: \"{quoted}\""
-    return ""
-
-
-DIFFERENCE_QUOTE = 140
 
 
 def _result(resolution: str, action: str, explanation: str, value: Any, citation: str | None,
@@ -480,7 +461,7 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
 
     differ = _different_measures(s1, s2, kinds) or (both_offered and both_from_one_source(s1, s2))
     if differ:
-        differ += _difference_counted(s1, s2)
+        differ += difference_counted(s1.value, s1.unit, s2.value, s2.unit, [*s1.passages, *s2.passages])
         fresher = _favour_dates(period_end(s1.period), period_end(s2.period))
         recent = {1: s1, 2: s2}.get(fresher)
         tail = f" The more recent figure is {recent.shown()} ({recent.source}, {recent.period})." if recent else ""
@@ -525,7 +506,10 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
                 f"{a.agent}'s {a.shown()} appears in its cited source ({a.source or 'unnamed source'}); "
                 f"{b.agent}'s {b.shown()} does not appear in the passages of {b.source or 'its source'}, so it is "
                 f"unverified. Decided by verification: {a.agent}'s {a.shown()} stands.",
-                a.value, a.citation, 0.7,
+                a.value, a.citation, SELF_SAID_CONFIDENCE if worked_from(b.value, a.value, b.citation) else 0.7,
+                # A figure worked out from the printed one is not shown wrong by being unprinted.
+                [f"could not assess: which of the two the question asks for: {b.agent}'s {b.shown()} is worked out "
+                 f"from {a.agent}'s {a.shown()}"] if worked_from(b.value, a.value, b.citation) else None,
             )
 
     if "interpretation" in kinds:

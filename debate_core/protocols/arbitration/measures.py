@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...core.lexicons import LEXICON_DIR
-from ...core.text import MONTHS, stem
-from .contradictions import period_end
+from ...core.schemas import Evidence
+from ...core.text import MONTHS, clip_words, sentences, stem
+from .contradictions import MATCH_TOLERANCE, period_end, quoted_numbers, relative_difference
 
 MEASURES_FILE = "statistical_measures_en.tsv"
 # Cue groups whose kinds name different measures of one quantity; "estimate" only says how sure a figure is.
@@ -173,13 +174,16 @@ def _counted_per(text: str) -> set[str]:
             and m.group(1).split()[0].lower() not in _PER_ENDS}
 
 
-def per_unit_against_whole(context1: str, context2: str, figure1: str, figure2: str) -> str | None:
+def per_unit_against_whole(context1: str, context2: str, figure1: str, figure2: str,
+                           unit1: str | None = None, unit2: str | None = None) -> str | None:
     """Rule: a figure its report counts per something ("Per year of memorial, the cost has gone from
     £240 to £192") and one counted per nothing (the fee, up from £1,200 to £1,920) measure different
     things: a change in the one is not a change in the other. `context1` and `context2` are each
     report's own words (its reading, definition and citation), not the passages around its figure:
-    "area per client's sketch" there says whose figure it is, not what it is counted per."""
-    own = (_counted_per(context1), _counted_per(context2))
+    "area per client's sketch" there says whose figure it is, not what it is counted per. A figure
+    whose unit is itself a rate ("g per 100 g") is counted per what its unit names, whatever its
+    citation's arithmetic ("0.80 x 2.5 = 2.0 g per 100 g") shows."""
+    own = (_counted_per(context1) | _per_words(unit1), _counted_per(context2) | _per_words(unit2))
     if bool(own[0]) == bool(own[1]):
         return None
     rate, whole = (figure1, figure2) if own[0] else (figure2, figure1)
@@ -245,4 +249,25 @@ def defined_as(agent1: str, citation1: str | None, agent2: str, citation2: str |
         m = _DEFINED_AS.search(citation or "")
         if m:
             return f", and {agent}'s figure is defined as '{m.group(1)}'"
+    return ""
+
+
+DIFFERENCE_QUOTE = 140
+
+
+def difference_counted(value1: float | None, unit1: str | None, value2: float | None, unit2: str | None,
+                       passages: list[Evidence]) -> str:
+    """Where one of the sources' own passages (`passages`) counts what separates the two figures ("17
+    started in a chimney before spreading", between 131 and 148), that passage, quoted: it shows how
+    the measures differ."""
+    if value1 is None or value2 is None or unit1 != unit2:
+        return ""
+    gap = round(abs(float(value1) - float(value2)), 6)
+    if not gap:
+        return ""
+    for ev in passages:
+        for sentence in sentences(ev.text):
+            if any(relative_difference(gap, v) <= MATCH_TOLERANCE for v in quoted_numbers(sentence)):
+                quoted = clip_words(sentence.rstrip("."), DIFFERENCE_QUOTE)
+                return f"; the difference, {gap:g}, is counted in {ev.id}: \"{quoted}\""
     return ""

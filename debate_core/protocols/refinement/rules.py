@@ -313,6 +313,46 @@ def change_on_a_sound_unit_reasons(final: Mapping[str, Any], passages: Sequence[
     return []
 
 
+# How a passage says the failing and the sound units share a thing: "Same blend, same yeast and pH
+# 3.7-3.8 in all ten", "the same firmware on every camera". What follows "same" (up to three words,
+# to a comma or "and") is the thing shared; the quantifier says it is shared by all of them.
+_SAME_THING = re.compile(r"\bsame\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?=\s*(?:,|\band\b|\bin\b|\bon\b|\bacross\b"
+                         r"|\bfor\b|\bas\b|$))", re.I)
+_ALL_UNITS = re.compile(r"\b(?:in|on|across|for|to)\s+(?:all|every|each|both)\b|\b(?:all|both)\s+(?:of\s+them|\w+\s+\w+s)\b",
+                        re.I)
+
+
+# The words every hypothesis's opening carries ("Root cause: the change just before the first
+# anomaly, ..."): they name no thing.
+_TEMPLATE_WORDS = frozenset(terms("root cause change just before first anomaly fault limit reached standing condition "
+                                  "affected component repeat known pattern"))
+
+
+def shared_by_all(cause: str, sentence: str) -> bool:
+    """A sentence says that every unit, the sound ones with the failing, has the thing `cause` names
+    ("Same blend, same yeast and pH 3.7-3.8 in all ten"): a thing named after "same" shares a
+    content word with the cause, and the sentence says all (or both, or each) of the units have it.
+    "Not the same ..." says the opposite."""
+    if not _ALL_UNITS.search(sentence):
+        return False
+    wanted = message_words(cause) - _TEMPLATE_WORDS
+    return any(message_words(m.group(1)) & wanted for m in _SAME_THING.finditer(sentence)
+               if not re.search(r"\b(?:not|never)\s+(?:quite\s+)?(?:the\s+)?$", sentence[:m.start()], re.I))
+
+
+def shared_with_sound_units_reasons(final: Mapping[str, Any], passages: Sequence[tuple[str, str]]) -> list[str]:
+    """Rule: "a root cause that the evidence shows also occurs when nothing fails goes to a human",
+    for a thing the failing units share with the sound ones (`shared_by_all`): it cannot be what
+    singles the failing ones out. The change's own sentence does not count."""
+    cause = stated_cause(final["hypothesis"])
+    for pid, text in passages:
+        for s in sentences(text):
+            if not same_message(cause, s) and shared_by_all(cause, s):
+                return [f"The hypothesis blames something the failing and the sound units share: {pid} reports "
+                        f"\"{_cut(s)}\"; what sets the failing ones apart is not shown"]
+    return []
+
+
 # How a test takes a change out of the picture (general English of undoing: no system's vocabulary),
 # and how it says the trouble went on regardless.
 _UNDONE = re.compile(r"\b(?:bypass(?:ed)?|rolled back|reverted|disabled|switched off|turned off|unplugged"
@@ -456,7 +496,8 @@ def verdict(
         reasons.append(unassessed[0].upper() + unassessed[1:])
         applied.append("reasoner_could_not_assess")
     healthy = (healthy_cause_reasons(final, passages) or change_without_trouble_reasons(final, passages, question)
-               or change_on_a_sound_unit_reasons(final, passages, question))
+               or change_on_a_sound_unit_reasons(final, passages, question)
+               or shared_with_sound_units_reasons(final, passages))
     if healthy:
         reasons += healthy
         applied.append("cause_seen_when_nothing_fails")

@@ -10,7 +10,16 @@ import re
 from collections.abc import Sequence
 
 from ....core.schemas import AgentReport, Evidence
-from ....core.text import MONTHS, calendar_days, doubts, holds_open, numbers, sentences, terms
+from ....core.text import (
+    MONTHS,
+    authority_score,
+    calendar_days,
+    doubts,
+    holds_open,
+    numbers,
+    sentences,
+    terms,
+)
 from ..contradictions import (
     BOTH_OFFERED,
     MATCH_TOLERANCE,
@@ -350,6 +359,8 @@ def _day_words(day: tuple[int, int, int]) -> str:
     return f"{day_of_month} {MONTHS[month - 1].capitalize()} {year}"
 
 
+# The authority of hearsay (a forum, a comment, a chat; core/text.py's levels) and below.
+HEARSAY = 0.25
 # Words of a source's name that say what kind of thing it is, not which one.
 _GENERIC_SOURCE = frozenset(terms("report record records data summary figure figures page export exported "
                                   "table document documents email letter note notes the of for and"))
@@ -384,6 +395,9 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
                                                            (c.agent2_value, c.agent2_source, c.agent2_citation))
                      for ev in carries(source_passages(source, citation, evidence), value)}
     for ev in evidence:
+        if authority_score(ev.authority) <= HEARSAY and ev.id not in carrying:
+            # A forum poster's "no idea if that proves anything" holds nothing open: hearsay is no record.
+            continue
         for sentence in doubts(ev.text):
             # Whoever holds the point open ("I won't sign anything until ...") names it in the passage,
             # not always in that sentence ("The 2021 calibration ... doesn't count for this claim.").

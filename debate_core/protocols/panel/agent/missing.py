@@ -60,7 +60,11 @@ READS_ONE_WAY = 0.3
 # dig?"): to that reader, at least, it reads both ways.
 _WAYS = (r"(?:complaint|moan|rant|rave|compliment|praise|dig|joke|jibe|sarcasm|sarcastic|serious|sincere|insult|criticism"
          r"|thank[- ]you|thanks|grumble|warning|recommendation|endorsement|plug|advert)")
-_ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]*\?", re.I)
+# So does one who asks which of two things it is about and says they cannot tell ("Is 'never again'
+# about the surgery or about leaving it so late? Can't tell").
+_ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]*\?"
+                             r"|[^/?]*\bor\b[^/?]{0,80}\?\s*(?:I\s+)?(?:can't|cannot|can not|couldn't|could not)\s+tell\b",
+                             re.I)
 
 
 # The author of the text says they have not made up their mind ("I honestly don't know what to think

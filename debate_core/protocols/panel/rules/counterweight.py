@@ -11,7 +11,7 @@ from ....core.vader import analyzer
 # positive or negative sentence is 0.05; this asks for a plain tone, not a trace of one).
 OTHER_WAY = 0.4
 # At most this many sentences, the clearest first, each clipped to this many characters.
-SHOWN = 2
+SHOWN = 3
 CLIP = 120
 
 
