@@ -65,7 +65,14 @@ from .measures import (
     years_of_different_kinds,
 )
 from .rules import authority_order
-from .units import derived_share, misread_unit, misread_words, same_part_of_different_wholes, worked_from
+from .units import (
+    derived_share,
+    is_year,
+    misread_unit,
+    misread_words,
+    same_part_of_different_wholes,
+    worked_from,
+)
 
 # How far apart two sides must be on a criterion before it decides.
 AUTHORITY_STEP = 0.1
@@ -93,10 +100,6 @@ def _names(source: str | None, citation: str) -> bool:
         return False
     found = set(re.findall(r"[0-9a-z]+", citation.lower()))
     return len(words & found) / len(words) >= 0.5 or _norm(source) in _norm(citation)
-
-
-def _is_year(v: float) -> bool:
-    return v.is_integer() and 1900 <= v <= 2099
 
 
 def _date(text: str | None) -> tuple[int, int] | None:
@@ -235,7 +238,7 @@ def verification(side: Side) -> str:
         return "no value"
     if not side.passages:
         return "no passage"
-    figures = [v for ev in side.passages for v, unit in numbers(ev.text) if unit or not _is_year(v)] \
+    figures = [v for ev in side.passages for v, unit in numbers(ev.text) if unit or not is_year(v)] \
         + [v for ev in side.passages for v in durations(ev.text)]
     if any(_matches(side.value, v) for v in figures) or derived_share(side.value, side.unit, side.citation):
         return "verified"
@@ -500,16 +503,17 @@ def _rule(s1: Side, s2: Side, kinds: list[str], metric: str, order: list[str],
 
     for a, b in ((s1, s2), (s2, s1)):
         if verification(a) == "verified" and verification(b) == "not found":
+            # A figure worked out from the printed one is not shown wrong by being unprinted.
+            raw_and_worked = worked_from(b.value, a.value, b.citation)
             return _result(
                 f"agent{a.n}_correct", f"use_agent{a.n}",
                 f"Both findings concern {metric} for the same period ({a.period or b.period or 'unstated'}). "
                 f"{a.agent}'s {a.shown()} appears in its cited source ({a.source or 'unnamed source'}); "
                 f"{b.agent}'s {b.shown()} does not appear in the passages of {b.source or 'its source'}, so it is "
                 f"unverified. Decided by verification: {a.agent}'s {a.shown()} stands.",
-                a.value, a.citation, SELF_SAID_CONFIDENCE if worked_from(b.value, a.value, b.citation) else 0.7,
-                # A figure worked out from the printed one is not shown wrong by being unprinted.
+                a.value, a.citation, SELF_SAID_CONFIDENCE if raw_and_worked else 0.7,
                 [f"could not assess: which of the two the question asks for: {b.agent}'s {b.shown()} is worked out "
-                 f"from {a.agent}'s {a.shown()}"] if worked_from(b.value, a.value, b.citation) else None,
+                 f"from {a.agent}'s {a.shown()}"] if raw_and_worked else None,
             )
 
     if "interpretation" in kinds:

@@ -159,6 +159,11 @@ def same_part_of_different_wholes(value1: float | None, unit1: str | None, citat
     return None
 
 
+def is_year(v: float) -> bool:
+    """A whole number a year could be (1900-2099): a date's year, not a figure."""
+    return v.is_integer() and 1900 <= v <= 2099
+
+
 def worked_from(value: float | None, other: float | None, citation: str | None) -> bool:
     """Rule: a figure a report works out in one step from the other report's figure and another its
     citation quotes ("Maximum altitude 146 m", less "Launch point altitude 98 m", for 48 m above the
@@ -168,7 +173,7 @@ def worked_from(value: float | None, other: float | None, citation: str | None) 
     if value is None or other is None or value <= 0:
         return False
     figures = [f for f in dict.fromkeys(quoted_numbers(citation or ""))
-               if f > 1 and not (f.is_integer() and 1900 <= f <= 2099) and relative_difference(f, value) > MATCH_TOLERANCE]
+               if f > 1 and not is_year(f) and relative_difference(f, value) > MATCH_TOLERANCE]
     raw = [f for f in figures if relative_difference(f, other) <= MATCH_TOLERANCE]
     return any(got > 0 and relative_difference(got, value) <= MATCH_TOLERANCE
                for a in raw for b in figures if b != a for got in (a - b, b - a, a + b, a * b, a / b, b / a))
