@@ -28,6 +28,7 @@ from typing import Any
 
 from ...core.schemas import AgentReport, Evidence
 from ...core.text import MONTHS, NEGATIONS, STOPWORDS, numbers, tokens
+from .scales import PHYSICAL_UNITS, names_a_version
 
 VALUE_THRESHOLD = 0.05
 CONFIDENCE_GAP = 0.3
@@ -126,11 +127,16 @@ def source_passages(source: str | None, citation: str | None, evidence: Sequence
 # pieces between its ellipses; a piece this short ("71%") could be anywhere.
 _QUOTE = re.compile(r"['‘\"“]([^'’\"”]{12,})['’\"”]")
 MIN_QUOTED_CHARS = 12
+# The whole of what a citation quotes, apostrophes and inner quotes included ("'Note: thrower held
+# on 'Go' for a lull' from the score sheet"): it opens after a space or bracket and closes where the
+# citation goes on ("from the ...", "and '...'", the bracket's end).
+_WHOLE_QUOTE = re.compile(r"(?:^|(?<=[\s\[(:]))['‘\"“](.{12,}?)['’\"”]"
+                          r"(?=\s+(?:from|in|and|on|of|at|by)\b|\s*[\]);,.]|\s*$)", re.S)
 
 
 def cited_words(citation: str | None) -> str:
     """The first piece a citation quotes ("Items brought in: 948. Outcome fixed: 561"), or ""."""
-    m = _QUOTE.search(citation or "")
+    m = _WHOLE_QUOTE.search(citation or "") or _QUOTE.search(citation or "")
     return m.group(1).strip() if m else ""
 
 
@@ -150,25 +156,6 @@ def unit_key(unit: str | None) -> str:
     return _UNITS.get(u, u)
 
 
-# Units of mass and length, by their exact names, in kilograms and metres (the international yard and
-# pound of 1959). A bare "m" is left out: reports write it for millions as often as for metres.
-_PHYSICAL = {
-    **{u: ("mass", 1.0) for u in ("kg", "kgs", "kilogram", "kilograms", "kilo", "kilos")},
-    **{u: ("mass", 1e-3) for u in ("g", "gram", "grams", "gramme", "grammes")},
-    **{u: ("mass", 1e3) for u in ("tonne", "tonnes", "metric ton", "metric tons")},
-    **{u: ("mass", 0.45359237) for u in ("lb", "lbs", "pound", "pounds")},
-    **{u: ("mass", 0.028349523125) for u in ("oz", "ounce", "ounces")},
-    **{u: ("mass", 6.35029318) for u in ("st", "stone", "stones")},
-    **{u: ("length", 1.0) for u in ("metre", "metres", "meter", "meters")},
-    **{u: ("length", 1e-2) for u in ("cm", "centimetre", "centimetres", "centimeter", "centimeters")},
-    **{u: ("length", 1e-3) for u in ("mm", "millimetre", "millimetres", "millimeter", "millimeters")},
-    **{u: ("length", 1e3) for u in ("km", "kilometre", "kilometres", "kilometer", "kilometers")},
-    **{u: ("length", 0.3048) for u in ("ft", "foot", "feet")},
-    **{u: ("length", 0.0254) for u in ("in", "inch", "inches")},
-    **{u: ("length", 0.9144) for u in ("yd", "yds", "yard", "yards")},
-    **{u: ("length", 1609.344) for u in ("mile", "miles", "mi")},
-    **{u: ("length", 1852.0) for u in ("nautical mile", "nautical miles", "nmi")},
-}
 
 
 def unit_scale(unit: str | None) -> tuple[str, float] | None:
@@ -178,8 +165,8 @@ def unit_scale(unit: str | None) -> tuple[str, float] | None:
     u = " ".join((unit or "").strip().lower().split())
     if not u:
         return None
-    if u.rstrip(".") in _PHYSICAL:
-        return _PHYSICAL[u.rstrip(".")]
+    if u.rstrip(".") in PHYSICAL_UNITS:
+        return PHYSICAL_UNITS[u.rstrip(".")]
     for pattern, factor in _RATE_SCALES:
         if pattern.search(u):
             rest = " ".join(re.findall(r"[a-z]+", pattern.sub(" ", u)))
@@ -460,14 +447,18 @@ def _compare(
         # compared once converted: 5% and 50 per mille are the same figure.
         va, vb = (a.value * scales[0], b.value * scales[1]) if scales else (a.value, b.value)
         rd = relative_difference(va, vb)
-        if exceeds(rd, threshold):
+        # Two versions (Gradle 8.4 and 8.5) are two answers however close their numbers are.
+        versions = rd > 0 and names_a_version(a.unit) and names_a_version(b.unit)
+        if exceeds(rd, threshold) or versions:
             value_conflict = True
             diff = rd
             kinds.append("value")
             pct = "infinitely" if math.isinf(rd) else f"{rd:.1%}"
             converted = " once converted to one unit" if scales else ""
             reasons.append(
-                f"values differ by {pct}{converted} (over {threshold:.0%}): "
+                f"different versions, {_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}: a version is a name, "
+                "not an amount, so any difference is a different answer" if versions and not exceeds(rd, threshold)
+                else f"values differ by {pct}{converted} (over {threshold:.0%}): "
                 f"{_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}"
             )
             if units_differ:

@@ -141,6 +141,11 @@ def _per_words(text: str | None) -> set[str]:
     return out
 
 
+# Terms that show a rate next to another measure ("a unit price (per 100 g) as well as the price of
+# the pack, so that packs can be compared") set neither as the one the figure must be counted by.
+_SIDE_BY_SIDE = re.compile(r"\b(?:as well as|alongside|together with|in addition to)\b", re.I)
+
+
 def rate_the_terms_count(context1: str, context2: str, passages: list[tuple[str, str]]) -> tuple[int, str] | None:
     """Rule: where the terms that set the measure count it per something ("water use per kilogram of
     washing capacity used"), a figure counted per that thing measures what the terms count, and a
@@ -152,7 +157,7 @@ def rate_the_terms_count(context1: str, context2: str, passages: list[tuple[str,
             continue
         for sentence in re.split(r"(?<=[.;])\s+", text):
             counted = _per_words(sentence)
-            if not counted:
+            if not counted or _SIDE_BY_SIDE.search(sentence):
                 continue
             matched = [bool(words & counted) for words in own]
             if matched.count(True) == 1 and not own[matched.index(False)]:
@@ -174,6 +179,18 @@ def _counted_per(text: str) -> set[str]:
             and m.group(1).split()[0].lower() not in _PER_ENDS}
 
 
+_PERCENT = frozenset({"%", "percent", "per cent", "percentage", "pct"})
+
+
+def _change_per(context: str, unit: str | None) -> set[str]:
+    """What a percentage change is counted per: the rate of the prices it is worked out from ("Was
+    £1.39 per 100 g, now £1.66": a change in the price per 100 g, not in the price of the pack)."""
+    if (unit or "").strip().lower() not in _PERCENT:
+        return set()
+    return _per_words(" ".join(m.group(0) for m in _PER.finditer(context or "")
+                               if _AMOUNT_BEFORE.search(context[:m.start()])))
+
+
 def per_unit_against_whole(context1: str, context2: str, figure1: str, figure2: str,
                            unit1: str | None = None, unit2: str | None = None) -> str | None:
     """Rule: a figure its report counts per something ("Per year of memorial, the cost has gone from
@@ -183,7 +200,8 @@ def per_unit_against_whole(context1: str, context2: str, figure1: str, figure2: 
     "area per client's sketch" there says whose figure it is, not what it is counted per. A figure
     whose unit is itself a rate ("g per 100 g") is counted per what its unit names, whatever its
     citation's arithmetic ("0.80 x 2.5 = 2.0 g per 100 g") shows."""
-    own = (_counted_per(context1) | _per_words(unit1), _counted_per(context2) | _per_words(unit2))
+    own = (_counted_per(context1) | _per_words(unit1) | _change_per(context1, unit1),
+           _counted_per(context2) | _per_words(unit2) | _change_per(context2, unit2))
     if bool(own[0]) == bool(own[1]):
         return None
     rate, whole = (figure1, figure2) if own[0] else (figure2, figure1)
@@ -259,8 +277,9 @@ def difference_counted(value1: float | None, unit1: str | None, value2: float | 
                        passages: list[Evidence]) -> str:
     """Where one of the sources' own passages (`passages`) counts what separates the two figures ("17
     started in a chimney before spreading", between 131 and 148), that passage, quoted: it shows how
-    the measures differ."""
-    if value1 is None or value2 is None or unit1 != unit2:
+    the measures differ. Not for percentages: the points between two shares (99.6% and 94.6%) are
+    no count a passage would give, and a "5" or a "13.25" found there is something else."""
+    if value1 is None or value2 is None or unit1 != unit2 or (unit1 or "").strip().lower() in _PERCENT:
         return ""
     gap = round(abs(float(value1) - float(value2)), 6)
     if not gap:

@@ -62,9 +62,13 @@ _WAYS = (r"(?:complaint|moan|rant|rave|compliment|praise|dig|joke|jibe|sarcasm|s
          r"|thank[- ]you|thanks|grumble|warning|recommendation|endorsement|plug|advert)")
 # So does one who asks which of two things it is about and says they cannot tell ("Is 'never again'
 # about the surgery or about leaving it so late? Can't tell").
+# And so does one who asks whether it is one of them at all ("So is this a good review or not?", "is this
+# a complaint or not? genuinely can't tell").
 _ASKS_WHICH_WAY = re.compile(rf"[^/?]*\b{_WAYS}\s+or\s+(?:an?\s+)?{_WAYS}\b[^/?]*\?"
-                             r"|[^/?]*\bor\b[^/?]{0,80}\?\s*(?:I\s+)?(?:can't|cannot|can not|couldn't|could not)\s+tell\b",
-                             re.I)
+                             rf"|[^/?]*\b(?:is|was)\s+(?:this|that|it)\s+(?:meant\s+(?:as|to\s+be)\s+)?(?:an?\s+)?"
+                             rf"(?:good|bad|positive|negative|{_WAYS})(?:\s+review)?\s+or\s+not\b[^/?]*\?"
+                             r"|[^/?]*\bor\b[^/?]{0,80}\?\s*(?:I\s+)?(?:\w+\s+)?(?:can't|cannot|can not|couldn't|could not)"
+                             r"\s+tell\b", re.I)
 
 
 # The author of the text says they have not made up their mind ("I honestly don't know what to think

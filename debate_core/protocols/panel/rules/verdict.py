@@ -18,6 +18,7 @@ from ...common import UNASSESSED_PREFIX, low_confidence_reason, unassessed, unas
 from ..models import DebateSummary
 from ..ratings import ratings_in, shown_rating
 from .counterweight import other_way_note
+from .intent import intent_note
 from .review_context import TermIndex
 from .rules import ModeratorOutput
 from .signals import PanelSignals, ValidatorSignal
@@ -313,6 +314,7 @@ def verdict_answer(label: str, aspects: Sequence[tuple[str, str]], uncertainties
         answer += " A worry the text says came to nothing, no complaint: " + "; ".join(f'"{w}"' for w in worries) + "."
     answer += set_aside_note(signals.text) if signals else ""
     answer += other_way_note(signals.text, label) if signals else ""
+    answer += intent_note(signals.text, answer) if signals else ""
     if items:
         answer += " The panel could not assess: " + "; ".join(items) + "."
     return answer
