@@ -15,7 +15,8 @@ SHOWN = 3
 CLIP = 120
 
 
-def _clip(sentence: str) -> str:
+def clip_sentence(sentence: str) -> str:
+    """A sentence as the answer quotes it: on one line, without its full stop, clipped to CLIP."""
     said = " ".join(sentence.split()).rstrip(".")  # the answer's own sentence closes the quote
     return said if len(said) <= CLIP else said[:CLIP].rsplit(" ", 1)[0] + "…"
 
@@ -29,7 +30,7 @@ def other_way_sentences(text: str | None, label: str | None) -> list[str]:
         return []
     scored = [(sign * analyzer().polarity_scores(s)["compound"], s) for s in sentences(text or "")]
     clear = sorted((score, i, s) for i, (score, s) in enumerate(scored) if score >= OTHER_WAY)[::-1]
-    return [_clip(s) for _, _, s in clear[:SHOWN]]
+    return [clip_sentence(s) for _, _, s in clear[:SHOWN]]
 
 
 def other_way_note(text: str | None, label: str | None) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ....core.text import sentences
+from .counterweight import clip_sentence
 
 # Going back or not, booking again, recommending or not, returning the thing: a plan the reviewer
 # states, in the first person or as done. Bounded alternations, matched within one sentence.
@@ -19,14 +20,12 @@ _INTENT = re.compile(
     r"|never\s+again|(?:sent|took|taken|gone|going)\s+(?:it\s+|them\s+)?back\b(?!\s+(?:to\s+)?(?:my|the|in|on)\b)"
     r"|would\s+(?:definitely\s+|highly\s+)?recommend|highly\s+recommend|see\s+you\s+next)\b", re.I)
 SHOWN = 2
-CLIP = 120
 
 
 def stated_intent(text: str | None) -> list[str]:
     """Rule: the sentences in which the text's author says what they will do about the thing reviewed
     (go back or not, book again, recommend it, return it), as the text words them, at most SHOWN."""
-    said = [" ".join(s.split()).rstrip(".") for s in sentences(text or "") if _INTENT.search(s)]
-    return [s if len(s) <= CLIP else s[:CLIP].rsplit(" ", 1)[0] + "…" for s in said[:SHOWN]]
+    return [clip_sentence(s) for s in sentences(text or "") if _INTENT.search(s)][:SHOWN]
 
 
 def intent_note(text: str | None, answer: str) -> str:
