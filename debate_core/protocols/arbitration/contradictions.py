@@ -156,8 +156,6 @@ def unit_key(unit: str | None) -> str:
     return _UNITS.get(u, u)
 
 
-
-
 def unit_scale(unit: str | None) -> tuple[str, float] | None:
     """(family, factor) of a unit: "%" is ("share", 0.01), "per mille" ("share", 0.001), "million persons"
     ("count persons", 1e6), "lb" ("mass", 0.45359237); None without a unit. A unit with no scale word
@@ -453,14 +451,14 @@ def _compare(
             value_conflict = True
             diff = rd
             kinds.append("value")
-            pct = "infinitely" if math.isinf(rd) else f"{rd:.1%}"
-            converted = " once converted to one unit" if scales else ""
-            reasons.append(
-                f"different versions, {_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}: a version is a name, "
-                "not an amount, so any difference is a different answer" if versions and not exceeds(rd, threshold)
-                else f"values differ by {pct}{converted} (over {threshold:.0%}): "
-                f"{_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}"
-            )
+            shown = f"{_fmt(a.value, a.unit)} vs {_fmt(b.value, b.unit)}"
+            if exceeds(rd, threshold):
+                pct = "infinitely" if math.isinf(rd) else f"{rd:.1%}"
+                converted = " once converted to one unit" if scales else ""
+                reasons.append(f"values differ by {pct}{converted} (over {threshold:.0%}): {shown}")
+            else:
+                reasons.append(f"different versions, {shown}: a version is a name, not an amount, so any "
+                               "difference is a different answer")
             if units_differ:
                 kinds.append("unit_mismatch")
                 reasons.append(f"units differ: {a.unit} vs {b.unit}"
