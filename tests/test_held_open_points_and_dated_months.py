@@ -15,7 +15,7 @@ from debate_core.core.text import terms
 from debate_core.protocols.dialectic.agent.cues import cue_kind
 from debate_core.protocols.dialectic.agent.predicates import vocabulary
 from debate_core.protocols.dialectic.amendments import withdrawn_names
-from debate_core.protocols.panel.agent.reading import rating_against_text
+from debate_core.protocols.panel.agent.rating_sides import rating_against_text
 from debate_core.protocols.refinement.agent.reading import timeline
 
 # -- arbitration -----------------------------------------------------------------------------------

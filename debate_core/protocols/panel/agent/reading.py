@@ -24,6 +24,7 @@ from ....providers.offline import reading as measure
 from ..ratings import OWN_RATING, rating_value
 from ..rules import TermIndex, normalize_text
 from .missing import cut_off, meaning_left_open, refers_elsewhere
+from .rating_sides import POLAR, rating_against_text, rating_agrees
 from .sentiment import clause_polarity as clause_polarity  # re-exported: the panel's one clause reader
 from .sentiment import compound, double_edged, double_edged_gap, polarity_of, read_clause, unseen_content
 
@@ -242,47 +243,13 @@ def opposite_leaning(label: str | None, text: str) -> str | None:
     """Rule: two readers that point opposite ways are no answer. When the label read part by part is
     positive and VADER's reading of the whole text is negative, or the reverse, one of them misread it
     (a comparison, a joke, a negation the parts lost), and a word list cannot tell which."""
-    if label not in _POLAR or not text:
+    if label not in POLAR or not text:
         return None
     score = compound(text)
     whole = polarity_of(score)
-    if whole not in _POLAR or whole == label:
+    if whole not in POLAR or whole == label:
         return None
     return f"which way the text leans: read part by part it is {label}, taken whole {whole} (VADER {score:+.2f})"
-
-
-_POLAR = ("positive", "negative")
-# A rating out of 5 that takes a side: 4 or more praises, 2 or less complains; a 3 takes neither.
-RATING_PRAISES = 4.0
-RATING_COMPLAINS = 2.0
-
-
-def _rating_side(rating: float | None) -> str | None:
-    if rating is None:
-        return None
-    return "positive" if rating >= RATING_PRAISES else "negative" if rating <= RATING_COMPLAINS else None
-
-
-def rating_against_text(label: str | None, rating: float | None) -> str | None:
-    """Rule: a review whose own rating takes the other side of its text (praise rated 1 of 5, a
-    complaint rated 5 of 5), or a side its mixed text does not, cannot be labelled from either alone:
-    a slip of the finger and a complaint left unsaid read the same, and only a person can ask."""
-    side = _rating_side(rating)
-    if label in _POLAR and rating is not None and side is None:
-        # A middling rating (3 of 5) is the reviewer saying the good and the bad weigh alike.
-        return (f"which way the review leans: its text reads {label}, while the reviewer's own rating "
-                f"({rating:g} of 5) takes neither side")
-    if label == "mixed" and side in _POLAR:  # parts both ways, rated 2 of 5: the reviewer leaned one way
-        return f"which way the review leans: its parts read both ways, while its own rating ({rating:g} of 5) is {side}"
-    if label not in _POLAR or side not in _POLAR or side == label:
-        return None
-    return f"which way the review leans: its text reads {label}, at odds with the reviewer's own rating ({rating:g} of 5)"
-
-
-def _rating_agrees(rating: float | None, label: str) -> bool:
-    """The reviewer's own rating of the whole review is a third reader: when it takes the label's side,
-    the label stands."""
-    return _rating_side(rating) == label
 
 
 def overall_label(labels: set[str], own_rating: float | None = None) -> str:
@@ -582,11 +549,11 @@ def _measure(r: Reading, case: Any, text: str, used: list[str], asked: list[str]
                     "the other, and a word list cannot read irony")
     gaps += [g for g in [unseen_content(text)] if g]
     phrase = double_edged(text)
-    if phrase and not r.irony and not _rating_agrees(r.own_rating, r.overall):
+    if phrase and not r.irony and not rating_agrees(r.own_rating, r.overall):
         r.irony = True  # no rating of the reviewer's own takes the reading's side to settle it
         gaps.append(double_edged_gap(phrase))
     leaning = opposite_leaning(r.overall, text)
-    if leaning and not _rating_agrees(r.own_rating, r.overall):
+    if leaning and not rating_agrees(r.own_rating, r.overall):
         gaps.append(leaning)
     gaps += [g for g in [rating_against_text(r.overall, r.own_rating)] if g]
     r.gaps = gaps

@@ -22,16 +22,15 @@ from ..rules.verdict import set_aside_note, without_set_aside, without_unfounded
 from .claims import QuotedSoFar, _last_turns
 from .missing import meaning_left_open
 from .phrasing import _LABEL_WORD, display_name, sentence_case
+from .rating_sides import rating_against_text, rating_agrees
 from .reading import (
     _RATING,
     SOURCE_STRENGTH,
     Reading,
-    _rating_agrees,
     _read_clauses,
     _short,
     opposite_leaning,
     quote_text,
-    rating_against_text,
     whole_text_label,
 )
 from .sentiment import compound, double_edged, double_edged_gap, failure_cues, unseen_content
@@ -149,7 +148,7 @@ def read_sentence(case: Any, r: Reading) -> SentenceReading:
         gaps.append(left_open)
     phrase = double_edged(text)
     # A rating in the sentence, or the reviewer's own on the reading's side, settles it.
-    if phrase and not any(c.source == "rating" for c in views) and not _rating_agrees(r.own_rating, label or ""):
+    if phrase and not any(c.source == "rating" for c in views) and not rating_agrees(r.own_rating, label or ""):
         gaps.append(double_edged_gap(phrase))
     conflicts = [c for c in views if c.source == "conflict"]
     if label is None and not conflicts:
