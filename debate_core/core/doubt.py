@@ -13,6 +13,11 @@ import re
 _HELD_OPEN = re.compile(r"\b(?:I|we)\s+(?:won't|will not|can't|cannot|can not|shan't|shall not)\s+(?:sign|say|"
                         r"confirm|certify|approve|decide|do|rule|accept|ratify|award|issue|pass|comment)\b[^.;]{0,60}?\buntil\b",
                         re.I)
+# An answer or a hearing still to come, promised by a date ("She is abroad and has said she will reply
+# by 28 July", "we ... will come back to you within ten working days", "The panel will hear the appeal
+# on 5 June"): the sentence names only the wait; its passage names what waits.
+_AWAITED = re.compile(r"(?:\bwill|'ll) (?:reply|respond|answer|confirm in writing|(?:come|get) back to (?:you|us|them)) "
+                      r"(?:by|before|within|on|after)\b|\bwill hear (?:the|an|its|their|this|that) appeal\b", re.I)
 _DOUBT = re.compile(
     r"\b(?:can ?not|can't|could not|couldn't) (?:be )?rul(?:e|ed) (?:it |anything |that |this )?out\b|\bnot (?:be )?ruled out\b"
     r"|\b(?:it is|it's|it remains|remains|is still|still) (?:unclear|uncertain|unknown|not known|not clear)\b"
@@ -23,7 +28,7 @@ _DOUBT = re.compile(
     r" (?:whether|if|which|what (?:the|it|they|this|that|its)|for certain|for sure|when or|who it|whom)\b"
     # "I can't tell you from these results whether Lowgill still has scab": told whom, or from what.
     r"|\b(?:can ?not|can't|could not|couldn't) (?:say|tell)(?! enough\b) (?:you|us|them|him|her|anyone)?\b[^.;!?]{0,40}? (?:whether|which)\b"
-    r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled)\b"
+    r"|\b(?:can ?not|could not|can't) be (?:determined|established|confirmed|checked|verified|reconciled|seen|told)\b"
     r"|\binconclusive\b"
     # "the two counts have not been reconciled", "the group makes no finding": the record says it is open.
     r"|\b(?:has|have|had) not (?:yet )?been (?:reconciled|verified|confirmed|established)\b"
@@ -235,8 +240,11 @@ _DOUBT = re.compile(
     r"|\bsubject to contract\b|\b(?:can|could|may|might) (?:still )?fall through\b"
     # "Looks fine in principle. We'll ... sign next week": agreed only in principle is not yet agreed.
     r"|\b(?:agreed?|approved?|accepted|fine|ok|okay|happy)\b[^.;]{0,20}?\bin principle\b"
+    # "She is abroad and has said she will reply by 28 July", "The panel will hear the appeal on 5 June":
+    # the answer or the hearing that settles it is still to come.
+    r"|" + _AWAITED.pattern
     # "I won't sign anything until the new certificate is back": its author holds the point open.
-    r"|" + _HELD_OPEN.pattern, re.I)
+    + r"|" + _HELD_OPEN.pattern, re.I)
 
 
 def states_doubt(sentence: str) -> bool:
@@ -248,3 +256,9 @@ def holds_open(sentence: str) -> bool:
     """Whether the sentence's author holds the point open until something comes ("I won't sign anything
     until the new certificate is back")."""
     return bool(_HELD_OPEN.search(sentence))
+
+
+def awaits_answer(sentence: str) -> bool:
+    """Whether the sentence says an answer or a hearing that settles the point is still to come, by a
+    date ("She has said she will reply by 28 July")."""
+    return bool(_AWAITED.search(sentence))

@@ -16,7 +16,10 @@ import pysbd
 import snowballstemmer
 
 from . import lexicons
-from .doubt import holds_open as holds_open  # doubt has its own module; its readers are re-exported here
+
+# Doubt has its own module; its readers are re-exported here.
+from .doubt import awaits_answer as awaits_answer
+from .doubt import holds_open as holds_open
 from .doubt import states_doubt
 
 if TYPE_CHECKING:

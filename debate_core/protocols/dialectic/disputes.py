@@ -42,8 +42,11 @@ _UNDECIDED = re.compile(
     r"|\bwill be confirmed (?:after|at) the (?:next )?meeting\b"
     # "not reached for lack of time; carried forward to the meeting of 11 June", "I don't know what
     # council will decide on 11 June".
-    r"|\b(?:carried|held|put|deferred|adjourned|postponed)(?: over| forward)? (?:to|until) (?:the|its|their|our|a) "
-    r"(?:next )?meeting\b"
+    r"|\b(?:carried|held|put|deferred|adjourned|postponed)(?: over| forward)? (?:to|until) (?:the|its|their|our|an?) "
+    r"(?:next )?(?:meeting|general meeting|EGM|AGM|hearing|vote)\b"
+    # "The EGM on 12 September will vote on the dispensation"; "The panel will hear the appeal on 5 June".
+    r"|\bwill (?:vote|hear (?:the|an|its|their) appeal)\b|\b(?:an|the) appeal (?:is|remains) (?:pending|outstanding)\b"
+    r"|\b(?:can't|cannot|can not) (?:tell you|say|predict) (?:how|which way) (?:it|the vote|they) will go\b"
     r"|\b(?:don't|do not|doesn't|does not) know what (?:the )?[\w ]{0,30}?(?:will|is going to) (?:decide|rule|agree)\b",
     re.I)
 # How a passage says it was decided.

@@ -13,6 +13,7 @@ from ....core.schemas import AgentReport, Evidence
 from ....core.text import (
     MONTHS,
     authority_score,
+    awaits_answer,
     calendar_days,
     doubts,
     holds_open,
@@ -402,7 +403,7 @@ def open_in_the_record(contradictions: list[Contradiction], decisions: dict[int,
             # Whoever holds the point open ("I won't sign anything until ...") names it in the passage,
             # not always in that sentence ("The 2021 calibration ... doesn't count for this claim.").
             if ev.id in carrying or set(terms(sentence)) & about or set(terms(ev.source or "")) & parties \
-                    or (holds_open(sentence) and set(terms(ev.text)) & about):
+                    or ((holds_open(sentence) or awaits_answer(sentence)) and set(terms(ev.text)) & about):
                 return (f'{ev.id} says the point is still open ("{sentence.strip()}"), so the ruling cannot close '
                         "it: a person must decide once it is settled")
     return None

@@ -3,6 +3,7 @@ two words match, and what the question asks a rule about."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 
@@ -222,11 +223,19 @@ def asks_for_asp(question: str) -> bool:
     return bool(_ASKS_ASP.search(question))
 
 
+# Two stems that part only in their last letter or two after a long common start are one word
+# ("pregnanc" for pregnancy, "pregnant"): the stemmer keeps a noun and its adjective apart.
+LONG_STEM = 7
+
+
 def same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long_ = sorted((a, b), key=len)
-    return len(short) >= MIN_PREFIX and long_.startswith(short)
+    if len(short) >= MIN_PREFIX and long_.startswith(short):
+        return True
+    common = len(os.path.commonprefix([a, b]))
+    return common >= LONG_STEM and len(long_) - common <= 2
 
 
 def covers(words: set[str], wanted: set[str]) -> bool:

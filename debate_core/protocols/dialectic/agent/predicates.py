@@ -52,7 +52,10 @@ _BAR = re.compile(r"\b(?:cannot|can ?not|can't|may not|must not|shall not|(?:is|
                   # "The main court isn't open to children under five"; "club boats aren't available to you
                   # until it's paid"; "Deprecated services need not apply".
                   r"|\b(?:is|are) not (?:open|available) to\b|\b(?:isn't|aren't) (?:open|available) to\b"
-                  r"|\bneed(?:n't| not) apply\b", re.I)
+                  r"|\bneed(?:n't| not) apply\b"
+                  # "Exclude: pregnancy, breastfeeding ..."; "Contraindicated in pregnancy": who is left out.
+                  r"|^\s*(?:exclu(?:de|ded|sions?)|contraindicat(?:ed|ions?))\s*:|\bcontraindicated\s+(?:in|for|when|with|after)\b",
+                  re.I)
 # A provision's number ("12.2", "(b)", "4.") before its text: not part of what it says.
 _NUMBERING = re.compile(r"^\s*(?:\(?\d+(?:\.\d+)*[.)]?|\([a-z]{1,3}\))\s+")
 # A negation hyphenated into a compound ("a no-photography sign") names a thing; it negates nothing.
@@ -269,7 +272,12 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     condition, the rest are other facts.
     """
     preds, vocab_ids, labelled = _declared(case)
-    preds = [replace(p, own=frozenset(own_terms(p, preds))) for p in preds]
+    # The words of the head the question asks for ("qdenga" in may_receive_qdenga) are what every
+    # passage is about: a body predicate that shares one (anaphylaxis_qdenga) is not named by it alone.
+    asked = head_of(case.question, preds)
+    asked_terms = set(terms(asked[0].replace("_", " "))) if asked is not None else set()
+    preds = [replace(p, own=frozenset(t for t in own_terms(p, preds) if not any(_same(t, a) for a in asked_terms)))
+             for p in preds]
     if not preds:
         return preds, vocab_ids
     common = common_terms(preds)
