@@ -44,8 +44,9 @@ _UNDECIDED = re.compile(
     # council will decide on 11 June".
     r"|\b(?:carried|held|put|deferred|adjourned|postponed)(?: over| forward)? (?:to|until) (?:the|its|their|our|an?) "
     r"(?:next )?(?:meeting|general meeting|EGM|AGM|hearing|vote)\b"
-    # "The EGM on 12 September will vote on the dispensation"; "The panel will hear the appeal on 5 June".
-    r"|\bwill (?:vote|hear (?:the|an|its|their) appeal)\b|\b(?:an|the) appeal (?:is|remains) (?:pending|outstanding)\b"
+    # "The EGM on 12 September will vote on the dispensation" (an appeal still to be heard is a doubt of
+    # its own, `states_doubt`).
+    r"|\bwill vote\b|\b(?:an|the) appeal (?:is|remains) (?:pending|outstanding)\b"
     r"|\b(?:can't|cannot|can not) (?:tell you|say|predict) (?:how|which way) (?:it|the vote|they) will go\b"
     r"|\b(?:don't|do not|doesn't|does not) know what (?:the )?[\w ]{0,30}?(?:will|is going to) (?:decide|rule|agree)\b",
     re.I)

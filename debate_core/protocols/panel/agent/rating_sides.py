@@ -11,6 +11,7 @@ RATING_COMPLAINS = 2.0
 
 
 def rating_side(rating: float | None) -> str | None:
+    """The side a rating out of 5 takes, "positive" or "negative"; None for a 3 or no rating."""
     if rating is None:
         return None
     return "positive" if rating >= RATING_PRAISES else "negative" if rating <= RATING_COMPLAINS else None
