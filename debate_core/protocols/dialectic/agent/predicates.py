@@ -272,12 +272,9 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     condition, the rest are other facts.
     """
     preds, vocab_ids, labelled = _declared(case)
-    # The words of the head the question asks for ("qdenga" in may_receive_qdenga) are what every
-    # passage is about: a body predicate that shares one (anaphylaxis_qdenga) is not named by it alone.
     asked = head_of(case.question, preds)
     asked_terms = set(terms(asked[0].replace("_", " "))) if asked is not None else set()
-    preds = [replace(p, own=frozenset(t for t in own_terms(p, preds) if not any(_same(t, a) for a in asked_terms)))
-             for p in preds]
+    preds = [replace(p, own=frozenset(_own_beside_head(own_terms(p, preds), asked_terms))) for p in preds]
     if not preds:
         return preds, vocab_ids
     common = common_terms(preds)
@@ -506,6 +503,14 @@ def requirement_head(name: str) -> bool:
     """The rule defines when something is required ("licence_required", "hearing_test_due"), not
     when something is allowed."""
     return bool(_REQUIREMENT_HEAD & set(name.lower().split("_")))
+
+
+def _own_beside_head(own: set[str], asked_terms: set[str]) -> set[str]:
+    """A predicate's own terms without the words of the head the question asks for ("qdenga" in
+    may_receive_qdenga), which every passage is about, where a long word of its own is left to name it
+    (anaphylaxis_qdenga keeps "anaphylaxis"); extended_twice, left with only "twice", keeps "extended"."""
+    beside = {t for t in own if not any(_same(t, a) for a in asked_terms)}
+    return beside if any(len(t) >= OWN_TERM_LENGTH for t in beside) else own
 
 
 def own_terms(pred: Pred, preds: list[Pred]) -> set[str]:
