@@ -291,7 +291,8 @@ def vocabulary(case: Case) -> tuple[list[Pred], set[str]]:
     # the one way the act is allowed, a condition of the rule.
     only_ways = [tail for s in sents if not repeals(s) for tail in [only_way(s)] if tail]
     unless += [tail for s in sents if not repeals(s) for tail in [split_exception(s)[1]] if tail and tail not in only_ways]
-    head = head_of(case.question, preds)
+    # The head the question asks for was found above; the steps since keep every predicate's name.
+    head = asked
     banned = head is not None and prohibition_head(head[0])
     # "Tetanus stays advice only - we cannot check people's records": what a sentence says is not
     # required bars nothing, whatever "cannot" it also holds.
