@@ -635,7 +635,8 @@ def _ammonia_case(shop_period: str) -> dict:
 
 def test_a_figure_measured_after_the_day_the_question_asks_about_goes_to_a_person(tmp_path):
     verdict = _run(tmp_path, _ammonia_case("6 May 2026"), "arbitration")
-    assert verdict["answer"].startswith("Use 2 mg/l"), verdict["answer"]
+    # Every contradiction is resolved, yet the verdict goes to a person: the answer opens as a proposal.
+    assert verdict["answer"].startswith("Provisionally, use 2 mg/l"), verdict["answer"]
     assert verdict["needs_human_review"] is True
     reason = next(r for r in verdict["escalation_reasons"] if "after the time the question asks about" in r)
     assert "6 May 2026" in reason and "(4 May 2026)" in reason
@@ -647,8 +648,12 @@ def test_a_passage_that_says_the_point_is_still_open_keeps_the_ruling_open(tmp_p
     case["evidence"].append({"id": "note", "source": "Supplier's complaints log (fictitious)", "authority": "official",
                              "date": "2026-05-09",
                              "text": "The keeper's strip and our laboratory sample have not been reconciled."})
+    (tmp_path / "settled").mkdir()
+    settled = _run(tmp_path / "settled", _ammonia_case("4 May 2026"), "arbitration")
+    assert settled["needs_human_review"] is False and settled["answer"].startswith("Use 2 mg/l"), settled["answer"]
     verdict = _run(tmp_path, case, "arbitration")
     assert verdict["needs_human_review"] is True
+    assert verdict["answer"].startswith("Provisionally, use 2 mg/l"), verdict["answer"]
     assert any(r.startswith('note says the point is still open ("The keeper') for r in verdict["escalation_reasons"])
 
 

@@ -434,6 +434,15 @@ def build_consensus(
 # ---------------------------------------------------------------------------
 
 
+def provisional(narrative: str, needs_human: bool) -> str:
+    """An answer that goes to a person opens as a proposal, not a ruling: "Provisionally, use 1.42 kg ...".
+    Every contradiction may be resolved while the record still holds the point open; a reviewer
+    reading "Use 1.42 kg" first would take it as settled."""
+    if needs_human and narrative.startswith("Use "):
+        return "Provisionally, use " + narrative[len("Use "):]
+    return narrative
+
+
 # A question that asks for one figure ("Which figure belongs in that sentence?").
 def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision], consensus: ConsensusResult,
             question: str = "", evidence: Sequence[Evidence] = ()) -> Verdict:
@@ -492,11 +501,14 @@ def verdict(contradictions: list[Contradiction], decisions: dict[int, Decision],
     rules += [code for code, mark in (("escalate.units_mismatch", "units mismatch:"),
                                       ("escalate.weak_tie_break", "weak tie-break:")) if mark in said]
     counts = Counter(d.resolution or "split" for d in decisions.values())
+    needs_human = bool(flagged or several or once or straddled or later or unanswered)
+    # A flagged contradiction already says in the first sentence that a person must choose.
+    answer = provisional(consensus.consensus_narrative, needs_human and not flagged)
     return Verdict(
-        answer=consensus.consensus_narrative,
-        short_answer=short_answer(consensus.consensus_narrative),
+        answer=answer,
+        short_answer=short_answer(answer),
         confidence=confidence,
-        needs_human_review=bool(flagged or several or once or straddled or later or unanswered),
+        needs_human_review=needs_human,
         escalation_reasons=reasons,
         rationale=(f"{len(contradictions)} contradiction(s) arbitrated; rulings: "
                    + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
