@@ -186,7 +186,12 @@ _DOUBT = re.compile(
     # confirmed", "Neither figure can be relied on", "the panel will measure her on 3 September and
     # decide then", "whether they are bolt heads can't be made out", "his written report has not been
     # sent yet": the finding is still to come, or the record cannot show it.
-    r"|(?:\bwill|'ll) decide whether\b|\band decide then\b"
+    r"|(?:\bwill|'ll) decide\b[^.;]{0,30}?\bwhether\b|\band decide then\b"
+    # "I'm not going to say in advance which way it will go", "I've asked the chair to put it on the
+    # agenda for 21 May": the one who decides will not foretell it, and the point waits on a meeting.
+    r"|\b(?:won't|will not|not going to|can't|cannot) (?:say|predict|guess|tell you) (?:in advance |now )?(?:which way|how) "
+    r"(?:it|the vote|they|the committee|the board|the panel) (?:will|is going to) go\b"
+    r"|\b(?:put|place|add)(?:ed)? (?:it|this|that|the (?:point|question|matter|issue)) on the (?:agenda|order paper) (?:for|of)\b"
     r"|\b(?:is|are|remains?) not (?:yet )?confirmed\b"
     r"|\bneither (?:figure|value|count|estimate|reading|measurement|account|version)s? (?:can|could) be (?:relied|trusted)\b"
     r"|\b(?:can't|cannot|can not|couldn't|could not) be made out\b"
@@ -243,6 +248,24 @@ _DOUBT = re.compile(
     # "She is abroad and has said she will reply by 28 July", "The panel will hear the appeal on 5 June":
     # the answer or the hearing that settles it is still to come.
     r"|" + _AWAITED.pattern
+    # "We have provisionally required a second approver ... we have asked for the policy to be clarified
+    # at the leadership meeting on 24 March": what is applied meanwhile is not what was decided.
+    + r"|\b(?:have|has|had) provisionally (?:required|applied|set|treated|allowed|agreed|decided|accepted|suspended|"
+    r"recorded|placed|classed|barred|banned|blocked)\b"
+    r"|\basked (?:for )?(?:the|it|this|that|our|their)\b[^.;]{0,40}?\bto be (?:clarified|confirmed|decided|settled|resolved)"
+    r" (?:at|by|on|when|before)\b"
+    # "I'll hold the chilblains line for Elmcroft until K has been reviewed": the figure waits on a review.
+    + r"|\b(?:I'll|I will|we'll|we will|I'm going to|we're going to) hold (?:the|this|that|it|off|back|our|your)\b[^.;]{0,40}?"
+    r"\buntil\b"
+    # "Until Kat and I sit down on 30 April, the 2024 policy stands": the people who settle it have
+    # still to meet, and what stands till then stands only for now.
+    + r"|\buntil (?:[A-Z][\w-]+ and (?:I|me|we)|(?:I|we) and [A-Z][\w-]+|we|they|both (?:of us|partners|parties)|the (?:two|"
+    r"partners|parties|two of us|directors|owners)) (?:can )?(?:sit down|meet|talk|get together|speak)\b"
+    # "Your protest goes to the competition committee, which meets on 29 April": the body that settles
+    # it has still to sit ("A protest goes to the committee, whose decision is final" is the rule).
+    + r"|\b(?:protest|appeal|complaint|objection|challenge|dispute|claim)s?\b[^.;]{0,40}? (?:now )?(?:goes|go|has gone|have gone|"
+    r"will go|is going|has been (?:referred|passed|sent)) to\b[^.;]{0,60}?,? (?:which|who) (?:meets|will meet|sits|"
+    r"will sit|will hear|will decide|will rule|will consider)\b"
     # "I won't sign anything until the new certificate is back": its author holds the point open.
     + r"|" + _HELD_OPEN.pattern, re.I)
 

@@ -154,9 +154,21 @@ def first_sentence(text: str, limit: int = SHORT_ANSWER_LIMIT) -> str:
     return clip_words(found[0], limit) if found else ""
 
 
+# "11½ rounders", "2¾ miles", "½ a point": a vulgar fraction is part of the number it follows, or a
+# number of its own. As written, the fraction is a letter to the number pattern and hid the figure.
+_FRACTIONS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅕": 0.2, "⅖": 0.4, "⅗": 0.6, "⅘": 0.8,
+              "⅙": 1 / 6, "⅚": 5 / 6, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625, "⅞": 0.875}
+_FRACTION = re.compile(r"(?<![\w.,])(\d+)?\s?([" + "".join(_FRACTIONS) + r"])")
+
+
+def _decimal_fractions(text: str) -> str:
+    """The text with each vulgar fraction written as a decimal ("11½" and "3 ½" as "11.5" and "3.5", "½" as "0.5")."""
+    return _FRACTION.sub(lambda m: f"{int(m.group(1) or 0) + _FRACTIONS[m.group(2)]:.4f}".rstrip("0"), text)
+
+
 def numbers(text: str) -> list[tuple[float, str]]:
     out = []
-    for m in _NUMBER.finditer(text or ""):
+    for m in _NUMBER.finditer(_decimal_fractions(text or "")):
         raw = m.group(1)
         # "906,000" groups thousands; "2,3" (as Indonesian writes 2.3) is a decimal comma.
         raw = raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw.replace(",", ".")

@@ -263,8 +263,17 @@ def only_negated(sentence: str, name_terms: set[str]) -> bool:
     # "are not more than 30 days in arrears": a negated amount negates what it measures.
     words = [w.lower() for w in _WORD.findall(_NOT_MORE_THAN.sub(r"\1 ", sentence))]
     hits = [i for i, w in enumerate(words) if stem(w) in name_terms]
-    return bool(hits) and all(any(w in _NEGATIONS or w.endswith("n't") for w in words[max(0, i - 2):i])
-                              for i in hits)
+    # "without any interruption for neutropenia", "not first aid trained": a word of the name right
+    # after one the negation covers is covered too, as the rest of the same phrase.
+    covered: set[int] = set()
+    for i in hits:
+        before = range(max(0, i - 2), i)
+        # "without any" negates what it names; a bare "without" ("may attend without a GP letter") says
+        # what is not needed, not what must be absent.
+        if any(words[j] in _NEGATIONS or words[j].endswith("n't") or j in covered
+               or (words[j] == "without" and words[j + 1:j + 2] == ["any"]) for j in before):
+            covered.add(i)
+    return bool(hits) and len(covered) == len(hits)
 
 
 # "Performers may sell their own recordings, but must not approach people to do so": a permission and
