@@ -189,7 +189,7 @@ _DOUBT = re.compile(
     r"|(?:\bwill|'ll) decide\b[^.;]{0,30}?\bwhether\b|\band decide then\b"
     # "I'm not going to say in advance which way it will go", "I've asked the chair to put it on the
     # agenda for 21 May": the one who decides will not foretell it, and the point waits on a meeting.
-    r"|\b(?:won't|will not|not going to|can't|cannot) (?:say|predict|guess|tell you) (?:in advance |now )?(?:which way|how) "
+    r"|\b(?:won't|will not|not going to|can't|can ?not) (?:say|predict|guess|tell you) (?:in advance |now )?(?:which way|how) "
     r"(?:it|the vote|they|the committee|the board|the panel) (?:will|is going to) go\b"
     r"|\b(?:put|place|add)(?:ed)? (?:it|this|that|the (?:point|question|matter|issue)) on the (?:agenda|order paper) (?:for|of)\b"
     r"|\b(?:is|are|remains?) not (?:yet )?confirmed\b"

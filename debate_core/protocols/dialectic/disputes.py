@@ -44,10 +44,9 @@ _UNDECIDED = re.compile(
     # council will decide on 11 June".
     r"|\b(?:carried|held|put|deferred|adjourned|postponed)(?: over| forward)? (?:to|until) (?:the|its|their|our|an?) "
     r"(?:next )?(?:meeting|general meeting|EGM|AGM|hearing|vote)\b"
-    # "The EGM on 12 September will vote on the dispensation" (an appeal still to be heard is a doubt of
-    # its own, `states_doubt`).
+    # "The EGM on 12 September will vote on the dispensation" (an appeal still to be heard, and one who
+    # "can't tell you how it will go", are doubts of their own, `states_doubt`).
     r"|\bwill vote\b|\b(?:an|the) appeal (?:is|remains) (?:pending|outstanding)\b"
-    r"|\b(?:can't|cannot|can not) (?:tell you|say|predict) (?:how|which way) (?:it|the vote|they) will go\b"
     r"|\b(?:don't|do not|doesn't|does not) know what (?:the )?[\w ]{0,30}?(?:will|is going to) (?:decide|rule|agree)\b",
     re.I)
 # How a passage says it was decided.
